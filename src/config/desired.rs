@@ -1,0 +1,101 @@
+//! The validated desired state: every reference resolved, every size in bytes.
+
+use super::size::LvSize;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Desired {
+    pub host: Option<String>,
+    pub disks: BTreeMap<String, DiskSpec>,
+    pub mirrors: BTreeMap<String, MirrorSpec>,
+    pub volume_groups: BTreeMap<String, VgSpec>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct DiskSpec {
+    pub name: String,
+    /// Name under /dev/disk/by-id.
+    pub id: Option<String>,
+    pub serial: Option<String>,
+    pub write_cache: Option<bool>,
+    /// `Some(true)` = declared rotational (hdd), `Some(false)` = declared SSD.
+    pub rotational_override: Option<bool>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub enum WriteMostly {
+    Auto,
+    List(Vec<String>),
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct MirrorSpec {
+    pub name: String,
+    /// Disk names, in the order written.
+    pub members: Vec<String>,
+    pub write_mostly: WriteMostly,
+    /// Bitmap chunk in bytes; None = no bitmap.
+    pub bitmap_chunk: Option<u64>,
+    pub write_behind: u32,
+    pub absent: bool,
+}
+
+/// A reference to a block device hyraid manages: a mirror (`/dev/md/NAME`) or a whole disk.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[serde(tag = "kind", content = "name", rename_all = "lowercase")]
+pub enum DeviceRef {
+    Mirror(String),
+    Disk(String),
+}
+
+impl DeviceRef {
+    pub fn name(&self) -> &str {
+        match self {
+            DeviceRef::Mirror(n) | DeviceRef::Disk(n) => n,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct VgSpec {
+    pub name: String,
+    pub pvs: Vec<DeviceRef>,
+    pub lvs: BTreeMap<String, LvSpec>,
+    pub absent: bool,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct LvSpec {
+    pub name: String,
+    pub size: LvSize,
+    /// Placement; None = anywhere in the VG.
+    pub pvs: Option<Vec<DeviceRef>>,
+    pub stripes: Option<u32>,
+    pub writecache: Option<WritecacheSpec>,
+    pub absent: bool,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct WritecacheSpec {
+    pub size: u64,
+    pub pvs: Vec<DeviceRef>,
+    /// Settings in key order, values as LVM takes them.
+    pub settings: BTreeMap<String, String>,
+}
+
+impl WritecacheSpec {
+    /// The `--cachesettings` argument: `k=v k2=v2`.
+    pub fn settings_arg(&self) -> String {
+        self.settings
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// Name of the cache volume hyraid creates for an LV's writecache.
+pub fn cachevol_name(lv: &str) -> String {
+    format!("{lv}_wc")
+}

@@ -1,0 +1,133 @@
+//! Desired state: load the YAML file, check it against the schema and the semantic rules,
+//! and resolve it into [`Desired`]. Every error names file:line:col, the field path and a fix.
+
+pub mod desired;
+pub mod position;
+pub mod raw;
+pub mod size;
+mod validate;
+
+pub use desired::*;
+use position::{Positions, display_path};
+use raw::RawConfig;
+use serde::Serialize;
+use std::fmt;
+use std::path::Path;
+
+/// Largest file hyraid reads as a configuration.
+pub const MAX_CONFIG_BYTES: usize = 1 << 20;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ConfigError {
+    pub file: String,
+    pub line: usize,
+    pub col: usize,
+    /// Field path, e.g. `mirrors.data0.write_behind`.
+    pub path: String,
+    pub message: String,
+    pub hint: Option<String>,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}: {}: {}", self.file, self.line, self.col, self.path, self.message)?;
+        if let Some(h) = &self.hint {
+            write!(f, "\n    help: {h}")?;
+        }
+        Ok(())
+    }
+}
+
+/// All errors found in one file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub struct ConfigErrors(pub Vec<ConfigError>);
+
+impl fmt::Display for ConfigErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, e) in self.0.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{e}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Read and validate a configuration file.
+pub fn load_file(path: &Path) -> Result<Desired, ConfigErrors> {
+    let name = path.display().to_string();
+    let one = |message: String, hint: Option<String>| {
+        ConfigErrors(vec![ConfigError { file: name.clone(), line: 1, col: 1, path: "(file)".into(), message, hint }])
+    };
+    let meta = std::fs::metadata(path).map_err(|e| one(format!("cannot read: {e}"), None))?;
+    if meta.len() > MAX_CONFIG_BYTES as u64 {
+        return Err(one(
+            format!("file is {} bytes; a hyraid configuration is at most {MAX_CONFIG_BYTES} bytes", meta.len()),
+            Some("check that this is the right file".into()),
+        ));
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| one(format!("cannot read: {e}"), None))?;
+    load_str(&name, &text)
+}
+
+/// Validate configuration text; `name` is used in error positions.
+pub fn load_str(name: &str, text: &str) -> Result<Desired, ConfigErrors> {
+    let err_at = |line: usize, col: usize, path: &str, message: String, hint: Option<String>| ConfigError {
+        file: name.to_string(),
+        line,
+        col,
+        path: path.to_string(),
+        message,
+        hint,
+    };
+    if text.len() > MAX_CONFIG_BYTES {
+        return Err(ConfigErrors(vec![err_at(
+            1,
+            1,
+            "(file)",
+            format!("file is {} bytes; a hyraid configuration is at most {MAX_CONFIG_BYTES} bytes", text.len()),
+            None,
+        )]));
+    }
+    // 1. YAML syntax (serde_yaml also bounds alias expansion).
+    let value: serde_json::Value = match serde_yaml::from_str(text) {
+        Ok(v) => v,
+        Err(e) => {
+            let (line, col) = e.location().map(|l| (l.line(), l.column())).unwrap_or((1, 1));
+            let msg = e.to_string();
+            let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
+            return Err(ConfigErrors(vec![err_at(
+                line,
+                col,
+                "(file)",
+                format!("not valid YAML: {msg}"),
+                Some("fix the YAML syntax (indentation, quotes, `key: value`)".into()),
+            )]));
+        }
+    };
+    if value.is_null() {
+        return Err(ConfigErrors(vec![err_at(1, 1, "(file)", "file is empty".into(), Some("start with `version: 1`".into()))]));
+    }
+    let positions = Positions::index(text);
+    // 2. Schema: shape, types and unknown keys, all errors at once.
+    let schema_errors = validate::schema_errors(&value, &positions, name);
+    if !schema_errors.is_empty() {
+        return Err(ConfigErrors(schema_errors));
+    }
+    let raw: RawConfig = serde_json::from_value(value).map_err(|e| {
+        ConfigErrors(vec![err_at(1, 1, "(file)", format!("does not match the format: {e}"), None)])
+    })?;
+    // 3. Semantics: references, uniqueness, ranges.
+    validate::semantic(&raw, &positions, name)
+}
+
+/// The JSON Schema of the file format, generated from the same types serde reads.
+pub fn json_schema() -> serde_json::Value {
+    let schema = schemars::schema_for!(RawConfig);
+    serde_json::to_value(schema).expect("schema serializes")
+}
+
+pub(crate) fn path_of(pointer: &str) -> String {
+    display_path(pointer)
+}

@@ -1,0 +1,215 @@
+//! The file format as written by the user: serde + schemars types, nothing resolved yet.
+//! These types are the single source of the JSON Schema (`hyraid schema`).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// One machine's hybrid storage, as desired.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "hyraid configuration")]
+pub struct RawConfig {
+    /// Format version of this file. Always 1.
+    pub version: u32,
+    /// Optional guard: plan and apply refuse to run where the hostname differs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    /// Physical disks, by a name of your choice.
+    #[serde(default)]
+    pub disks: BTreeMap<String, RawDisk>,
+    /// md RAID1 arrays, created as /dev/md/<name>.
+    #[serde(default)]
+    pub mirrors: BTreeMap<String, RawMirror>,
+    /// LVM volume groups and their logical volumes.
+    #[serde(default)]
+    pub volume_groups: BTreeMap<String, RawVolumeGroup>,
+}
+
+/// `present` (default) or `absent` (remove; needs --allow-destroy).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum ObjectState {
+    #[default]
+    Present,
+    Absent,
+}
+
+/// A disk, identified by a stable name: its /dev/disk/by-id entry and/or its serial number.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawDisk {
+    /// Name under /dev/disk/by-id (e.g. `ata-Samsung_SSD_870_QVO_2TB_S5VWNG0N123456A` or `wwn-0x5000c500a1b2c3d4`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// Serial number as lsblk reports it (SERIAL column).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub serial: Option<String>,
+    /// The drive's own volatile write cache: `on` or `off`. Absent = leave as it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_cache: Option<OnOff>,
+    /// Override the kernel's rotational flag (virtio and some USB bridges report every disk rotational).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub media: Option<Media>,
+    /// GPT partitions (not implemented yet: `validate` says so).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partitions: Option<Vec<RawPartition>>,
+}
+
+/// `on` / `off` (YAML booleans are accepted too).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum OnOff {
+    Word(OnOffWord),
+    Bool(bool),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum OnOffWord {
+    On,
+    Off,
+}
+
+impl OnOff {
+    pub fn as_bool(self) -> bool {
+        match self {
+            OnOff::Word(OnOffWord::On) | OnOff::Bool(true) => true,
+            OnOff::Word(OnOffWord::Off) | OnOff::Bool(false) => false,
+        }
+    }
+}
+
+/// Media kind, overriding /sys/block/*/queue/rotational.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Media {
+    Ssd,
+    Hdd,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawPartition {
+    pub name: String,
+    pub size: RawSize,
+}
+
+/// A size: an integer number of bytes, or a string with a unit (`1TiB`, `500GB`, `64MiB`).
+/// Logical volumes also take `N%FREE` and `N%VG`.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum RawSize {
+    Bytes(u64),
+    Text(String),
+}
+
+/// An md RAID1 mirror.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawMirror {
+    /// Member disks (by disk name), two or more.
+    pub members: Vec<String>,
+    /// `auto` (default: every rotational member when a non-rotational one exists), or an explicit list of members; `[]` for none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_mostly: Option<RawWriteMostly>,
+    /// Write-intent bitmap: `{ chunk: 64MiB }` (default) or `none`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bitmap: Option<RawBitmap>,
+    /// Maximum outstanding write-behind writes to write-mostly members, 0..16383 (needs a bitmap and a write-mostly member).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_behind: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<ObjectState>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum RawWriteMostly {
+    Auto(AutoWord),
+    List(Vec<String>),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum AutoWord {
+    Auto,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum RawBitmap {
+    None(NoneWord),
+    Internal(RawBitmapInternal),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum NoneWord {
+    None,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawBitmapInternal {
+    /// Bitmap chunk size, a power of two (default 64MiB).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chunk: Option<RawSize>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawVolumeGroup {
+    /// Physical volumes: mirror names or disk names.
+    pub pvs: Vec<String>,
+    #[serde(default)]
+    pub lvs: BTreeMap<String, RawLogicalVolume>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<ObjectState>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawLogicalVolume {
+    /// Bytes with a unit (`1TiB`), `N%FREE` or `N%VG`. Grown, never shrunk.
+    pub size: RawSize,
+    /// Optional placement: a subset of the VG's PVs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pvs: Option<Vec<String>>,
+    /// Number of stripes (e.g. 2 over two mirrors = RAID 1+0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stripes: Option<u32>,
+    /// Optional dm-writecache on a fast PV.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub writecache: Option<RawWritecache>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<ObjectState>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawWritecache {
+    /// Size of the cache volume.
+    pub size: RawSize,
+    /// PVs of the same VG that hold the cache volume (fast ones; redundant ones for safety).
+    pub pvs: Vec<String>,
+    /// dm-writecache settings passed to `--cachesettings` (lvm2 2.03.16 keys).
+    #[serde(default)]
+    pub settings: BTreeMap<String, RawSettingValue>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum RawSettingValue {
+    Int(u64),
+    Text(String),
+}
+
+impl RawSettingValue {
+    pub fn render(&self) -> String {
+        match self {
+            RawSettingValue::Int(n) => n.to_string(),
+            RawSettingValue::Text(s) => s.clone(),
+        }
+    }
+}

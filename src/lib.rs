@@ -1,0 +1,4 @@
+//! hyraid: declarative hybrid SSD+HDD storage (md RAID1 with write-mostly, bitmaps,
+//! write-behind, LVM and dm-writecache) for Linux.
+
+pub mod config;
