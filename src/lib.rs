@@ -2,3 +2,4 @@
 //! write-behind, LVM and dm-writecache) for Linux.
 
 pub mod config;
+pub mod observe;

@@ -1,0 +1,14 @@
+//! Observation: pure parsers of the real tools' machine formats, and [`observe`], which asks
+//! the host for as few outputs as possible and builds the [`Observed`] model.
+
+pub mod lsblk;
+pub mod lvm;
+pub mod mdadm;
+pub mod mdstat;
+pub mod model;
+pub mod parse_util;
+pub mod wipefs;
+pub mod write_cache;
+
+pub use model::*;
+pub use parse_util::ParseError;

@@ -1,0 +1,283 @@
+//! The observed machine: what `hyraid observe` prints and what `--sim` loads.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Version of the snapshot format.
+pub const SNAPSHOT_FORMAT: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Observed {
+    pub format: u32,
+    pub hostname: String,
+    /// Disks and partitions (lsblk TYPE disk/part), by kernel name order.
+    pub block_devices: Vec<BlockDevice>,
+    /// md arrays from /proc/mdstat and sysfs.
+    pub arrays: Vec<MdArray>,
+    pub lvm: Lvm,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DevKind {
+    Disk,
+    Part,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BlockDevice {
+    /// Kernel name (`sda`, `sdb1`, `nvme0n1`).
+    pub kname: String,
+    pub kind: DevKind,
+    /// "major:minor".
+    pub maj_min: String,
+    pub size: u64,
+    pub rotational: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub serial: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wwn: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Transport: sata, sas, nvme, usb, … (lsblk TRAN).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tran: Option<String>,
+    /// Names under /dev/disk/by-id pointing at this device.
+    #[serde(default)]
+    pub by_id: Vec<String>,
+    /// Parent disk of a partition.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partlabel: Option<String>,
+    /// Partition table type on a disk (`gpt`, `dos`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pttype: Option<String>,
+    /// Content type as udev/blkid reported it to lsblk (`ext4`, `linux_raid_member`, `LVM2_member`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fstype: Option<String>,
+    /// Devices stacked on this one (md arrays, dm devices), by kernel name; partitions are not holders.
+    #[serde(default)]
+    pub holders: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mountpoint: Option<String>,
+    /// Signatures found by probing (`wipefs -n`); only probed on devices nothing is stacked on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signatures: Option<Vec<Signature>>,
+    /// The drive's volatile write cache; None = not read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_cache: Option<WriteCacheState>,
+}
+
+impl BlockDevice {
+    /// Nothing known on it: no holders, no partitions, no signature seen by lsblk or wipefs.
+    pub fn signature_summary(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some(s) = &self.signatures {
+            out.extend(s.iter().map(|s| format!("{} at {}", s.kind, s.offset)));
+        }
+        if out.is_empty() {
+            if let Some(f) = &self.fstype {
+                out.push(f.clone());
+            }
+            if let Some(p) = &self.pttype {
+                out.push(format!("{p} partition table"));
+            }
+        }
+        out
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Signature {
+    pub offset: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WriteCacheSource {
+    /// /sys/block/X/device/scsi_disk/*/cache_type
+    ScsiCacheType,
+    /// `hdparm -W`
+    Hdparm,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WriteCacheState {
+    /// None: the device does not report or support a switchable write cache.
+    pub enabled: Option<bool>,
+    pub source: WriteCacheSource,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MdArray {
+    /// Kernel name (`md127`).
+    pub kname: String,
+    /// Name from /dev/md/NAME, when udev made the link.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uuid: Option<String>,
+    pub level: String,
+    pub raid_disks: u32,
+    /// Array size in KiB (mdstat "blocks").
+    pub size_kib: u64,
+    pub array_state: String,
+    /// `idle`, `resync`, `recover`, `check`, `repair`, `frozen`, …
+    pub sync_action: String,
+    /// (done, total) sectors while a sync runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync_completed: Option<(u64, u64)>,
+    pub degraded: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bitmap: Option<MdBitmap>,
+    pub members: Vec<MdMember>,
+}
+
+impl MdArray {
+    pub fn member(&self, kname: &str) -> Option<&MdMember> {
+        self.members.iter().find(|m| m.kname == kname)
+    }
+    pub fn is_idle(&self) -> bool {
+        self.sync_action == "idle"
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MdBitmap {
+    /// Chunk size in bytes.
+    pub chunk: u64,
+    /// Maximum outstanding write-behind writes (sysfs bitmap/backlog).
+    pub backlog: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MdMember {
+    pub kname: String,
+    /// Role in the array; None for spares and faulty members.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slot: Option<u32>,
+    /// Words of sysfs dev-*/state: in_sync, write_mostly, faulty, spare, replacement, …
+    pub state: Vec<String>,
+}
+
+impl MdMember {
+    pub fn has(&self, word: &str) -> bool {
+        self.state.iter().any(|s| s == word)
+    }
+    pub fn write_mostly(&self) -> bool {
+        self.has("write_mostly")
+    }
+    pub fn faulty(&self) -> bool {
+        self.has("faulty")
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Lvm {
+    pub vgs: Vec<Vg>,
+    pub pvs: Vec<Pv>,
+    pub lvs: Vec<Lv>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Vg {
+    pub name: String,
+    pub uuid: String,
+    pub size: u64,
+    pub free: u64,
+    pub extent_size: u64,
+}
+
+impl Vg {
+    pub fn extent_count(&self) -> u64 {
+        self.size / self.extent_size.max(1)
+    }
+    pub fn free_count(&self) -> u64 {
+        self.free / self.extent_size.max(1)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Pv {
+    /// Device as LVM names it (`/dev/md127`).
+    pub name: String,
+    /// Kernel name resolved from major:minor (`md127`).
+    pub kname: String,
+    pub uuid: String,
+    /// Empty when the PV is in no VG.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vg: Option<String>,
+    pub size: u64,
+    pub free: u64,
+    pub dev_size: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Lv {
+    pub vg: String,
+    /// Name without brackets; hidden LVs have `hidden: true`.
+    pub name: String,
+    pub uuid: String,
+    #[serde(default)]
+    pub hidden: bool,
+    pub size: u64,
+    pub segtype: String,
+    pub stripes: u32,
+    pub active: bool,
+    /// Extents allocated on each PV (by PV kernel name), from the PV segments.
+    #[serde(default)]
+    pub extents: BTreeMap<String, u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub writecache: Option<LvWritecache>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LvWritecache {
+    /// The hidden cache volume (`nextcloud_wc_cvol`).
+    pub cachevol: String,
+    /// The hidden origin (`nextcloud_wcorig`).
+    pub origin: String,
+    /// Settings stored in LVM metadata (`cache_settings`).
+    #[serde(default)]
+    pub settings: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_size: Option<u64>,
+    /// Blocks not yet written back (dirty), when the LV is active.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub writeback_blocks: Option<u64>,
+}
+
+impl Observed {
+    pub fn device(&self, kname: &str) -> Option<&BlockDevice> {
+        self.block_devices.iter().find(|d| d.kname == kname)
+    }
+    pub fn array_named(&self, name: &str) -> Option<&MdArray> {
+        self.arrays.iter().find(|a| a.name.as_deref() == Some(name))
+    }
+    pub fn array(&self, kname: &str) -> Option<&MdArray> {
+        self.arrays.iter().find(|a| a.kname == kname)
+    }
+    /// The array that has `kname` as a member.
+    pub fn array_of_member(&self, kname: &str) -> Option<&MdArray> {
+        self.arrays.iter().find(|a| a.member(kname).is_some())
+    }
+    pub fn pv(&self, kname: &str) -> Option<&Pv> {
+        self.lvm.pvs.iter().find(|p| p.kname == kname)
+    }
+    pub fn vg(&self, name: &str) -> Option<&Vg> {
+        self.lvm.vgs.iter().find(|v| v.name == name)
+    }
+    pub fn lv(&self, vg: &str, name: &str) -> Option<&Lv> {
+        self.lvm.lvs.iter().find(|l| l.vg == vg && l.name == name)
+    }
+    pub fn pvs_of(&self, vg: &str) -> impl Iterator<Item = &Pv> {
+        self.lvm.pvs.iter().filter(move |p| p.vg.as_deref() == Some(vg))
+    }
+    /// Resolve a /dev/disk/by-id name to a device.
+    pub fn by_id(&self, id: &str) -> Option<&BlockDevice> {
+        self.block_devices.iter().find(|d| d.by_id.iter().any(|i| i == id))
+    }
+}
