@@ -3,3 +3,4 @@
 
 pub mod config;
 pub mod observe;
+pub mod host;

@@ -6,9 +6,11 @@ pub mod lvm;
 pub mod mdadm;
 pub mod mdstat;
 pub mod model;
+pub mod observer;
 pub mod parse_util;
 pub mod wipefs;
 pub mod write_cache;
 
 pub use model::*;
+pub use observer::{ObserveError, observe, probe_write_cache};
 pub use parse_util::ParseError;

@@ -134,6 +134,9 @@ pub struct MdArray {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bitmap: Option<MdBitmap>,
     pub members: Vec<MdMember>,
+    /// Content on the array as lsblk reports it (`LVM2_member`, `ext4`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fstype: Option<String>,
 }
 
 impl MdArray {

@@ -1,0 +1,48 @@
+//! The one boundary to the machine. [`RealHost`] runs the real tools; [`sim::SimHost`] models
+//! disks, md, LVM and write caches and answers the same requests in the real tools' formats.
+
+pub mod real;
+pub mod sim;
+
+pub use real::RealHost;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CmdOutput {
+    pub status: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl CmdOutput {
+    pub fn ok(stdout: impl Into<String>) -> CmdOutput {
+        CmdOutput { status: 0, stdout: stdout.into(), stderr: String::new() }
+    }
+    pub fn fail(status: i32, stderr: impl Into<String>) -> CmdOutput {
+        CmdOutput { status, stdout: String::new(), stderr: stderr.into() }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HostError {
+    #[error("{path}: no such file or directory")]
+    NotFound { path: String },
+    #[error("{path}: {detail}")]
+    Io { path: String, detail: String },
+    #[error("cannot run `{program}`: {detail}")]
+    Spawn { program: String, detail: String },
+}
+
+/// Everything hyraid does to or reads from a machine goes through this trait.
+pub trait Host {
+    /// Run a program (argv, never a shell) with stdin from /dev/null and LC_ALL=C.
+    fn run(&self, argv: &[String]) -> Result<CmdOutput, HostError>;
+    fn read_file(&self, path: &str) -> Result<String, HostError>;
+    /// Write a whole file (sysfs attributes take one write).
+    fn write_file(&self, path: &str, content: &str) -> Result<(), HostError>;
+    /// Entry names of a directory, sorted.
+    fn list_dir(&self, path: &str) -> Result<Vec<String>, HostError>;
+    fn read_link(&self, path: &str) -> Result<String, HostError>;
+    fn hostname(&self) -> String;
+    fn is_root(&self) -> bool;
+    fn is_simulated(&self) -> bool;
+}

@@ -1,0 +1,72 @@
+//! The real machine: std::process for tools, std::fs for sysfs and /proc.
+
+use super::{CmdOutput, Host, HostError};
+use std::process::{Command, Stdio};
+
+#[derive(Debug, Default)]
+pub struct RealHost;
+
+fn io_err(path: &str, e: std::io::Error) -> HostError {
+    if e.kind() == std::io::ErrorKind::NotFound {
+        HostError::NotFound { path: path.to_string() }
+    } else {
+        HostError::Io { path: path.to_string(), detail: e.to_string() }
+    }
+}
+
+impl Host for RealHost {
+    fn run(&self, argv: &[String]) -> Result<CmdOutput, HostError> {
+        let (program, args) = argv.split_first().ok_or(HostError::Spawn { program: String::new(), detail: "empty command".into() })?;
+        let out = Command::new(program)
+            .args(args)
+            .stdin(Stdio::null())
+            .env("LC_ALL", "C")
+            .env("LVM_SUPPRESS_FD_WARNINGS", "1")
+            .output()
+            .map_err(|e| HostError::Spawn {
+                program: program.clone(),
+                detail: if e.kind() == std::io::ErrorKind::NotFound { "not installed (not found in PATH)".into() } else { e.to_string() },
+            })?;
+        Ok(CmdOutput {
+            status: out.status.code().unwrap_or(128),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        })
+    }
+
+    fn read_file(&self, path: &str) -> Result<String, HostError> {
+        std::fs::read_to_string(path).map_err(|e| io_err(path, e))
+    }
+
+    fn write_file(&self, path: &str, content: &str) -> Result<(), HostError> {
+        use std::io::Write;
+        // sysfs attributes must get one write() of the whole value; no create, no truncate dance.
+        let mut f = std::fs::OpenOptions::new().write(true).open(path).map_err(|e| io_err(path, e))?;
+        f.write_all(content.as_bytes()).map_err(|e| io_err(path, e))
+    }
+
+    fn list_dir(&self, path: &str) -> Result<Vec<String>, HostError> {
+        let mut v: Vec<String> = std::fs::read_dir(path)
+            .map_err(|e| io_err(path, e))?
+            .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+            .collect();
+        v.sort();
+        Ok(v)
+    }
+
+    fn read_link(&self, path: &str) -> Result<String, HostError> {
+        std::fs::read_link(path).map(|p| p.to_string_lossy().into_owned()).map_err(|e| io_err(path, e))
+    }
+
+    fn hostname(&self) -> String {
+        nix::unistd::gethostname().map(|h| h.to_string_lossy().into_owned()).unwrap_or_default()
+    }
+
+    fn is_root(&self) -> bool {
+        nix::unistd::geteuid().is_root()
+    }
+
+    fn is_simulated(&self) -> bool {
+        false
+    }
+}

@@ -1,0 +1,245 @@
+//! A simulated machine: disks, md arrays, LVM and drive write caches, loaded from an observed
+//! snapshot. It interprets the argv the real host would get and answers observation requests in
+//! the real tools' formats, so tests exercise parsers, planner and executor together. Commands it
+//! does not model are errors, never silent successes.
+
+mod lvm_tools;
+mod md_tools;
+mod render;
+
+use super::{CmdOutput, Host, HostError};
+use crate::observe::{BlockDevice, MdArray, Observed};
+use std::cell::RefCell;
+
+/// A fault to inject: the n-th run of a command whose argv contains `needle` fails.
+#[derive(Debug, Clone)]
+pub struct Fault {
+    pub needle: String,
+    pub status: i32,
+    pub stderr: String,
+}
+
+#[derive(Debug)]
+pub(crate) struct SimState {
+    pub world: Observed,
+    pub serial: u64,
+    /// Every argv run, in order (observation and changes alike).
+    pub log: Vec<Vec<String>>,
+    pub faults: Vec<Fault>,
+    pub root: bool,
+}
+
+pub struct SimHost {
+    pub(crate) state: RefCell<SimState>,
+}
+
+/// What a /dev path names in the model.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Target {
+    Block(String),
+    Md(String),
+    Lv(String, String),
+}
+
+impl SimHost {
+    pub fn new(world: Observed) -> SimHost {
+        SimHost { state: RefCell::new(SimState { world, serial: 0, log: Vec::new(), faults: Vec::new(), root: true }) }
+    }
+
+    pub fn from_json(text: &str) -> Result<SimHost, String> {
+        let w: Observed = serde_json::from_str(text).map_err(|e| format!("not a hyraid snapshot: {e}"))?;
+        if w.format != crate::observe::SNAPSHOT_FORMAT {
+            return Err(format!("snapshot format {} is not supported (this hyraid reads {})", w.format, crate::observe::SNAPSHOT_FORMAT));
+        }
+        Ok(SimHost::new(w))
+    }
+
+    /// The model as it is now (the snapshot format).
+    pub fn world(&self) -> Observed {
+        self.state.borrow().world.clone()
+    }
+
+    pub fn commands(&self) -> Vec<Vec<String>> {
+        self.state.borrow().log.clone()
+    }
+
+    pub fn clear_log(&self) {
+        self.state.borrow_mut().log.clear();
+    }
+
+    pub fn inject_fault(&self, f: Fault) {
+        self.state.borrow_mut().faults.push(f);
+    }
+
+    pub fn clear_faults(&self) {
+        self.state.borrow_mut().faults.clear();
+    }
+
+    pub fn set_root(&self, root: bool) {
+        self.state.borrow_mut().root = root;
+    }
+
+    /// Let every running resync/recovery finish (time passing).
+    pub fn finish_syncs(&self) {
+        let mut st = self.state.borrow_mut();
+        for a in st.world.arrays.iter_mut() {
+            md_tools::finish_sync(a);
+        }
+    }
+}
+
+impl SimState {
+    pub fn next_serial(&mut self) -> u64 {
+        self.serial += 1;
+        self.serial
+    }
+
+    pub fn resolve(&self, path: &str) -> Option<Target> {
+        let w = &self.world;
+        if let Some(id) = path.strip_prefix("/dev/disk/by-id/") {
+            return w.by_id(id).map(|d| Target::Block(d.kname.clone()));
+        }
+        if let Some(name) = path.strip_prefix("/dev/md/") {
+            return w.array_named(name).map(|a| Target::Md(a.kname.clone()));
+        }
+        if let Some(k) = path.strip_prefix("/dev/") {
+            if w.array(k).is_some() {
+                return Some(Target::Md(k.to_string()));
+            }
+            if w.device(k).is_some() {
+                return Some(Target::Block(k.to_string()));
+            }
+            if let Some((vg, lv)) = k.split_once('/') {
+                if w.lv(vg, lv).is_some_and(|l| !l.hidden) {
+                    return Some(Target::Lv(vg.into(), lv.into()));
+                }
+            }
+        }
+        None
+    }
+
+    pub fn dev_mut(&mut self, kname: &str) -> Option<&mut BlockDevice> {
+        self.world.block_devices.iter_mut().find(|d| d.kname == kname)
+    }
+
+    pub fn array_mut(&mut self, kname: &str) -> Option<&mut MdArray> {
+        self.world.arrays.iter_mut().find(|a| a.kname == kname)
+    }
+
+
+    pub fn kname(t: &Target) -> String {
+        match t {
+            Target::Block(k) | Target::Md(k) => k.clone(),
+            Target::Lv(vg, lv) => format!("{vg}/{lv}"),
+        }
+    }
+
+    /// "Device or resource busy": something is stacked on it, it is a member, or a PV.
+    pub fn busy(&self, t: &Target) -> bool {
+        match t {
+            Target::Block(k) => {
+                let w = &self.world;
+                w.device(k).is_some_and(|d| !d.holders.is_empty() || d.mountpoint.is_some())
+                    || w.array_of_member(k).is_some()
+                    || w.block_devices.iter().any(|d| d.parent.as_deref() == Some(k.as_str()))
+            }
+            Target::Md(k) => self.world.pv(k).is_some_and(|p| p.vg.is_some()),
+            Target::Lv(..) => true,
+        }
+    }
+}
+
+pub(crate) fn out(stdout: &str) -> Result<CmdOutput, HostError> {
+    Ok(CmdOutput::ok(stdout))
+}
+
+pub(crate) fn fail(status: i32, stderr: impl Into<String>) -> Result<CmdOutput, HostError> {
+    Ok(CmdOutput::fail(status, stderr))
+}
+
+fn unsupported(argv: &[String]) -> Result<CmdOutput, HostError> {
+    Err(HostError::Spawn { program: argv.join(" "), detail: "the simulated host does not model this command".into() })
+}
+
+impl Host for SimHost {
+    fn run(&self, argv: &[String]) -> Result<CmdOutput, HostError> {
+        let mut st = self.state.borrow_mut();
+        st.log.push(argv.to_vec());
+        let joined = argv.join(" ");
+        if let Some(i) = st.faults.iter().position(|f| joined.contains(&f.needle)) {
+            let f = st.faults.remove(i);
+            return fail(f.status, f.stderr);
+        }
+        let args: Vec<&str> = argv.iter().map(String::as_str).collect();
+        match args.as_slice() {
+            ["lsblk", "--json", "--bytes", "-o", cols] if *cols == crate::observe::lsblk::COLUMNS => out(&render::lsblk(&st.world)),
+            ["lvm", "fullreport", "--all", "--reportformat", "json", "--units", "b", "--nosuffix"] => out(&render::fullreport(&st.world)),
+            ["wipefs", "--no-act", "--json", dev] => render::wipefs(&st, dev),
+            ["wipefs", "--all", dev] => md_tools::wipefs_all(&mut st, dev),
+            ["hdparm", flag, dev] if flag.starts_with("-W") => md_tools::hdparm(&mut st, flag, dev),
+            ["udevadm", "settle", ..] => out(""),
+            ["mdadm", ..] => md_tools::mdadm(&mut st, &args[1..]),
+            ["pvcreate", ..] | ["vgcreate", ..] | ["vgextend", ..] | ["lvcreate", ..] | ["lvextend", ..] | ["lvchange", ..]
+            | ["lvconvert", ..] | ["lvremove", ..] | ["vgremove", ..] | ["pvremove", ..] => lvm_tools::run(&mut st, &args),
+            _ => unsupported(argv),
+        }
+    }
+
+    fn read_file(&self, path: &str) -> Result<String, HostError> {
+        let st = self.state.borrow();
+        if path == "/proc/mdstat" {
+            return Ok(render::mdstat(&st.world));
+        }
+        render::sysfs_read(&st.world, path).ok_or(HostError::NotFound { path: path.to_string() })
+    }
+
+    fn write_file(&self, path: &str, content: &str) -> Result<(), HostError> {
+        let mut st = self.state.borrow_mut();
+        st.log.push(vec!["(write)".into(), path.into(), content.trim().into()]);
+        md_tools::sysfs_write(&mut st, path, content.trim())
+    }
+
+    fn list_dir(&self, path: &str) -> Result<Vec<String>, HostError> {
+        let st = self.state.borrow();
+        let w = &st.world;
+        let mut v: Vec<String> = match path {
+            "/dev/disk/by-id" => w.block_devices.iter().flat_map(|d| d.by_id.clone()).collect(),
+            "/dev/md" => w.arrays.iter().filter_map(|a| a.name.clone()).collect(),
+            _ => {
+                let k = path.strip_prefix("/sys/block/").and_then(|p| p.strip_suffix("/device/scsi_disk"));
+                match k.and_then(|k| w.device(k)) {
+                    Some(d) if d.write_cache.is_some_and(|c| c.source == crate::observe::WriteCacheSource::ScsiCacheType) => {
+                        vec![format!("{}:0:0:0", w.block_devices.iter().position(|x| x.kname == d.kname).unwrap_or(0))]
+                    }
+                    _ => return Err(HostError::NotFound { path: path.to_string() }),
+                }
+            }
+        };
+        v.sort();
+        Ok(v)
+    }
+
+    fn read_link(&self, path: &str) -> Result<String, HostError> {
+        let st = self.state.borrow();
+        let nf = || HostError::NotFound { path: path.to_string() };
+        if let Some(id) = path.strip_prefix("/dev/disk/by-id/") {
+            return st.world.by_id(id).map(|d| format!("../../{}", d.kname)).ok_or_else(nf);
+        }
+        if let Some(name) = path.strip_prefix("/dev/md/") {
+            return st.world.array_named(name).map(|a| format!("../{}", a.kname)).ok_or_else(nf);
+        }
+        Err(nf())
+    }
+
+    fn hostname(&self) -> String {
+        self.state.borrow().world.hostname.clone()
+    }
+
+    fn is_root(&self) -> bool {
+        self.state.borrow().root
+    }
+
+    fn is_simulated(&self) -> bool {
+        true
+    }
+}
