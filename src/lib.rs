@@ -4,3 +4,7 @@
 pub mod config;
 pub mod observe;
 pub mod host;
+pub mod plan;
+pub mod render;
+pub mod apply;
+pub mod cli;

@@ -1,10 +1,10 @@
 //! The validated desired state: every reference resolved, every size in bytes.
 
 use super::size::LvSize;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Desired {
     pub host: Option<String>,
     pub disks: BTreeMap<String, DiskSpec>,
@@ -12,7 +12,7 @@ pub struct Desired {
     pub volume_groups: BTreeMap<String, VgSpec>,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct DiskSpec {
     pub name: String,
     /// Name under /dev/disk/by-id.
@@ -23,13 +23,13 @@ pub struct DiskSpec {
     pub rotational_override: Option<bool>,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub enum WriteMostly {
     Auto,
     List(Vec<String>),
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct MirrorSpec {
     pub name: String,
     /// Disk names, in the order written.
@@ -42,7 +42,7 @@ pub struct MirrorSpec {
 }
 
 /// A reference to a block device hyraid manages: a mirror (`/dev/md/NAME`) or a whole disk.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[serde(tag = "kind", content = "name", rename_all = "lowercase")]
 pub enum DeviceRef {
     Mirror(String),
@@ -57,7 +57,7 @@ impl DeviceRef {
     }
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct VgSpec {
     pub name: String,
     pub pvs: Vec<DeviceRef>,
@@ -65,7 +65,7 @@ pub struct VgSpec {
     pub absent: bool,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct LvSpec {
     pub name: String,
     pub size: LvSize,
@@ -76,7 +76,7 @@ pub struct LvSpec {
     pub absent: bool,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct WritecacheSpec {
     pub size: u64,
     pub pvs: Vec<DeviceRef>,

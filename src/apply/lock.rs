@@ -1,0 +1,44 @@
+//! One apply at a time: an exclusive flock, released by the kernel when the process ends
+//! (also when it crashes). The holder's pid is written into the file for the error message.
+
+use nix::errno::Errno;
+use nix::fcntl::{Flock, FlockArg};
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, Write};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, thiserror::Error)]
+pub enum LockError {
+    #[error("another hyraid apply (pid {pid}) holds {path}; wait for it to finish (hyraid never runs two applies at once)")]
+    Held { path: PathBuf, pid: String },
+    #[error("cannot open lock file {path}: {detail}")]
+    Io { path: PathBuf, detail: String },
+}
+
+pub struct Lock {
+    _flock: Flock<File>,
+}
+
+impl Lock {
+    pub fn acquire(path: &Path) -> Result<Lock, LockError> {
+        if let Some(dir) = path.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        let io = |e: std::io::Error| LockError::Io { path: path.to_path_buf(), detail: e.to_string() };
+        let file = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(path).map_err(io)?;
+        match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
+            Ok(mut f) => {
+                f.set_len(0).map_err(io)?;
+                f.rewind().map_err(io)?;
+                writeln!(f, "{}", std::process::id()).map_err(io)?;
+                Ok(Lock { _flock: f })
+            }
+            Err((mut f, Errno::EWOULDBLOCK)) => {
+                let mut pid = String::new();
+                let _ = f.read_to_string(&mut pid);
+                Err(LockError::Held { path: path.to_path_buf(), pid: pid.trim().to_string() })
+            }
+            Err((_, e)) => Err(LockError::Io { path: path.to_path_buf(), detail: e.to_string() }),
+        }
+    }
+}

@@ -1,0 +1,268 @@
+//! Command-line interface: clap definitions and wiring only.
+
+use crate::apply::{self, ApplyError, Journal, lock::Lock};
+use crate::config::{self, ConfigErrors, Desired};
+use crate::host::{Host, RealHost, sim::SimHost};
+use crate::plan::{Plan, Policy, plan};
+use crate::render::{self, Format};
+use clap::{Parser, Subcommand};
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Parser, Debug)]
+#[command(name = "hyraid", version, about = "Declarative hybrid SSD+HDD storage: md RAID1 with write-mostly, bitmaps, write-behind, LVM and dm-writecache")]
+pub struct Cli {
+    /// Use a simulated machine loaded from an observed snapshot (`hyraid observe -o FILE`) instead of this machine.
+    #[arg(long, global = true, value_name = "SNAPSHOT")]
+    sim: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Subcommand, Debug)]
+enum Cmd {
+    /// Check a configuration file: schema and semantic rules, every error with file:line:col.
+    Validate { file: PathBuf },
+    /// Observe the machine, compare with the file and print the ordered changes.
+    Plan {
+        file: PathBuf,
+        /// Also save the plan as JSON (for `hyraid apply PLAN.json` or `hyraid show`).
+        #[arg(short = 'o', long = "out")]
+        out: Option<PathBuf>,
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        /// Exit 0 when there are no changes, 2 when there are, 1 on error.
+        #[arg(long)]
+        detailed_exitcode: bool,
+        /// Include steps that destroy data (otherwise they are listed as refused).
+        #[arg(long)]
+        allow_destroy: bool,
+    },
+    /// Apply a configuration file (plans first) or a saved plan.
+    Apply {
+        /// hyraid.yaml, or a plan saved with `plan -o`.
+        file: PathBuf,
+        /// Show what would run; change nothing.
+        #[arg(long)]
+        dry_run: bool,
+        #[arg(long)]
+        allow_destroy: bool,
+        /// Do not ask for confirmation.
+        #[arg(long)]
+        yes: bool,
+        /// Where to append the journal of what ran (default /var/log/hyraid/journal.jsonl; with --sim, next to the snapshot).
+        #[arg(long)]
+        journal: Option<PathBuf>,
+        /// With --sim: write the simulated machine's new state back to the snapshot file.
+        #[arg(long)]
+        sim_write: bool,
+    },
+    /// Render a saved plan.
+    Show {
+        plan: PathBuf,
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+    },
+    /// Print the observed state as JSON (the snapshot format `--sim` loads).
+    Observe {
+        #[arg(short = 'o', long = "out")]
+        out: Option<PathBuf>,
+    },
+    /// Print the JSON Schema of the configuration file.
+    Schema,
+}
+
+#[derive(Debug)]
+enum CliError {
+    Config(ConfigErrors),
+    Msg(String),
+}
+
+impl From<ApplyError> for CliError {
+    fn from(e: ApplyError) -> Self {
+        CliError::Msg(e.to_string())
+    }
+}
+
+fn msg(s: impl Into<String>) -> CliError {
+    CliError::Msg(s.into())
+}
+
+pub fn run() -> ExitCode {
+    let cli = Cli::parse();
+    match dispatch(cli) {
+        Ok(code) => ExitCode::from(code),
+        Err(CliError::Config(e)) => {
+            eprintln!("{e}");
+            eprintln!("{} error(s)", e.0.len());
+            ExitCode::from(1)
+        }
+        Err(CliError::Msg(m)) => {
+            eprintln!("error: {m}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+enum Machine {
+    Real(RealHost),
+    Sim(SimHost, PathBuf),
+}
+
+impl Machine {
+    fn host(&self) -> &dyn Host {
+        match self {
+            Machine::Real(h) => h,
+            Machine::Sim(h, _) => h,
+        }
+    }
+}
+
+fn machine(sim: &Option<PathBuf>) -> Result<Machine, CliError> {
+    match sim {
+        Some(p) => {
+            let text = std::fs::read_to_string(p).map_err(|e| msg(format!("{}: {e}", p.display())))?;
+            let h = SimHost::from_json(&text).map_err(|e| msg(format!("{}: {e}", p.display())))?;
+            Ok(Machine::Sim(h, p.clone()))
+        }
+        None => {
+            let h = RealHost;
+            if !h.is_root() {
+                return Err(msg(
+                    "hyraid needs root on a real machine: it reads md sysfs and drive caches and probes devices. Run it with sudo, or pass --sim SNAPSHOT to work on a snapshot",
+                ));
+            }
+            Ok(Machine::Real(h))
+        }
+    }
+}
+
+fn load(file: &Path) -> Result<Desired, CliError> {
+    config::load_file(file).map_err(CliError::Config)
+}
+
+fn color() -> bool {
+    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+fn write_out(path: &Path, text: &str) -> Result<(), CliError> {
+    std::fs::write(path, text).map_err(|e| msg(format!("cannot write {}: {e}", path.display())))
+}
+
+fn dispatch(cli: Cli) -> Result<u8, CliError> {
+    match cli.command {
+        Cmd::Validate { file } => {
+            let d = load(&file)?;
+            println!(
+                "{}: valid ({} disks, {} mirrors, {} volume groups, {} logical volumes)",
+                file.display(),
+                d.disks.len(),
+                d.mirrors.len(),
+                d.volume_groups.len(),
+                d.volume_groups.values().map(|v| v.lvs.len()).sum::<usize>()
+            );
+            Ok(0)
+        }
+        Cmd::Schema => {
+            println!("{}", serde_json::to_string_pretty(&config::json_schema()).unwrap());
+            Ok(0)
+        }
+        Cmd::Observe { out } => {
+            let m = machine(&cli.sim)?;
+            let obs = apply::observe_for(m.host(), None).map_err(|e| msg(format!("cannot observe the machine: {e}")))?;
+            let text = serde_json::to_string_pretty(&obs).unwrap() + "\n";
+            match out {
+                Some(p) => write_out(&p, &text)?,
+                None => print!("{text}"),
+            }
+            Ok(0)
+        }
+        Cmd::Plan { file, out, format, detailed_exitcode, allow_destroy } => {
+            let d = load(&file)?;
+            let m = machine(&cli.sim)?;
+            let obs = apply::observe_for(m.host(), Some(&d)).map_err(|e| msg(format!("cannot observe the machine: {e}")))?;
+            let p = plan(&d, &obs, Policy { allow_destroy }).map_err(|e| msg(e.to_string()))?;
+            if let Some(o) = out {
+                write_out(&o, &render::json(&p))?;
+            }
+            print!("{}", render::render(&p, format, format == Format::Text && color()));
+            Ok(if detailed_exitcode && !p.is_empty() { 2 } else { 0 })
+        }
+        Cmd::Show { plan: path, format } => {
+            let p = read_plan(&path)?;
+            print!("{}", render::render(&p, format, format == Format::Text && color()));
+            Ok(0)
+        }
+        Cmd::Apply { file, dry_run, allow_destroy, yes, journal, sim_write } => apply_cmd(&cli.sim, &file, dry_run, allow_destroy, yes, journal, sim_write),
+    }
+}
+
+fn read_plan(path: &Path) -> Result<Plan, CliError> {
+    let text = std::fs::read_to_string(path).map_err(|e| msg(format!("{}: {e}", path.display())))?;
+    serde_json::from_str(&text).map_err(|e| msg(format!("{}: not a hyraid plan: {e}", path.display())))
+}
+
+fn is_saved_plan(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "json")
+}
+
+fn apply_cmd(sim: &Option<PathBuf>, file: &Path, dry_run: bool, allow_destroy: bool, yes: bool, journal: Option<PathBuf>, sim_write: bool) -> Result<u8, CliError> {
+    let m = machine(sim)?;
+    let host = m.host();
+    let (lock_path, default_journal) = match &m {
+        Machine::Real(_) => (PathBuf::from("/run/lock/hyraid.lock"), PathBuf::from("/var/log/hyraid/journal.jsonl")),
+        Machine::Sim(_, p) => (p.with_extension("lock"), p.with_extension("journal.jsonl")),
+    };
+    let _lock = if dry_run { None } else { Some(Lock::acquire(&lock_path).map_err(ApplyError::from)?) };
+    let saved = is_saved_plan(file);
+    let (p, obs) = if saved {
+        let p = read_plan(file)?;
+        let obs = apply::observe_for(host, Some(&p.desired)).map_err(ApplyError::from)?;
+        apply::check_saved(&p, host, &obs, allow_destroy)?;
+        (p, obs)
+    } else {
+        let d = load(file)?;
+        let obs = apply::observe_for(host, Some(&d)).map_err(ApplyError::from)?;
+        let p = plan(&d, &obs, Policy { allow_destroy }).map_err(|e| msg(e.to_string()))?;
+        (p, obs)
+    };
+    let stdout = &mut std::io::stdout();
+    print!("{}", render::text(&p, color()));
+    if dry_run {
+        println!("Dry run: nothing was changed.");
+        return Ok(0);
+    }
+    if p.steps.is_empty() {
+        return Ok(if p.refused.is_empty() { 0 } else { 1 });
+    }
+    apply::check_destroy(&p, allow_destroy)?;
+    if !yes {
+        if !std::io::stdin().is_terminal() {
+            return Err(msg("stdin is not a terminal, so hyraid cannot ask for confirmation; review the plan and pass --yes"));
+        }
+        print!("\nApply these {} step(s) to {}? Type `yes` to continue: ", p.steps.len(), p.host);
+        let _ = stdout.flush();
+        let mut answer = String::new();
+        let _ = std::io::stdin().read_line(&mut answer);
+        if answer.trim() != "yes" {
+            return Err(msg("not applied"));
+        }
+    }
+    println!();
+    let journal = Journal { path: Some(journal.unwrap_or(default_journal)) };
+    let result = apply::execute(host, &p, &obs, &journal, stdout).and_then(|n| {
+        apply::verify(host, &p.desired, Policy { allow_destroy })?;
+        Ok(n)
+    });
+    if let (Machine::Sim(h, path), true) = (&m, sim_write) {
+        write_out(path, &(serde_json::to_string_pretty(&h.world()).unwrap() + "\n"))?;
+    }
+    let n = result?;
+    println!("\nApplied {n} step(s); the machine now matches the file.");
+    if !p.refused.is_empty() {
+        println!("{} change(s) were refused (see above).", p.refused.len());
+        return Ok(1);
+    }
+    Ok(0)
+}

@@ -1,0 +1,50 @@
+//! Plan outputs: text (terminal), Markdown (PR comments), JSON (saved plans) and shell (the exact
+//! commands apply runs, from the same `Step::commands()`).
+
+mod markdown;
+mod shell;
+mod text;
+
+pub use markdown::markdown;
+pub use shell::{command_line, shell};
+pub use text::text;
+
+use crate::plan::Plan;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Text,
+    Markdown,
+    Json,
+    Shell,
+}
+
+pub fn render(plan: &Plan, format: Format, color: bool) -> String {
+    match format {
+        Format::Text => text(plan, color),
+        Format::Markdown => markdown(plan),
+        Format::Json => json(plan),
+        Format::Shell => shell(plan),
+    }
+}
+
+pub fn json(plan: &Plan) -> String {
+    let mut s = serde_json::to_string_pretty(plan).expect("plan serializes");
+    s.push('\n');
+    s
+}
+
+/// `Plan: 3 to add, 2 to change, 0 to destroy/remove.` plus refusals.
+pub fn summary_line(plan: &Plan) -> String {
+    let (a, c, r) = plan.counts();
+    let destroys = plan.steps.iter().filter(|s| s.risk == crate::plan::Risk::Destroys).count();
+    let mut s = format!("Plan: {a} to add, {c} to change, {r} to remove");
+    if destroys > 0 {
+        s.push_str(&format!(" ({destroys} destroying)"));
+    }
+    s.push('.');
+    if !plan.refused.is_empty() {
+        s.push_str(&format!(" {} refused.", plan.refused.len()));
+    }
+    s
+}
