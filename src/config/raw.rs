@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 #[schemars(title = "hyraid configuration")]
 pub struct RawConfig {
     /// Format version of this file. Always 1.
+    #[schemars(range(min = 1, max = 1))]
     pub version: u32,
     /// Optional guard: plan and apply refuse to run where the hostname differs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -118,6 +119,7 @@ pub struct RawMirror {
     pub bitmap: Option<RawBitmap>,
     /// Maximum outstanding write-behind writes to write-mostly members, 0..16383 (needs a bitmap and a write-mostly member).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(max = 16383))]
     pub write_behind: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state: Option<ObjectState>,
@@ -178,6 +180,7 @@ pub struct RawLogicalVolume {
     pub pvs: Option<Vec<String>>,
     /// Number of stripes (e.g. 2 over two mirrors = RAID 1+0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 128))]
     pub stripes: Option<u32>,
     /// Optional dm-writecache on a fast PV.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -59,57 +59,74 @@ pub(super) fn schema_errors(value: &serde_json::Value, pos: &Positions, file: &s
     let validator = jsonschema::validator_for(&schema).expect("generated schema is valid");
     let mut out: Vec<ConfigError> = Vec::new();
     for e in validator.iter_errors(value) {
-        let pointer = e.instance_path().to_string();
-        let instance = e.instance();
-        let (at, message, hint) = match e.kind() {
-            ValidationErrorKind::AdditionalProperties { unexpected } => {
-                for key in unexpected {
-                    let allowed = allowed_keys(&schema, &pointer);
-                    let best = allowed
-                        .iter()
-                        .map(|a| (strsim::damerau_levenshtein(a, key), a))
-                        .filter(|(d, a)| *d <= 2.max(a.len() / 3))
-                        .min();
-                    let hint = match best {
-                        Some((_, a)) => format!("did you mean `{a}`?"),
-                        None if allowed.is_empty() => "remove it".to_string(),
-                        None => format!("allowed keys here: {}", allowed.join(", ")),
-                    };
-                    let kp = format!("{pointer}/{}", escape_segment(key));
-                    let p = pos.key(&kp);
-                    out.push(ConfigError {
-                        file: file.into(),
-                        line: p.line,
-                        col: p.col,
-                        path: path_of(&kp),
-                        message: format!("unknown key `{key}`"),
-                        hint: Some(hint),
-                    });
-                }
-                continue;
-            }
-            ValidationErrorKind::Required { property } => (
-                pos.value(&pointer),
-                format!("missing required key `{}`", property.as_str().unwrap_or("?")),
-                None,
-            ),
-            ValidationErrorKind::Type { .. } | ValidationErrorKind::AnyOf { .. } | ValidationErrorKind::OneOfNotValid { .. } | ValidationErrorKind::Enum { .. } => (
-                pos.value(&pointer),
-                format!("invalid value {}: expected {}", short(instance), expectation(&pointer)),
-                None,
-            ),
-            ValidationErrorKind::Minimum { limit } | ValidationErrorKind::Maximum { limit } => (
-                pos.value(&pointer),
-                format!("{} is out of range (limit {limit})", short(instance)),
-                None,
-            ),
-            _ => (pos.value(&pointer), e.to_string(), None),
-        };
-        out.push(ConfigError { file: file.into(), line: at.line, col: at.col, path: path_of(&pointer), message, hint });
+        convert(&e, &schema, pos, file, &mut out);
     }
     out.sort_by_key(|e| (e.line, e.col));
     out.dedup();
     out
+}
+
+/// One schema error → positioned errors. For alternatives (`anyOf`: an optional object, a size
+/// that is a number or a string) the branch whose type matched says what is really wrong.
+fn convert(e: &jsonschema::ValidationError, schema: &serde_json::Value, pos: &Positions, file: &str, out: &mut Vec<ConfigError>) {
+    let pointer = e.instance_path().to_string();
+    let instance = e.instance();
+    let mut push = |at: super::position::Pos, path: String, message: String, hint: Option<String>| {
+        out.push(ConfigError { file: file.into(), line: at.line, col: at.col, path, message, hint });
+    };
+    match e.kind() {
+        ValidationErrorKind::AdditionalProperties { unexpected } => {
+            let allowed = allowed_keys(schema, &pointer);
+            for key in unexpected {
+                let best = allowed
+                    .iter()
+                    .map(|a| (strsim::damerau_levenshtein(a, key), a))
+                    .filter(|(d, a)| *d <= 2.max(a.len() / 3))
+                    .min();
+                let hint = match best {
+                    Some((_, a)) => format!("did you mean `{a}`?"),
+                    None if allowed.is_empty() => "remove it".to_string(),
+                    None => format!("allowed keys here: {}", allowed.join(", ")),
+                };
+                let kp = format!("{pointer}/{}", escape_segment(key));
+                push(pos.key(&kp), path_of(&kp), format!("unknown key `{key}`"), Some(hint));
+            }
+        }
+        ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } => {
+            let type_mismatch = |errs: &Vec<jsonschema::ValidationError<'static>>| {
+                errs.iter().any(|x| {
+                    x.instance_path().to_string() == pointer
+                        && matches!(x.kind(), ValidationErrorKind::Type { .. } | ValidationErrorKind::Enum { .. } | ValidationErrorKind::Constant { .. })
+                })
+            };
+            match context.iter().find(|branch| !branch.is_empty() && !type_mismatch(branch)) {
+                Some(branch) => {
+                    for x in branch {
+                        convert(x, schema, pos, file, out);
+                    }
+                }
+                None => push(pos.value(&pointer), path_of(&pointer), format!("invalid value {}: expected {}", short(instance), expectation(&pointer)), None),
+            }
+        }
+        ValidationErrorKind::Required { property } => {
+            let at = if pointer.is_empty() { super::position::Pos { line: 1, col: 1 } } else { pos.value(&pointer) };
+            let key = property.as_str().unwrap_or("?");
+            let hint = (key == "version").then(|| "start the file with `version: 1`".to_string());
+            push(at, path_of(&pointer), format!("missing required key `{key}`"), hint);
+        }
+        ValidationErrorKind::Type { .. } | ValidationErrorKind::Enum { .. } => {
+            push(pos.value(&pointer), path_of(&pointer), format!("invalid value {}: expected {}", short(instance), expectation(&pointer)), None)
+        }
+        ValidationErrorKind::Minimum { limit } | ValidationErrorKind::Maximum { limit } => {
+            let hint = match pointer.as_str() {
+                "/version" => Some("this hyraid reads `version: 1`".to_string()),
+                p if p.ends_with("/write_behind") => Some("md allows 0 to 16383 outstanding write-behind writes".to_string()),
+                _ => None,
+            };
+            push(pos.value(&pointer), path_of(&pointer), format!("{} is out of range (limit {limit})", short(instance)), hint)
+        }
+        _ => push(pos.value(&pointer), path_of(&pointer), e.to_string(), None),
+    }
 }
 
 /// Names hyraid passes to mdadm and LVM: conservative so nothing reaches a tool unquoted or mangled.
