@@ -59,7 +59,8 @@ pub fn observe(host: &dyn Host) -> Result<Observed, ObserveError> {
         let kind = if n.kind == "disk" { DevKind::Disk } else { DevKind::Part };
         let mut ids: Vec<String> = by_id.iter().filter(|(_, t)| *t == n.kname).map(|(i, _)| i.clone()).collect();
         ids.sort();
-        let holders: Vec<String> = n.children.iter().filter(|c| kind_of.get(c.as_str()).copied() != Some("part")).cloned().collect();
+        // LVs on a PV are known from the LVM report; holders are md arrays and other stacked devices.
+        let holders: Vec<String> = n.children.iter().filter(|c| !matches!(kind_of.get(c.as_str()).copied(), Some("part") | Some("lvm"))).cloned().collect();
         let has_parts = n.children.iter().any(|c| kind_of.get(c.as_str()).copied() == Some("part"));
         let mut dev = BlockDevice {
             kname: n.kname.clone(),
@@ -85,7 +86,7 @@ pub fn observe(host: &dyn Host) -> Result<Observed, ObserveError> {
             dev.write_cache = scsi_cache_type(host, &n.kname)?;
         }
         // Probe content only where nothing is stacked: a device in use is refused anyway.
-        if dev.holders.is_empty() && !has_parts && dev.mountpoint.is_none() && n.size > 0 {
+        if dev.holders.is_empty() && !has_parts && dev.mountpoint.is_none() && n.size > 0 && !lvm_child(n, &kind_of) {
             dev.signatures = Some(wipefs::parse(&run_ok(host, &wipefs::argv(&format!("/dev/{}", n.kname)))?)?);
         }
         block_devices.push(dev);
@@ -104,7 +105,11 @@ pub fn observe(host: &dyn Host) -> Result<Observed, ObserveError> {
     };
     let lvm = lvm::parse_fullreport(&run_ok(host, &lvm::argv())?, &kname_of)?;
 
-    Ok(Observed { format: SNAPSHOT_FORMAT, hostname: host.hostname(), block_devices, arrays, lvm })
+    Ok(Observed { format: SNAPSHOT_FORMAT, hostname: host.hostname(), block_devices, arrays, lvm }.normalized())
+}
+
+fn lvm_child(n: &lsblk::Node, kind_of: &HashMap<&str, &str>) -> bool {
+    n.children.iter().any(|c| kind_of.get(c.as_str()).copied() == Some("lvm"))
 }
 
 fn scsi_cache_type(host: &dyn Host, kname: &str) -> Result<Option<WriteCacheState>, ObserveError> {

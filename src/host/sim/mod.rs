@@ -141,6 +141,7 @@ impl SimState {
                 let w = &self.world;
                 w.device(k).is_some_and(|d| !d.holders.is_empty() || d.mountpoint.is_some())
                     || w.array_of_member(k).is_some()
+                    || w.pv(k).is_some_and(|p| p.vg.is_some())
                     || w.block_devices.iter().any(|d| d.parent.as_deref() == Some(k.as_str()))
             }
             Target::Md(k) => self.world.pv(k).is_some_and(|p| p.vg.is_some()),

@@ -1,0 +1,51 @@
+#![allow(dead_code)]
+//! Helpers shared by the integration tests: examples on the simulated host, and a full apply.
+
+use hyraid::apply::{self, ApplyError, Journal};
+use hyraid::config::{Desired, load_file};
+use hyraid::host::Host;
+use hyraid::host::sim::SimHost;
+use hyraid::observe::Observed;
+use hyraid::plan::{Plan, Policy, plan};
+use std::path::Path;
+
+pub const EXAMPLES: &[&str] = &["microserver-gen8", "nvme-plus-two-hdd", "single-pair"];
+
+pub fn example(name: &str) -> (Desired, SimHost) {
+    let d = load_file(Path::new(&format!("examples/{name}.yaml"))).unwrap();
+    let snap = std::fs::read_to_string(format!("examples/snapshots/{name}.json")).unwrap();
+    (d, SimHost::from_json(&snap).unwrap())
+}
+
+pub fn observe(h: &SimHost, d: &Desired) -> Observed {
+    apply::observe_for(h, Some(d)).unwrap()
+}
+
+pub fn plan_for(h: &SimHost, d: &Desired, policy: Policy) -> Plan {
+    plan(d, &observe(h, d), policy).unwrap()
+}
+
+/// Plan, run and verify, as `hyraid apply --yes` does.
+pub fn apply(h: &SimHost, d: &Desired, policy: Policy) -> Result<Plan, ApplyError> {
+    let obs = observe(h, d);
+    let p = plan(d, &obs, policy)?;
+    apply::check_destroy(&p, policy.allow_destroy)?;
+    apply::execute(h, &p, &obs, &Journal { path: None }, &mut std::io::sink())?;
+    apply::verify(h, d, policy)?;
+    Ok(p)
+}
+
+/// Commands that change something (everything but the observer's reads).
+pub fn changes(h: &SimHost) -> Vec<String> {
+    h.commands()
+        .into_iter()
+        .filter(|c| !matches!(c[0].as_str(), "lsblk" | "lvm" | "hdparm" if c.get(1).map(|s| s.as_str()) != Some("-W0") && c.get(1).map(|s| s.as_str()) != Some("-W1")))
+        .filter(|c| !(c[0] == "wipefs" && c[1] == "--no-act"))
+        .filter(|c| !(c[0] == "hdparm" && c[1] == "-W"))
+        .map(|c| c.join(" "))
+        .collect()
+}
+
+pub fn run(h: &SimHost, argv: &[&str]) -> hyraid::host::CmdOutput {
+    h.run(&argv.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap()
+}
