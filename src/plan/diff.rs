@@ -211,11 +211,8 @@ impl<'a> Planner<'a> {
         if !dev.holders.is_empty() {
             return Err(format!("/dev/{} is in use by {}", dev.kname, dev.holders.join(", ")));
         }
-        if let Some(pv) = self.o.pv(&dev.kname) {
-            return Err(match &pv.vg {
-                Some(vg) => format!("/dev/{} is a PV of volume group {vg}", dev.kname),
-                None => format!("/dev/{} is an LVM PV", dev.kname),
-            });
+        if let Some(vg) = self.o.pv(&dev.kname).and_then(|pv| pv.vg.as_ref()) {
+            return Err(format!("/dev/{} is a PV of volume group {vg}", dev.kname));
         }
         if let Some(mp) = &dev.mountpoint {
             return Err(format!("/dev/{} is mounted on {mp}", dev.kname));

@@ -8,9 +8,14 @@ use sha2::{Digest, Sha256};
 pub fn fingerprint(obs: &Observed) -> String {
     let mut o = obs.clone();
     for a in o.arrays.iter_mut() {
+        // Resync/recovery progress moves on its own; a member that fails shows as `faulty`.
         a.sync_completed = None;
-        a.sync_action = if a.sync_action == "idle" { "idle".into() } else { "busy".into() };
+        a.sync_action = String::new();
         a.array_state = String::new();
+        a.degraded = 0;
+        for m in a.members.iter_mut() {
+            m.state.retain(|w| w == "faulty" || w == "write_mostly");
+        }
     }
     for l in o.lvm.lvs.iter_mut() {
         if let Some(w) = l.writecache.as_mut() {
