@@ -1,10 +1,10 @@
 //! hyraid: declarative hybrid SSD+HDD storage (md RAID1 with write-mostly, bitmaps,
 //! write-behind, LVM and dm-writecache) for Linux.
 
-pub mod config;
-pub mod observe;
-pub mod host;
-pub mod plan;
-pub mod render;
 pub mod apply;
 pub mod cli;
+pub mod config;
+pub mod host;
+pub mod observe;
+pub mod plan;
+pub mod render;

@@ -4,11 +4,18 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 fn hyraid(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hyraid")).args(args).stdin(Stdio::null()).output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_hyraid"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
 }
 
 fn text(o: &Output) -> (String, String) {
-    (String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
 }
 
 fn sim_copy(dir: &Path, example: &str) -> PathBuf {
@@ -22,19 +29,45 @@ fn plan_apply_plan_with_detailed_exitcode() {
     let dir = tempfile::tempdir().unwrap();
     let snap = sim_copy(dir.path(), "microserver-gen8");
     let s = snap.to_str().unwrap();
-    let o = hyraid(&["plan", "examples/microserver-gen8.yaml", "--sim", s, "--detailed-exitcode"]);
+    let o = hyraid(&[
+        "plan",
+        "examples/microserver-gen8.yaml",
+        "--sim",
+        s,
+        "--detailed-exitcode",
+    ]);
     assert_eq!(o.status.code(), Some(2), "{:?}", text(&o));
-    let o = hyraid(&["apply", "examples/microserver-gen8.yaml", "--sim", s, "--yes", "--sim-write"]);
+    let o = hyraid(&[
+        "apply",
+        "examples/microserver-gen8.yaml",
+        "--sim",
+        s,
+        "--yes",
+        "--sim-write",
+    ]);
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
-    assert!(out.contains("Applied 12 step(s); the machine now matches the file."), "{out}");
-    let o = hyraid(&["plan", "examples/microserver-gen8.yaml", "--sim", s, "--detailed-exitcode"]);
+    assert!(
+        out.contains("Applied 12 step(s); the machine now matches the file."),
+        "{out}"
+    );
+    let o = hyraid(&[
+        "plan",
+        "examples/microserver-gen8.yaml",
+        "--sim",
+        s,
+        "--detailed-exitcode",
+    ]);
     assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
     assert!(text(&o).0.contains("No changes."));
     // The journal records every command with its exit status.
     let journal = std::fs::read_to_string(snap.with_extension("journal.jsonl")).unwrap();
     assert_eq!(journal.lines().count(), 14);
-    assert!(journal.lines().all(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["status"] == 0));
+    assert!(
+        journal
+            .lines()
+            .all(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["status"] == 0)
+    );
 }
 
 #[test]
@@ -42,7 +75,13 @@ fn apply_asks_and_refuses_without_a_terminal() {
     let dir = tempfile::tempdir().unwrap();
     let snap = sim_copy(dir.path(), "single-pair");
     let before = std::fs::read(&snap).unwrap();
-    let o = hyraid(&["apply", "examples/single-pair.yaml", "--sim", snap.to_str().unwrap(), "--sim-write"]);
+    let o = hyraid(&[
+        "apply",
+        "examples/single-pair.yaml",
+        "--sim",
+        snap.to_str().unwrap(),
+        "--sim-write",
+    ]);
     assert_eq!(o.status.code(), Some(1));
     assert!(text(&o).1.contains("pass --yes"), "{:?}", text(&o));
     assert_eq!(std::fs::read(&snap).unwrap(), before);
@@ -53,10 +92,20 @@ fn dry_run_changes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let snap = sim_copy(dir.path(), "nvme-plus-two-hdd");
     let before = std::fs::read(&snap).unwrap();
-    let o = hyraid(&["apply", "examples/nvme-plus-two-hdd.yaml", "--sim", snap.to_str().unwrap(), "--dry-run", "--sim-write"]);
+    let o = hyraid(&[
+        "apply",
+        "examples/nvme-plus-two-hdd.yaml",
+        "--sim",
+        snap.to_str().unwrap(),
+        "--dry-run",
+        "--sim-write",
+    ]);
     let (out, _) = text(&o);
     assert_eq!(o.status.code(), Some(0));
-    assert!(out.contains("mdadm --create /dev/md/tank") && out.contains("Dry run: nothing was changed."));
+    assert!(
+        out.contains("mdadm --create /dev/md/tank")
+            && out.contains("Dry run: nothing was changed.")
+    );
     assert_eq!(std::fs::read(&snap).unwrap(), before);
     assert!(!snap.with_extension("journal.jsonl").exists());
 }
@@ -67,7 +116,14 @@ fn saved_plan_applies_and_a_stale_one_is_refused() {
     let snap = sim_copy(dir.path(), "single-pair");
     let s = snap.to_str().unwrap();
     let plan = dir.path().join("plan.json");
-    let o = hyraid(&["plan", "examples/single-pair.yaml", "--sim", s, "-o", plan.to_str().unwrap()]);
+    let o = hyraid(&[
+        "plan",
+        "examples/single-pair.yaml",
+        "--sim",
+        s,
+        "-o",
+        plan.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(0));
     let shown = hyraid(&["show", plan.to_str().unwrap(), "--format", "shell"]);
     assert!(text(&shown).0.contains("set -eu"));
@@ -76,14 +132,35 @@ fn saved_plan_applies_and_a_stale_one_is_refused() {
     w["block_devices"][1]["write_cache"]["enabled"] = serde_json::json!(false);
     std::fs::write(&snap, serde_json::to_string(&w).unwrap()).unwrap();
     let before = std::fs::read(&snap).unwrap();
-    let o = hyraid(&["apply", plan.to_str().unwrap(), "--sim", s, "--yes", "--sim-write"]);
+    let o = hyraid(&[
+        "apply",
+        plan.to_str().unwrap(),
+        "--sim",
+        s,
+        "--yes",
+        "--sim-write",
+    ]);
     let (_, err) = text(&o);
     assert_eq!(o.status.code(), Some(1));
     assert!(err.contains("plan is stale"), "{err}");
     assert_eq!(std::fs::read(&snap).unwrap(), before);
     // A fresh plan applies.
-    hyraid(&["plan", "examples/single-pair.yaml", "--sim", s, "-o", plan.to_str().unwrap()]);
-    let o = hyraid(&["apply", plan.to_str().unwrap(), "--sim", s, "--yes", "--sim-write"]);
+    hyraid(&[
+        "plan",
+        "examples/single-pair.yaml",
+        "--sim",
+        s,
+        "-o",
+        plan.to_str().unwrap(),
+    ]);
+    let o = hyraid(&[
+        "apply",
+        plan.to_str().unwrap(),
+        "--sim",
+        s,
+        "--yes",
+        "--sim-write",
+    ]);
     assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
 }
 
@@ -98,18 +175,40 @@ fn validate_reports_positions_and_exit_codes() {
 
 #[test]
 fn formats_and_observe() {
-    let o = hyraid(&["plan", "examples/single-pair.yaml", "--sim", "examples/snapshots/single-pair.json", "--format", "json"]);
+    let o = hyraid(&[
+        "plan",
+        "examples/single-pair.yaml",
+        "--sim",
+        "examples/snapshots/single-pair.json",
+        "--format",
+        "json",
+    ]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["steps"].as_array().unwrap().len(), 4);
-    let o = hyraid(&["plan", "examples/single-pair.yaml", "--sim", "examples/snapshots/single-pair.json", "--format", "markdown"]);
+    let o = hyraid(&[
+        "plan",
+        "examples/single-pair.yaml",
+        "--sim",
+        "examples/snapshots/single-pair.json",
+        "--format",
+        "markdown",
+    ]);
     assert!(text(&o).0.starts_with("### hyraid plan for `pair`"));
     let o = hyraid(&["observe", "--sim", "examples/snapshots/single-pair.json"]);
     let seen: hyraid::observe::Observed = serde_json::from_slice(&o.stdout).unwrap();
-    let snap: hyraid::observe::Observed = serde_json::from_str(&std::fs::read_to_string("examples/snapshots/single-pair.json").unwrap()).unwrap();
+    let snap: hyraid::observe::Observed = serde_json::from_str(
+        &std::fs::read_to_string("examples/snapshots/single-pair.json").unwrap(),
+    )
+    .unwrap();
     assert_eq!(seen, snap.normalized());
     let o = hyraid(&["schema"]);
     assert!(text(&o).0.contains("\"title\": \"hyraid configuration\""));
-    let o = hyraid(&["plan", "examples/single-pair.yaml", "--sim", "examples/does-not-exist.json"]);
+    let o = hyraid(&[
+        "plan",
+        "examples/single-pair.yaml",
+        "--sim",
+        "examples/does-not-exist.json",
+    ]);
     assert_eq!(o.status.code(), Some(1));
     assert!(text(&o).1.contains("does-not-exist.json"));
 }

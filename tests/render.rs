@@ -29,7 +29,17 @@ fn shell_script_is_what_apply_runs() {
             lines += 1;
         }
     }
-    assert_eq!(lines, render::shell(&p).lines().filter(|l| !l.starts_with('#') && !l.is_empty() && !l.starts_with("set ") && !l.starts_with("export ") && !l.starts_with("exec ")).count());
+    assert_eq!(
+        lines,
+        render::shell(&p)
+            .lines()
+            .filter(|l| !l.starts_with('#')
+                && !l.is_empty()
+                && !l.starts_with("set ")
+                && !l.starts_with("export ")
+                && !l.starts_with("exec "))
+            .count()
+    );
 }
 
 #[test]

@@ -28,7 +28,10 @@ fn extra_disk(kname: &str, minor: u32, serial: &str, rota: bool) -> BlockDevice 
         holders: vec![],
         mountpoint: None,
         signatures: Some(vec![]),
-        write_cache: Some(WriteCacheState { enabled: Some(true), source: WriteCacheSource::ScsiCacheType }),
+        write_cache: Some(WriteCacheState {
+            enabled: Some(true),
+            source: WriteCacheSource::ScsiCacheType,
+        }),
     }
 }
 
@@ -59,12 +62,28 @@ fn foreign_array_and_vg_are_reported_and_untouched() {
     let foreign: Vec<&str> = p.foreign.iter().map(|f| f.object.as_str()).collect();
     assert_eq!(foreign, vec!["array /dev/md/legacy", "vg backupvg"]);
     h.clear_log();
-    apply(&h, &d, Policy { allow_destroy: true }).unwrap();
+    apply(
+        &h,
+        &d,
+        Policy {
+            allow_destroy: true,
+        },
+    )
+    .unwrap();
     let after = h.world();
     assert_eq!(after.array_named("legacy"), before.array_named("legacy"));
     assert_eq!(after.vg("backupvg"), before.vg("backupvg"));
-    assert_eq!(after.lv("backupvg", "photos"), before.lv("backupvg", "photos"));
-    assert!(changes(&h).iter().all(|c| !c.contains("legacy") && !c.contains("backupvg") && !c.contains("OLD_DISK")), "{:?}", changes(&h));
+    assert_eq!(
+        after.lv("backupvg", "photos"),
+        before.lv("backupvg", "photos")
+    );
+    assert!(
+        changes(&h)
+            .iter()
+            .all(|c| !c.contains("legacy") && !c.contains("backupvg") && !c.contains("OLD_DISK")),
+        "{:?}",
+        changes(&h)
+    );
 }
 
 #[test]
@@ -72,17 +91,43 @@ fn a_member_in_a_foreign_array_is_refused_even_with_allow_destroy() {
     let (mut d, h) = with_foreign();
     let hdd0 = d.disks.get_mut("hdd0").unwrap();
     hdd0.id = Some("ata-OLD_DISK_OLD1".into());
-    let p = plan_for(&h, &d, Policy { allow_destroy: true });
-    assert!(p.steps.iter().all(|s| !matches!(&s.step, Step::CreateArray { array, .. } if array == "data0")));
-    assert!(p.refused.iter().any(|r| r.object == "mirror data0" && r.reason.contains("already a member of /dev/md/legacy")), "{:?}", p.refused);
-    assert!(p.refused.iter().any(|r| r.object == "vg vg0" && r.reason.contains("waits for mirror data0")));
+    let p = plan_for(
+        &h,
+        &d,
+        Policy {
+            allow_destroy: true,
+        },
+    );
+    assert!(
+        p.steps
+            .iter()
+            .all(|s| !matches!(&s.step, Step::CreateArray { array, .. } if array == "data0"))
+    );
+    assert!(
+        p.refused.iter().any(|r| r.object == "mirror data0"
+            && r.reason.contains("already a member of /dev/md/legacy")),
+        "{:?}",
+        p.refused
+    );
+    assert!(
+        p.refused
+            .iter()
+            .any(|r| r.object == "vg vg0" && r.reason.contains("waits for mirror data0"))
+    );
 }
 
 fn with_content(kind: &str, offset: &str) -> (hyraid::config::Desired, SimHost) {
     let (d, h) = example("single-pair");
     let mut w = h.world();
-    let hdd = w.block_devices.iter_mut().find(|b| b.kname == "sdb").unwrap();
-    hdd.signatures = Some(vec![Signature { offset: offset.into(), kind: kind.into() }]);
+    let hdd = w
+        .block_devices
+        .iter_mut()
+        .find(|b| b.kname == "sdb")
+        .unwrap();
+    hdd.signatures = Some(vec![Signature {
+        offset: offset.into(),
+        kind: kind.into(),
+    }]);
     hdd.fstype = Some(kind.into());
     (d, SimHost::new(w))
 }
@@ -93,20 +138,41 @@ fn ext4_or_lvm_signature_makes_create_destroying_and_refused() {
         let (d, h) = with_content(kind, offset);
         let p = plan_for(&h, &d, Policy::default());
         assert!(p.steps.iter().all(|s| s.risk != Risk::Destroys), "{kind}");
-        assert!(!p.steps.iter().any(|s| matches!(s.step, Step::CreateArray { .. })), "{kind}: no create without --allow-destroy");
+        assert!(
+            !p.steps
+                .iter()
+                .any(|s| matches!(s.step, Step::CreateArray { .. })),
+            "{kind}: no create without --allow-destroy"
+        );
         let r = p.refused.iter().find(|r| r.object == "disk hdd").unwrap();
-        assert!(r.reason.contains(&format!("{kind} at {offset}")) && r.fix.contains("--allow-destroy"), "{r:?}");
+        assert!(
+            r.reason.contains(&format!("{kind} at {offset}")) && r.fix.contains("--allow-destroy"),
+            "{r:?}"
+        );
         // Applying it changes nothing.
         h.clear_log();
         apply(&h, &d, Policy::default()).unwrap();
         assert!(changes(&h).is_empty(), "{kind}: {:?}", changes(&h));
         assert!(h.world().arrays.is_empty());
         // With --allow-destroy: an explicit wipe step, marked, before the create; converges.
-        let p = plan_for(&h, &d, Policy { allow_destroy: true });
+        let p = plan_for(
+            &h,
+            &d,
+            Policy {
+                allow_destroy: true,
+            },
+        );
         assert!(matches!(&p.steps[0].step, Step::WipeSignatures { disk, .. } if disk == "hdd"));
         assert_eq!(p.steps[0].risk, Risk::Destroys);
         assert!(matches!(p.steps[1].step, Step::CreateArray { .. }));
-        apply(&h, &d, Policy { allow_destroy: true }).unwrap();
+        apply(
+            &h,
+            &d,
+            Policy {
+                allow_destroy: true,
+            },
+        )
+        .unwrap();
         assert!(h.world().array_named("md-home").is_some());
     }
 }
@@ -116,12 +182,38 @@ fn mdadm_itself_would_not_notice_lvm_or_xfs_but_hyraid_does() {
     // The simulated mdadm behaves like 4.2: it only prompts for ext2/3/4, md and partition
     // tables; with --run it would overwrite an LVM PV silently. hyraid's own probe catches it.
     let (_, h) = with_content("LVM2_member", "0x218");
-    let out = run(&h, &["mdadm", "--create", "/dev/md/x", "--level=1", "--raid-devices=2", "/dev/sda", "/dev/sdb"]);
+    let out = run(
+        &h,
+        &[
+            "mdadm",
+            "--create",
+            "/dev/md/x",
+            "--level=1",
+            "--raid-devices=2",
+            "/dev/sda",
+            "/dev/sdb",
+        ],
+    );
     assert_eq!(out.status, 0, "mdadm 4.2 does not see an LVM label");
     let (_, h) = with_content("ext4", "0x438");
-    let out = run(&h, &["mdadm", "--create", "/dev/md/x", "--level=1", "--raid-devices=2", "/dev/sda", "/dev/sdb"]);
+    let out = run(
+        &h,
+        &[
+            "mdadm",
+            "--create",
+            "/dev/md/x",
+            "--level=1",
+            "--raid-devices=2",
+            "/dev/sda",
+            "/dev/sdb",
+        ],
+    );
     assert_eq!(out.status, 1);
-    assert!(out.stderr.contains("appears to contain an ext2fs file system") && out.stderr.contains("create aborted"));
+    assert!(
+        out.stderr
+            .contains("appears to contain an ext2fs file system")
+            && out.stderr.contains("create aborted")
+    );
 }
 
 #[test]
@@ -131,7 +223,18 @@ fn stale_or_foreign_saved_plans_are_refused() {
     let p = plan(&d, &obs, Policy::default()).unwrap();
     apply::check_saved(&p, &h, &obs, false).unwrap();
     // The machine changes after planning.
-    assert_eq!(run(&h, &["hdparm", "-W0", "/dev/disk/by-id/ata-Samsung_SSD_870_EVO_1TB_S6PTNM0T100001A"]).status, 0);
+    assert_eq!(
+        run(
+            &h,
+            &[
+                "hdparm",
+                "-W0",
+                "/dev/disk/by-id/ata-Samsung_SSD_870_EVO_1TB_S6PTNM0T100001A"
+            ]
+        )
+        .status,
+        0
+    );
     let now = apply::observe_for(&h, Some(&d)).unwrap();
     let e = apply::check_saved(&p, &h, &now, false).unwrap_err();
     assert!(matches!(e, ApplyError::Stale { .. }));
@@ -139,10 +242,16 @@ fn stale_or_foreign_saved_plans_are_refused() {
     let mut other = p.clone();
     other.basis = hyraid::plan::fingerprint::fingerprint(&now);
     other.host = "elsewhere".into();
-    assert!(matches!(apply::check_saved(&other, &h, &now, false), Err(ApplyError::WrongHost { .. })));
+    assert!(matches!(
+        apply::check_saved(&other, &h, &now, false),
+        Err(ApplyError::WrongHost { .. })
+    ));
     other.host = p.host.clone();
     other.format = 99;
-    assert!(matches!(apply::check_saved(&other, &h, &now, false), Err(ApplyError::Format { found: 99 })));
+    assert!(matches!(
+        apply::check_saved(&other, &h, &now, false),
+        Err(ApplyError::Format { found: 99 })
+    ));
 }
 
 #[test]
@@ -159,8 +268,17 @@ fn resync_progress_does_not_make_a_plan_stale() {
 #[test]
 fn destroying_plan_needs_allow_destroy_at_apply_time_too() {
     let (d, h) = with_content("ext4", "0x438");
-    let p = plan_for(&h, &d, Policy { allow_destroy: true });
-    assert!(matches!(apply::check_destroy(&p, false), Err(ApplyError::DestroyNotAllowed { count: 1 })));
+    let p = plan_for(
+        &h,
+        &d,
+        Policy {
+            allow_destroy: true,
+        },
+    );
+    assert!(matches!(
+        apply::check_destroy(&p, false),
+        Err(ApplyError::DestroyNotAllowed { count: 1 })
+    ));
 }
 
 #[test]
@@ -168,12 +286,18 @@ fn host_guard_and_identity() {
     let (mut d, h) = example("microserver-gen8");
     d.host = Some("other-box".into());
     let obs = apply::observe_for(&h, Some(&d)).unwrap();
-    assert!(matches!(plan(&d, &obs, Policy::default()), Err(PlanError::HostMismatch { .. })));
+    assert!(matches!(
+        plan(&d, &obs, Policy::default()),
+        Err(PlanError::HostMismatch { .. })
+    ));
     d.host = None;
     // A serial that no longer matches the by-id name: swapped cable or wrong file.
     d.disks.get_mut("hdd0").unwrap().serial = Some("WDE00002".into());
     let e = plan(&d, &obs, Policy::default()).unwrap_err().to_string();
-    assert!(e.contains("disk `hdd0`") && e.contains("serial WDE00001") && e.contains("swapped"), "{e}");
+    assert!(
+        e.contains("disk `hdd0`") && e.contains("serial WDE00001") && e.contains("swapped"),
+        "{e}"
+    );
     // Two names for one disk.
     let (mut d, _) = example("microserver-gen8");
     d.disks.get_mut("hdd1").unwrap().id = None;
@@ -186,9 +310,19 @@ fn host_guard_and_identity() {
 fn missing_disk_is_refused_not_guessed() {
     let (mut d, h) = example("single-pair");
     d.disks.get_mut("hdd").unwrap().id = Some("ata-NOT_THERE_123".into());
-    let p = plan_for(&h, &d, Policy { allow_destroy: true });
+    let p = plan_for(
+        &h,
+        &d,
+        Policy {
+            allow_destroy: true,
+        },
+    );
     assert!(p.steps.is_empty());
-    assert!(p.refused[0].reason.contains("not present on this machine"), "{:?}", p.refused);
+    assert!(
+        p.refused[0].reason.contains("not present on this machine"),
+        "{:?}",
+        p.refused
+    );
 }
 
 #[test]
@@ -202,7 +336,14 @@ fn identity_is_rechecked_before_each_step() {
     w.block_devices[0].by_id = b;
     w.block_devices[1].by_id = a;
     let swapped = SimHost::new(w);
-    let e = apply::execute(&swapped, &p, &obs, &Journal { path: None }, &mut std::io::sink()).unwrap_err();
+    let e = apply::execute(
+        &swapped,
+        &p,
+        &obs,
+        &Journal { path: None },
+        &mut std::io::sink(),
+    )
+    .unwrap_err();
     assert!(matches!(e, ApplyError::Identity { index: 1, .. }), "{e}");
     assert!(changes(&swapped).is_empty());
 }
@@ -224,22 +365,88 @@ fn simulated_tools_refuse_what_the_real_ones_refuse() {
     apply(&h, &d, Policy::default()).unwrap();
     // Bitmap change while the initial resync runs: EBUSY in the kernel.
     let out = run(&h, &["mdadm", "--grow", "/dev/md/data0", "--bitmap=none"]);
-    assert_eq!((out.status, out.stderr.as_str()), (1, "mdadm: failed to remove internal bitmap.\n"));
+    assert_eq!(
+        (out.status, out.stderr.as_str()),
+        (1, "mdadm: failed to remove internal bitmap.\n")
+    );
     // writecache onto an active cachevol (lvm2 2.03.16, exit 5).
-    assert_eq!(run(&h, &["lvcreate", "--yes", "-n", "c2", "-L", "1073741824b", "vg0", "/dev/disk/by-id/ata-KINGSTON_SA400S37240G_50026B7782000001"]).status, 0);
-    assert_eq!(run(&h, &["lvcreate", "--yes", "-n", "d2", "-L", "1073741824b", "vg0", "/dev/md/data0"]).status, 0);
-    let out = run(&h, &["lvconvert", "--yes", "--type", "writecache", "--cachevol", "c2", "vg0/d2"]);
-    assert_eq!((out.status, out.stderr.as_str()), (5, "  LV vg0/c2 must be inactive to attach.\n"));
+    assert_eq!(
+        run(
+            &h,
+            &[
+                "lvcreate",
+                "--yes",
+                "-n",
+                "c2",
+                "-L",
+                "1073741824b",
+                "vg0",
+                "/dev/disk/by-id/ata-KINGSTON_SA400S37240G_50026B7782000001"
+            ]
+        )
+        .status,
+        0
+    );
+    assert_eq!(
+        run(
+            &h,
+            &[
+                "lvcreate",
+                "--yes",
+                "-n",
+                "d2",
+                "-L",
+                "1073741824b",
+                "vg0",
+                "/dev/md/data0"
+            ]
+        )
+        .status,
+        0
+    );
+    let out = run(
+        &h,
+        &[
+            "lvconvert",
+            "--yes",
+            "--type",
+            "writecache",
+            "--cachevol",
+            "c2",
+            "vg0/d2",
+        ],
+    );
+    assert_eq!(
+        (out.status, out.stderr.as_str()),
+        (5, "  LV vg0/c2 must be inactive to attach.\n")
+    );
     // write-behind without a write-mostly member: EINVAL from the kernel.
     let md = h.world().array_named("data0").unwrap().kname.clone();
-    let hdd = h.world().by_id("ata-ST1000LM048-2E7172_WDE00001").unwrap().kname.clone();
-    h.write_file(&format!("/sys/block/{md}/md/dev-{hdd}/state"), "-writemostly").unwrap();
-    assert!(h.write_file(&format!("/sys/block/{md}/md/bitmap/backlog"), "256").unwrap_err().to_string().contains("no write mostly device"));
+    let hdd = h
+        .world()
+        .by_id("ata-ST1000LM048-2E7172_WDE00001")
+        .unwrap()
+        .kname
+        .clone();
+    h.write_file(
+        &format!("/sys/block/{md}/md/dev-{hdd}/state"),
+        "-writemostly",
+    )
+    .unwrap();
+    assert!(
+        h.write_file(&format!("/sys/block/{md}/md/bitmap/backlog"), "256")
+            .unwrap_err()
+            .to_string()
+            .contains("no write mostly device")
+    );
     // pvcreate does not wipe a signature when nobody answers its prompt.
     let (_, h2) = with_content("ext4", "0x438");
     let out = run(&h2, &["pvcreate", "/dev/sdb"]);
     assert_eq!(out.status, 5);
     assert!(out.stderr.contains("Aborted wiping of ext4"));
     // Unknown commands are errors, not silent successes.
-    assert!(h.run(&["mkfs.ext4".to_string(), "/dev/sda".to_string()]).is_err());
+    assert!(
+        h.run(&["mkfs.ext4".to_string(), "/dev/sda".to_string()])
+            .is_err()
+    );
 }

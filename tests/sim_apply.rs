@@ -10,10 +10,18 @@ use hyraid::plan::{Policy, Risk, Step};
 fn snapshot_round_trips_through_the_real_parsers() {
     for name in EXAMPLES {
         let (d, h) = example(name);
-        assert_eq!(observe(&h).unwrap(), h.world().normalized(), "{name}: blank snapshot");
+        assert_eq!(
+            observe(&h).unwrap(),
+            h.world().normalized(),
+            "{name}: blank snapshot"
+        );
         apply(&h, &d, Policy::default()).unwrap();
         // After the simulated tools changed it, the model still reads back exactly.
-        assert_eq!(observe(&h).unwrap(), h.world().normalized(), "{name}: after apply");
+        assert_eq!(
+            observe(&h).unwrap(),
+            h.world().normalized(),
+            "{name}: after apply"
+        );
     }
 }
 
@@ -28,7 +36,11 @@ fn every_example_converges_and_a_second_apply_runs_nothing() {
         h.clear_log();
         let second = apply(&h, &d, Policy::default()).unwrap();
         assert!(second.steps.is_empty());
-        assert!(changes(&h).is_empty(), "{name}: second apply ran {:?}", changes(&h));
+        assert!(
+            changes(&h).is_empty(),
+            "{name}: second apply ran {:?}",
+            changes(&h)
+        );
     }
 }
 
@@ -39,7 +51,9 @@ fn microserver_result_is_the_hybrid_layout() {
     let w = h.world();
     let data0 = w.array_named("data0").unwrap();
     let hdd0 = w.by_id("ata-ST1000LM048-2E7172_WDE00001").unwrap();
-    let ssd0 = w.by_id("ata-Samsung_SSD_870_EVO_1TB_S6PTNM0T100001A").unwrap();
+    let ssd0 = w
+        .by_id("ata-Samsung_SSD_870_EVO_1TB_S6PTNM0T100001A")
+        .unwrap();
     assert!(data0.member(&hdd0.kname).unwrap().write_mostly());
     assert!(!data0.member(&ssd0.kname).unwrap().write_mostly());
     assert_eq!(data0.bitmap.as_ref().unwrap().chunk, 64 << 20);
@@ -47,7 +61,10 @@ fn microserver_result_is_the_hybrid_layout() {
     let lv = w.lv("vg0", "nextcloud").unwrap();
     let wc = lv.writecache.as_ref().unwrap();
     assert_eq!(wc.cachevol, "nextcloud_wc_cvol");
-    assert_eq!(wc.settings.get("writeback_jobs").map(String::as_str), Some("1024"));
+    assert_eq!(
+        wc.settings.get("writeback_jobs").map(String::as_str),
+        Some("1024")
+    );
     let origin = w.lv("vg0", "nextcloud_wcorig").unwrap();
     assert_eq!(origin.stripes, 2);
     assert_eq!(origin.extents.len(), 2, "striped over both mirrors");
@@ -58,12 +75,22 @@ fn microserver_result_is_the_hybrid_layout() {
 fn nvme_example_three_way_mirror_with_write_behind() {
     let (d, h) = example("nvme-plus-two-hdd");
     let p = apply(&h, &d, Policy::default()).unwrap();
-    let create = p.steps.iter().find(|s| matches!(s.step, Step::CreateArray { .. })).unwrap();
+    let create = p
+        .steps
+        .iter()
+        .find(|s| matches!(s.step, Step::CreateArray { .. }))
+        .unwrap();
     assert_eq!(create.risk, Risk::DataAtRisk, "write-behind is marked");
     let a = h.world().array_named("tank").cloned().unwrap();
     assert_eq!(a.members.len(), 3);
     assert_eq!(a.members.iter().filter(|m| m.write_mostly()).count(), 2);
-    assert_eq!(a.bitmap.unwrap(), hyraid::observe::MdBitmap { chunk: 512 << 20, backlog: 16383 });
+    assert_eq!(
+        a.bitmap.unwrap(),
+        hyraid::observe::MdBitmap {
+            chunk: 512 << 20,
+            backlog: 16383
+        }
+    );
 }
 
 #[test]
@@ -73,16 +100,52 @@ fn drift_write_mostly_and_write_cache_gives_exactly_two_steps() {
     h.finish_syncs();
     let w = h.world();
     let md = w.array_named("data0").unwrap().kname.clone();
-    let hdd = w.by_id("ata-ST1000LM048-2E7172_WDE00001").unwrap().kname.clone();
-    h.write_file(&format!("/sys/block/{md}/md/dev-{hdd}/state"), "-writemostly").unwrap();
-    assert_eq!(run(&h, &["hdparm", "-W0", "/dev/disk/by-id/ata-ST1000LM048-2E7172_WDE00001"]).status, 0);
+    let hdd = w
+        .by_id("ata-ST1000LM048-2E7172_WDE00001")
+        .unwrap()
+        .kname
+        .clone();
+    h.write_file(
+        &format!("/sys/block/{md}/md/dev-{hdd}/state"),
+        "-writemostly",
+    )
+    .unwrap();
+    assert_eq!(
+        run(
+            &h,
+            &[
+                "hdparm",
+                "-W0",
+                "/dev/disk/by-id/ata-ST1000LM048-2E7172_WDE00001"
+            ]
+        )
+        .status,
+        0
+    );
     let p = plan_for(&h, &d, Policy::default());
     let steps: Vec<&Step> = p.steps.iter().map(|s| &s.step).collect();
     assert_eq!(steps.len(), 2, "{steps:?}");
-    assert!(steps.contains(&&Step::SetWriteCache { disk: "hdd0".into(), device: "/dev/disk/by-id/ata-ST1000LM048-2E7172_WDE00001".into(), on: true }));
-    assert!(steps.contains(&&Step::SetWriteMostly { array: "data0".into(), md: md.clone(), member: hdd.clone(), disk: "hdd0".into(), on: true }));
+    assert!(steps.contains(&&Step::SetWriteCache {
+        disk: "hdd0".into(),
+        device: "/dev/disk/by-id/ata-ST1000LM048-2E7172_WDE00001".into(),
+        on: true
+    }));
+    assert!(steps.contains(&&Step::SetWriteMostly {
+        array: "data0".into(),
+        md: md.clone(),
+        member: hdd.clone(),
+        disk: "hdd0".into(),
+        on: true
+    }));
     apply(&h, &d, Policy::default()).unwrap();
-    assert!(h.world().array_named("data0").unwrap().member(&hdd).unwrap().write_mostly());
+    assert!(
+        h.world()
+            .array_named("data0")
+            .unwrap()
+            .member(&hdd)
+            .unwrap()
+            .write_mostly()
+    );
 }
 
 #[test]
@@ -94,31 +157,69 @@ fn bitmap_rechunk_and_write_behind_on_a_live_array() {
     m.bitmap_chunk = Some(128 << 20);
     m.write_behind = 2048;
     let p = plan_for(&h, &d, Policy::default());
-    let ops: Vec<String> = p.steps.iter().map(|s| serde_json::to_value(&s.step).unwrap()["op"].as_str().unwrap().to_string()).collect();
+    let ops: Vec<String> = p
+        .steps
+        .iter()
+        .map(|s| {
+            serde_json::to_value(&s.step).unwrap()["op"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
     assert_eq!(ops, vec!["wait_idle", "remove_bitmap", "add_bitmap"]);
     assert_eq!(p.steps[1].risk, Risk::Degrades);
     apply(&h, &d, Policy::default()).unwrap();
     let a = h.world().array_named("md-home").cloned().unwrap();
-    assert_eq!(a.bitmap.unwrap(), hyraid::observe::MdBitmap { chunk: 128 << 20, backlog: 2048 });
+    assert_eq!(
+        a.bitmap.unwrap(),
+        hyraid::observe::MdBitmap {
+            chunk: 128 << 20,
+            backlog: 2048
+        }
+    );
     // Lowering write-behind on a live array is one sysfs write.
     d.mirrors.get_mut("md-home").unwrap().write_behind = 256;
     let p = apply(&h, &d, Policy::default()).unwrap();
     assert_eq!(p.steps.len(), 1);
-    assert!(matches!(p.steps[0].step, Step::SetWriteBehind { value: 256, .. }));
+    assert!(matches!(
+        p.steps[0].step,
+        Step::SetWriteBehind { value: 256, .. }
+    ));
 }
 
 #[test]
 fn writecache_detach_and_settings_change() {
     let (mut d, h) = example("microserver-gen8");
     apply(&h, &d, Policy::default()).unwrap();
-    let lv = d.volume_groups.get_mut("vg0").unwrap().lvs.get_mut("nextcloud").unwrap();
-    lv.writecache.as_mut().unwrap().settings.insert("high_watermark".into(), "60".into());
+    let lv = d
+        .volume_groups
+        .get_mut("vg0")
+        .unwrap()
+        .lvs
+        .get_mut("nextcloud")
+        .unwrap();
+    lv.writecache
+        .as_mut()
+        .unwrap()
+        .settings
+        .insert("high_watermark".into(), "60".into());
     let p = apply(&h, &d, Policy::default()).unwrap();
-    assert!(matches!(&p.steps[0].step, Step::SetWritecacheSettings { settings, .. } if settings == "high_watermark=60 writeback_jobs=1024"));
-    let lv = d.volume_groups.get_mut("vg0").unwrap().lvs.get_mut("nextcloud").unwrap();
+    assert!(
+        matches!(&p.steps[0].step, Step::SetWritecacheSettings { settings, .. } if settings == "high_watermark=60 writeback_jobs=1024")
+    );
+    let lv = d
+        .volume_groups
+        .get_mut("vg0")
+        .unwrap()
+        .lvs
+        .get_mut("nextcloud")
+        .unwrap();
     lv.writecache = None;
     let p = apply(&h, &d, Policy::default()).unwrap();
-    assert!(matches!(&p.steps[0].step, Step::DetachWritecache { remove_cachevol: Some(cv), .. } if cv == "nextcloud_wc"));
+    assert!(
+        matches!(&p.steps[0].step, Step::DetachWritecache { remove_cachevol: Some(cv), .. } if cv == "nextcloud_wc")
+    );
     let w = h.world();
     assert!(w.lv("vg0", "nextcloud").unwrap().writecache.is_none());
     assert!(w.lv("vg0", "nextcloud_wc").is_none());
@@ -129,16 +230,32 @@ fn writecache_detach_and_settings_change() {
 fn lv_grows_never_shrinks() {
     let (mut d, h) = example("microserver-gen8");
     apply(&h, &d, Policy::default()).unwrap();
-    let lv = d.volume_groups.get_mut("vg0").unwrap().lvs.get_mut("nextcloud").unwrap();
+    let lv = d
+        .volume_groups
+        .get_mut("vg0")
+        .unwrap()
+        .lvs
+        .get_mut("nextcloud")
+        .unwrap();
     lv.size = hyraid::config::size::LvSize::Bytes(900 << 30);
     let p = apply(&h, &d, Policy::default()).unwrap();
     assert!(matches!(p.steps[0].step, Step::ExtendLv { .. }));
     assert_eq!(h.world().lv("vg0", "nextcloud").unwrap().size, 900 << 30);
-    let lv = d.volume_groups.get_mut("vg0").unwrap().lvs.get_mut("nextcloud").unwrap();
+    let lv = d
+        .volume_groups
+        .get_mut("vg0")
+        .unwrap()
+        .lvs
+        .get_mut("nextcloud")
+        .unwrap();
     lv.size = hyraid::config::size::LvSize::Bytes(100 << 30);
     let p = plan_for(&h, &d, Policy::default());
     assert!(p.steps.is_empty());
-    assert!(p.notes.iter().any(|n| n.contains("never shrinks")), "{:?}", p.notes);
+    assert!(
+        p.notes.iter().any(|n| n.contains("never shrinks")),
+        "{:?}",
+        p.notes
+    );
 }
 
 #[test]
@@ -150,7 +267,14 @@ fn interrupted_apply_is_completed_by_the_next_one() {
         let obs = hyraid::apply::observe_for(&h, Some(&d)).unwrap();
         let mut p = hyraid::plan::plan(&d, &obs, Policy::default()).unwrap();
         p.steps.truncate(k);
-        hyraid::apply::execute(&h, &p, &obs, &hyraid::apply::Journal { path: None }, &mut std::io::sink()).unwrap();
+        hyraid::apply::execute(
+            &h,
+            &p,
+            &obs,
+            &hyraid::apply::Journal { path: None },
+            &mut std::io::sink(),
+        )
+        .unwrap();
         apply(&h, &d, Policy::default()).unwrap_or_else(|e| panic!("stopped after {k} steps: {e}"));
         assert!(plan_for(&h, &d, Policy::default()).steps.is_empty());
     }
@@ -159,10 +283,20 @@ fn interrupted_apply_is_completed_by_the_next_one() {
 #[test]
 fn failing_command_stops_apply_and_a_rerun_converges() {
     let (d, h) = example("microserver-gen8");
-    h.inject_fault(hyraid::host::sim::Fault { needle: "vgcreate".into(), status: 5, stderr: "  Device /dev/md/data1 excluded by a filter.\n".into() });
+    h.inject_fault(hyraid::host::sim::Fault {
+        needle: "vgcreate".into(),
+        status: 5,
+        stderr: "  Device /dev/md/data1 excluded by a filter.\n".into(),
+    });
     let e = apply(&h, &d, Policy::default()).unwrap_err().to_string();
-    assert!(e.contains("vgcreate vg0") && e.contains("exited 5") && e.contains("excluded by a filter"), "{e}");
+    assert!(
+        e.contains("vgcreate vg0") && e.contains("exited 5") && e.contains("excluded by a filter"),
+        "{e}"
+    );
     assert!(h.world().vg("vg0").is_none());
-    assert!(h.world().array_named("data0").is_some(), "steps before the failure ran");
+    assert!(
+        h.world().array_named("data0").is_some(),
+        "steps before the failure ran"
+    );
     apply(&h, &d, Policy::default()).unwrap();
 }

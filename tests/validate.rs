@@ -5,43 +5,148 @@ use std::path::Path;
 
 /// File in tests/bad → the first error, as `line:col: path: message`.
 const EXPECTED: &[(&str, &str)] = &[
-    ("bitmap-chunk-not-pow2.yaml", "6:52: mirrors.data0.bitmap.chunk: bitmap chunk 104857600 bytes must be a power of two of at least 4KiB"),
-    ("disk-in-two-mirrors.yaml", "8:22: mirrors.data1.members[0]: disk `ssd0` is already used by mirror `data0`"),
-    ("disk-no-id.yaml", "3:3: disks.ssd0: disk `ssd0` has neither `id` nor `serial`"),
+    (
+        "bitmap-chunk-not-pow2.yaml",
+        "6:52: mirrors.data0.bitmap.chunk: bitmap chunk 104857600 bytes must be a power of two of at least 4KiB",
+    ),
+    (
+        "disk-in-two-mirrors.yaml",
+        "8:22: mirrors.data1.members[0]: disk `ssd0` is already used by mirror `data0`",
+    ),
+    (
+        "disk-no-id.yaml",
+        "3:3: disks.ssd0: disk `ssd0` has neither `id` nor `serial`",
+    ),
     ("empty-file.yaml", "1:1: (file): file is empty"),
-    ("id-is-md.yaml", "3:15: disks.ssd0.id: `md-uuid-263e1fc9:5e52a71e:0141a8e8:fe8e251e` names an md or device-mapper device, not a disk"),
-    ("id-is-partition.yaml", "3:15: disks.ssd0.id: `ata-SSD_1-part2` names a partition, not a whole disk"),
-    ("id-twice.yaml", "4:15: disks.ssd1.id: id `ata-SSD_1` is already used by disk `ssd0`"),
-    ("lv-reserved-name.yaml", "8:7: volume_groups.vg0.lvs.data_wcorig: LV name `data_wcorig` contains `_wcorig`, which LVM reserves for hidden volumes"),
-    ("many-errors.yaml", "4:26: disks.hdd0.write_cach: unknown key `write_cach`"),
-    ("many-semantic-errors.yaml", "6:28: mirrors.data0.members[1]: member `hdd7` is not defined under `disks:`"),
-    ("member-twice.yaml", "5:28: mirrors.data0.members[1]: `ssd0` is listed twice in mirror `data0`"),
-    ("missing-version.yaml", "1:1: (top level): missing required key `version`"),
-    ("name-shell.yaml", "6:3: mirrors.data;reboot: name `data;reboot` is not allowed: use letters, digits, `.`, `_` and `-`, starting with a letter or digit"),
-    ("one-member.yaml", "5:21: mirrors.data0.members: mirror `data0` has 1 member(s); a mirror needs at least 2"),
-    ("partitions-not-yet.yaml", "5:5: disks.d.partitions: partitions are not supported yet by this version of hyraid"),
-    ("pv-in-mirror-and-vg.yaml", "8:23: volume_groups.vg0.pvs[1]: `hdd0` is already used by mirror `data0`"),
-    ("pv-undefined.yaml", "5:16: volume_groups.vg0.pvs[0]: `dat0` is neither a mirror nor a disk"),
-    ("size-overflow.yaml", "8:18: volume_groups.vg0.lvs.a.size: size `20000PiB` is too large (more than 2^64-1 bytes)"),
-    ("size-parsecs.yaml", "11:21: volume_groups.vg0.lvs.data.size: unknown unit `parsecs` in size `12 parsecs`; write bytes as an integer, or a number with one of B, KiB, MiB, GiB, TiB, PiB (powers of 1024) or kB, MB, GB, TB, PB (powers of 1000), e.g. `1TiB` or `500GB`"),
-    ("size-zero.yaml", "8:18: volume_groups.vg0.lvs.a.size: size is zero"),
-    ("stripes-too-many.yaml", "8:33: volume_groups.vg0.lvs.a.stripes: 2 stripes need 2 PVs, but only 1 are available to this LV"),
-    ("two-percent-free.yaml", "9:18: volume_groups.vg0.lvs.b.size: LV `a` already takes a share of free space in `vg0`"),
-    ("undefined-member.yaml", "6:28: mirrors.data0.members[1]: member `hdd9` is not defined under `disks:`"),
-    ("unknown-disk-key.yaml", "3:26: disks.ssd0.write_cahce: unknown key `write_cahce`"),
-    ("unknown-key-mirror.yaml", "8:5: mirrors.data0.write_mosty: unknown key `write_mosty`"),
-    ("unknown-lv-key.yaml", "8:27: volume_groups.vg0.lvs.data.stripe: unknown key `stripe`"),
+    (
+        "id-is-md.yaml",
+        "3:15: disks.ssd0.id: `md-uuid-263e1fc9:5e52a71e:0141a8e8:fe8e251e` names an md or device-mapper device, not a disk",
+    ),
+    (
+        "id-is-partition.yaml",
+        "3:15: disks.ssd0.id: `ata-SSD_1-part2` names a partition, not a whole disk",
+    ),
+    (
+        "id-twice.yaml",
+        "4:15: disks.ssd1.id: id `ata-SSD_1` is already used by disk `ssd0`",
+    ),
+    (
+        "lv-reserved-name.yaml",
+        "8:7: volume_groups.vg0.lvs.data_wcorig: LV name `data_wcorig` contains `_wcorig`, which LVM reserves for hidden volumes",
+    ),
+    (
+        "many-errors.yaml",
+        "4:26: disks.hdd0.write_cach: unknown key `write_cach`",
+    ),
+    (
+        "many-semantic-errors.yaml",
+        "6:28: mirrors.data0.members[1]: member `hdd7` is not defined under `disks:`",
+    ),
+    (
+        "member-twice.yaml",
+        "5:28: mirrors.data0.members[1]: `ssd0` is listed twice in mirror `data0`",
+    ),
+    (
+        "missing-version.yaml",
+        "1:1: (top level): missing required key `version`",
+    ),
+    (
+        "name-shell.yaml",
+        "6:3: mirrors.data;reboot: name `data;reboot` is not allowed: use letters, digits, `.`, `_` and `-`, starting with a letter or digit",
+    ),
+    (
+        "one-member.yaml",
+        "5:21: mirrors.data0.members: mirror `data0` has 1 member(s); a mirror needs at least 2",
+    ),
+    (
+        "partitions-not-yet.yaml",
+        "5:5: disks.d.partitions: partitions are not supported yet by this version of hyraid",
+    ),
+    (
+        "pv-in-mirror-and-vg.yaml",
+        "8:23: volume_groups.vg0.pvs[1]: `hdd0` is already used by mirror `data0`",
+    ),
+    (
+        "pv-undefined.yaml",
+        "5:16: volume_groups.vg0.pvs[0]: `dat0` is neither a mirror nor a disk",
+    ),
+    (
+        "size-overflow.yaml",
+        "8:18: volume_groups.vg0.lvs.a.size: size `20000PiB` is too large (more than 2^64-1 bytes)",
+    ),
+    (
+        "size-parsecs.yaml",
+        "11:21: volume_groups.vg0.lvs.data.size: unknown unit `parsecs` in size `12 parsecs`; write bytes as an integer, or a number with one of B, KiB, MiB, GiB, TiB, PiB (powers of 1024) or kB, MB, GB, TB, PB (powers of 1000), e.g. `1TiB` or `500GB`",
+    ),
+    (
+        "size-zero.yaml",
+        "8:18: volume_groups.vg0.lvs.a.size: size is zero",
+    ),
+    (
+        "stripes-too-many.yaml",
+        "8:33: volume_groups.vg0.lvs.a.stripes: 2 stripes need 2 PVs, but only 1 are available to this LV",
+    ),
+    (
+        "two-percent-free.yaml",
+        "9:18: volume_groups.vg0.lvs.b.size: LV `a` already takes a share of free space in `vg0`",
+    ),
+    (
+        "undefined-member.yaml",
+        "6:28: mirrors.data0.members[1]: member `hdd9` is not defined under `disks:`",
+    ),
+    (
+        "unknown-disk-key.yaml",
+        "3:26: disks.ssd0.write_cahce: unknown key `write_cahce`",
+    ),
+    (
+        "unknown-key-mirror.yaml",
+        "8:5: mirrors.data0.write_mosty: unknown key `write_mosty`",
+    ),
+    (
+        "unknown-lv-key.yaml",
+        "8:27: volume_groups.vg0.lvs.data.stripe: unknown key `stripe`",
+    ),
     ("unknown-top-key.yaml", "2:1: disk: unknown key `disk`"),
-    ("unknown-writecache-key.yaml", "11:45: volume_groups.vg0.lvs.data.writecache.setings: unknown key `setings`"),
-    ("version-2.yaml", "1:10: version: 2 is out of range (limit 1)"),
-    ("wm-not-member.yaml", "7:50: mirrors.data0.write_mostly[0]: `hdd1` is not a member of mirror `data0`"),
-    ("write-behind-no-wm.yaml", "9:19: mirrors.data0.write_behind: write_behind > 0 without a write-mostly member"),
-    ("write-behind-too-large.yaml", "6:49: mirrors.data0.write_behind: 16384 is out of range (limit 16383)"),
-    ("write-cache-maybe.yaml", r#"3:39: disks.hdd0.write_cache: invalid value "maybe": expected `on` or `off`"#),
-    ("writecache-on-data-pv.yaml", "11:41: volume_groups.vg0.lvs.data.writecache.pvs[0]: `d` also holds the LV's data"),
-    ("writecache-pause.yaml", "11:57: volume_groups.vg0.lvs.data.writecache.settings.pause_writeback: `pause_writeback` needs lvm2 2.03.18 or later; lvm2 2.03.16 (Debian 12) asks an unanswerable question and aborts"),
-    ("writecache-unknown-setting.yaml", "12:57: volume_groups.vg0.lvs.data.writecache.settings.high_watermak: unknown writecache setting `high_watermak`"),
-    ("yaml-syntax.yaml", "4:8: (file): not valid YAML: did not find expected ',' or '}'"),
+    (
+        "unknown-writecache-key.yaml",
+        "11:45: volume_groups.vg0.lvs.data.writecache.setings: unknown key `setings`",
+    ),
+    (
+        "version-2.yaml",
+        "1:10: version: 2 is out of range (limit 1)",
+    ),
+    (
+        "wm-not-member.yaml",
+        "7:50: mirrors.data0.write_mostly[0]: `hdd1` is not a member of mirror `data0`",
+    ),
+    (
+        "write-behind-no-wm.yaml",
+        "9:19: mirrors.data0.write_behind: write_behind > 0 without a write-mostly member",
+    ),
+    (
+        "write-behind-too-large.yaml",
+        "6:49: mirrors.data0.write_behind: 16384 is out of range (limit 16383)",
+    ),
+    (
+        "write-cache-maybe.yaml",
+        r#"3:39: disks.hdd0.write_cache: invalid value "maybe": expected `on` or `off`"#,
+    ),
+    (
+        "writecache-on-data-pv.yaml",
+        "11:41: volume_groups.vg0.lvs.data.writecache.pvs[0]: `d` also holds the LV's data",
+    ),
+    (
+        "writecache-pause.yaml",
+        "11:57: volume_groups.vg0.lvs.data.writecache.settings.pause_writeback: `pause_writeback` needs lvm2 2.03.18 or later; lvm2 2.03.16 (Debian 12) asks an unanswerable question and aborts",
+    ),
+    (
+        "writecache-unknown-setting.yaml",
+        "12:57: volume_groups.vg0.lvs.data.writecache.settings.high_watermak: unknown writecache setting `high_watermak`",
+    ),
+    (
+        "yaml-syntax.yaml",
+        "4:8: (file): not valid YAML: did not find expected ',' or '}'",
+    ),
 ];
 
 #[test]
@@ -54,7 +159,10 @@ fn every_bad_config_gives_its_exact_error() {
         .filter(|n| n.ends_with(".yaml"))
         .collect();
     on_disk.sort();
-    assert_eq!(listed, on_disk, "every file in tests/bad has an expected error here");
+    assert_eq!(
+        listed, on_disk,
+        "every file in tests/bad has an expected error here"
+    );
     assert!(EXPECTED.len() >= 25);
     for (file, expected) in EXPECTED {
         let path = format!("tests/bad/{file}");
@@ -67,20 +175,44 @@ fn every_bad_config_gives_its_exact_error() {
 
 #[test]
 fn did_you_mean_hints() {
-    let hint = |file: &str| load_file(Path::new(&format!("tests/bad/{file}"))).unwrap_err().0[0].hint.clone().unwrap_or_default();
-    assert_eq!(hint("unknown-key-mirror.yaml"), "did you mean `write_mostly`?");
+    let hint = |file: &str| {
+        load_file(Path::new(&format!("tests/bad/{file}")))
+            .unwrap_err()
+            .0[0]
+            .hint
+            .clone()
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        hint("unknown-key-mirror.yaml"),
+        "did you mean `write_mostly`?"
+    );
     assert_eq!(hint("undefined-member.yaml"), "did you mean `hdd0`?");
     assert_eq!(hint("unknown-top-key.yaml"), "did you mean `disks`?");
-    assert_eq!(hint("writecache-unknown-setting.yaml"), "did you mean `high_watermark`?");
+    assert_eq!(
+        hint("writecache-unknown-setting.yaml"),
+        "did you mean `high_watermark`?"
+    );
     assert!(hint("disk-in-two-mirrors.yaml").contains("one mirror or volume group"));
 }
 
 #[test]
 fn all_errors_are_reported_at_once() {
-    let e = load_file(Path::new("tests/bad/many-errors.yaml")).unwrap_err().0;
+    let e = load_file(Path::new("tests/bad/many-errors.yaml"))
+        .unwrap_err()
+        .0;
     let paths: Vec<&str> = e.iter().map(|e| e.path.as_str()).collect();
-    assert_eq!(paths, vec!["disks.hdd0.write_cach", "mirrors.data0.bitmapp", "volume_groups.vg0.lvz"]);
-    let e = load_file(Path::new("tests/bad/many-semantic-errors.yaml")).unwrap_err().0;
+    assert_eq!(
+        paths,
+        vec![
+            "disks.hdd0.write_cach",
+            "mirrors.data0.bitmapp",
+            "volume_groups.vg0.lvz"
+        ]
+    );
+    let e = load_file(Path::new("tests/bad/many-semantic-errors.yaml"))
+        .unwrap_err()
+        .0;
     let lines: Vec<usize> = e.iter().map(|e| e.line).collect();
     assert_eq!(lines, vec![6, 11, 12]);
 }

@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 
 #[derive(Debug, thiserror::Error)]
 pub enum LockError {
-    #[error("another hyraid apply (pid {pid}) holds {path}; wait for it to finish (hyraid never runs two applies at once)")]
+    #[error(
+        "another hyraid apply (pid {pid}) holds {path}; wait for it to finish (hyraid never runs two applies at once)"
+    )]
     Held { path: PathBuf, pid: String },
     #[error("cannot open lock file {path}: {detail}")]
     Io { path: PathBuf, detail: String },
@@ -24,8 +26,17 @@ impl Lock {
         if let Some(dir) = path.parent() {
             let _ = std::fs::create_dir_all(dir);
         }
-        let io = |e: std::io::Error| LockError::Io { path: path.to_path_buf(), detail: e.to_string() };
-        let file = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(path).map_err(io)?;
+        let io = |e: std::io::Error| LockError::Io {
+            path: path.to_path_buf(),
+            detail: e.to_string(),
+        };
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .map_err(io)?;
         match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
             Ok(mut f) => {
                 f.set_len(0).map_err(io)?;
@@ -36,9 +47,15 @@ impl Lock {
             Err((mut f, Errno::EWOULDBLOCK)) => {
                 let mut pid = String::new();
                 let _ = f.read_to_string(&mut pid);
-                Err(LockError::Held { path: path.to_path_buf(), pid: pid.trim().to_string() })
+                Err(LockError::Held {
+                    path: path.to_path_buf(),
+                    pid: pid.trim().to_string(),
+                })
             }
-            Err((_, e)) => Err(LockError::Io { path: path.to_path_buf(), detail: e.to_string() }),
+            Err((_, e)) => Err(LockError::Io {
+                path: path.to_path_buf(),
+                detail: e.to_string(),
+            }),
         }
     }
 }

@@ -6,7 +6,9 @@ pub mod lock;
 use crate::config::Desired;
 use crate::host::{Host, HostError};
 use crate::observe::{ObserveError, Observed, observe, probe_write_cache};
-use crate::plan::{Command, PLAN_FORMAT, Plan, PlanError, Policy, Risk, fingerprint::fingerprint, plan};
+use crate::plan::{
+    Command, PLAN_FORMAT, Plan, PlanError, Policy, Risk, fingerprint::fingerprint, plan,
+};
 use crate::render::command_line;
 use serde::Serialize;
 use std::io::Write;
@@ -20,20 +22,49 @@ pub enum ApplyError {
     Plan(#[from] PlanError),
     #[error(transparent)]
     Lock(#[from] lock::LockError),
-    #[error("plan is stale: the machine changed since it was planned (basis {planned}, now {now}); run `hyraid plan` again and review the new plan")]
+    #[error(
+        "plan is stale: the machine changed since it was planned (basis {planned}, now {now}); run `hyraid plan` again and review the new plan"
+    )]
     Stale { planned: String, now: String },
     #[error("the plan was made on host `{planned}`, this is `{actual}`; refusing to apply it here")]
     WrongHost { planned: String, actual: String },
-    #[error("the plan file is format {found}; this hyraid applies format {PLAN_FORMAT} (make a new plan with this version)")]
+    #[error(
+        "the plan file is format {found}; this hyraid applies format {PLAN_FORMAT} (make a new plan with this version)"
+    )]
     Format { found: u32 },
-    #[error("the plan destroys data ({count} destroying step(s)); apply it only with --allow-destroy")]
+    #[error(
+        "the plan destroys data ({count} destroying step(s)); apply it only with --allow-destroy"
+    )]
     DestroyNotAllowed { count: usize },
-    #[error("step {index}/{total} ({object}: {summary}) failed: `{command}` exited {status}\n{stderr}\nNothing after this step ran. Fix the cause, then run apply again: it plans from the current state and continues.")]
-    StepFailed { index: usize, total: usize, object: String, summary: String, command: String, status: i32, stderr: String },
+    #[error(
+        "step {index}/{total} ({object}: {summary}) failed: `{command}` exited {status}\n{stderr}\nNothing after this step ran. Fix the cause, then run apply again: it plans from the current state and continues."
+    )]
+    StepFailed {
+        index: usize,
+        total: usize,
+        object: String,
+        summary: String,
+        command: String,
+        status: i32,
+        stderr: String,
+    },
     #[error("step {index}/{total} ({object}): {error}\nNothing after this step ran.")]
-    StepHost { index: usize, total: usize, object: String, error: HostError },
-    #[error("identity check failed before step {index} ({object}): {path} now points at {now}, planned as {planned}; nothing was run for this step — plan again")]
-    Identity { index: usize, object: String, path: String, planned: String, now: String },
+    StepHost {
+        index: usize,
+        total: usize,
+        object: String,
+        error: HostError,
+    },
+    #[error(
+        "identity check failed before step {index} ({object}): {path} now points at {now}, planned as {planned}; nothing was run for this step — plan again"
+    )]
+    Identity {
+        index: usize,
+        object: String,
+        path: String,
+        planned: String,
+        now: String,
+    },
     #[error("applied, but the machine still differs from the file ({} step(s) remain):\n{}", .0.steps.len(), .0.steps.iter().map(|s| format!("  {} {}: {}", s.step.symbol(), s.step.object(), s.step.summary())).collect::<Vec<_>>().join("\n"))]
     Residue(Box<Plan>),
 }
@@ -61,7 +92,11 @@ impl Journal {
         if let Some(d) = p.parent() {
             let _ = std::fs::create_dir_all(d);
         }
-        if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(p) {
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(p)
+        {
             let _ = writeln!(f, "{}", serde_json::to_string(e).unwrap_or_default());
         }
     }
@@ -75,7 +110,15 @@ pub fn observe_for(host: &dyn Host, desired: Option<&Desired>) -> Result<Observe
             .disks
             .values()
             .filter(|s| s.write_cache.is_some())
-            .filter_map(|s| s.id.as_ref().and_then(|i| obs.by_id(i)).or_else(|| s.serial.as_ref().and_then(|sr| obs.block_devices.iter().find(|b| b.serial.as_ref() == Some(sr)))))
+            .filter_map(|s| {
+                s.id.as_ref().and_then(|i| obs.by_id(i)).or_else(|| {
+                    s.serial.as_ref().and_then(|sr| {
+                        obs.block_devices
+                            .iter()
+                            .find(|b| b.serial.as_ref() == Some(sr))
+                    })
+                })
+            })
             .map(|b| b.kname.clone())
             .collect();
         if !knames.is_empty() {
@@ -86,17 +129,28 @@ pub fn observe_for(host: &dyn Host, desired: Option<&Desired>) -> Result<Observe
 }
 
 /// Check a saved plan against a fresh observation.
-pub fn check_saved(p: &Plan, host: &dyn Host, obs: &Observed, allow_destroy: bool) -> Result<(), ApplyError> {
+pub fn check_saved(
+    p: &Plan,
+    host: &dyn Host,
+    obs: &Observed,
+    allow_destroy: bool,
+) -> Result<(), ApplyError> {
     if p.format != PLAN_FORMAT {
         return Err(ApplyError::Format { found: p.format });
     }
     let actual = host.hostname();
     if p.host != actual {
-        return Err(ApplyError::WrongHost { planned: p.host.clone(), actual });
+        return Err(ApplyError::WrongHost {
+            planned: p.host.clone(),
+            actual,
+        });
     }
     let now = fingerprint(obs);
     if now != p.basis {
-        return Err(ApplyError::Stale { planned: p.basis.clone(), now });
+        return Err(ApplyError::Stale {
+            planned: p.basis.clone(),
+            now,
+        });
     }
     check_destroy(p, allow_destroy)
 }
@@ -111,20 +165,42 @@ pub fn check_destroy(p: &Plan, allow_destroy: bool) -> Result<(), ApplyError> {
 
 /// Run every step in order. `obs` is the observation the plan was made from: each by-id path a
 /// step uses must still point at the device it pointed at then.
-pub fn execute(host: &dyn Host, p: &Plan, obs: &Observed, journal: &Journal, out: &mut dyn Write) -> Result<usize, ApplyError> {
+pub fn execute(
+    host: &dyn Host,
+    p: &Plan,
+    obs: &Observed,
+    journal: &Journal,
+    out: &mut dyn Write,
+) -> Result<usize, ApplyError> {
     let total = p.steps.len();
     let hostname = host.hostname();
     for (i, s) in p.steps.iter().enumerate() {
         let index = i + 1;
         let object = s.step.object();
-        let _ = writeln!(out, "[{index}/{total}] {} {object}: {}", s.step.symbol(), s.step.summary());
+        let _ = writeln!(
+            out,
+            "[{index}/{total}] {} {object}: {}",
+            s.step.symbol(),
+            s.step.summary()
+        );
         let cmds = s.step.commands();
         for path in cmds.iter().flat_map(by_id_paths) {
             let id = path.trim_start_matches("/dev/disk/by-id/");
-            let Some(planned) = obs.by_id(id).map(|d| d.kname.clone()) else { continue };
-            let now = host.read_link(&path).map(|t| t.rsplit('/').next().unwrap_or("").to_string()).unwrap_or_else(|_| "(missing)".into());
+            let Some(planned) = obs.by_id(id).map(|d| d.kname.clone()) else {
+                continue;
+            };
+            let now = host
+                .read_link(&path)
+                .map(|t| t.rsplit('/').next().unwrap_or("").to_string())
+                .unwrap_or_else(|_| "(missing)".into());
             if now != planned {
-                return Err(ApplyError::Identity { index, object, path, planned, now });
+                return Err(ApplyError::Identity {
+                    index,
+                    object,
+                    path,
+                    planned,
+                    now,
+                });
             }
         }
         for c in &cmds {
@@ -132,7 +208,12 @@ pub fn execute(host: &dyn Host, p: &Plan, obs: &Observed, journal: &Journal, out
             let _ = writeln!(out, "      $ {line}");
             let (status, stdout, stderr, ok) = match c {
                 Command::Run { argv, ok_exit } => {
-                    let r = host.run(argv).map_err(|error| ApplyError::StepHost { index, total, object: object.clone(), error })?;
+                    let r = host.run(argv).map_err(|error| ApplyError::StepHost {
+                        index,
+                        total,
+                        object: object.clone(),
+                        error,
+                    })?;
                     let ok = ok_exit.contains(&r.status);
                     (r.status, r.stdout, r.stderr, ok)
                 }
@@ -141,7 +222,16 @@ pub fn execute(host: &dyn Host, p: &Plan, obs: &Observed, journal: &Journal, out
                     Err(e) => (1, String::new(), e.to_string(), false),
                 },
             };
-            journal.record(&JournalEntry { time: now_secs(), host: &hostname, step: index, object: object.clone(), command: line.clone(), status, stdout: &stdout, stderr: &stderr });
+            journal.record(&JournalEntry {
+                time: now_secs(),
+                host: &hostname,
+                step: index,
+                object: object.clone(),
+                command: line.clone(),
+                status,
+                stdout: &stdout,
+                stderr: &stderr,
+            });
             if !ok {
                 return Err(ApplyError::StepFailed {
                     index,
@@ -160,13 +250,20 @@ pub fn execute(host: &dyn Host, p: &Plan, obs: &Observed, journal: &Journal, out
 
 fn by_id_paths(c: &Command) -> Vec<String> {
     match c {
-        Command::Run { argv, .. } => argv.iter().filter(|a| a.starts_with("/dev/disk/by-id/")).cloned().collect(),
+        Command::Run { argv, .. } => argv
+            .iter()
+            .filter(|a| a.starts_with("/dev/disk/by-id/"))
+            .cloned()
+            .collect(),
         Command::Write { .. } => vec![],
     }
 }
 
 fn now_secs() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
 }
 
 /// After the last step: observe and plan again; anything left is an error.

@@ -11,7 +11,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Parser, Debug)]
-#[command(name = "hyraid", version, about = "Declarative hybrid SSD+HDD storage: md RAID1 with write-mostly, bitmaps, write-behind, LVM and dm-writecache")]
+#[command(
+    name = "hyraid",
+    version,
+    about = "Declarative hybrid SSD+HDD storage: md RAID1 with write-mostly, bitmaps, write-behind, LVM and dm-writecache"
+)]
 pub struct Cli {
     /// Use a simulated machine loaded from an observed snapshot (`hyraid observe -o FILE`) instead of this machine.
     #[arg(long, global = true, value_name = "SNAPSHOT")]
@@ -107,14 +111,14 @@ pub fn run() -> ExitCode {
 
 enum Machine {
     Real(RealHost),
-    Sim(SimHost, PathBuf),
+    Sim(Box<SimHost>, PathBuf),
 }
 
 impl Machine {
     fn host(&self) -> &dyn Host {
         match self {
             Machine::Real(h) => h,
-            Machine::Sim(h, _) => h,
+            Machine::Sim(h, _) => h.as_ref(),
         }
     }
 }
@@ -122,9 +126,10 @@ impl Machine {
 fn machine(sim: &Option<PathBuf>) -> Result<Machine, CliError> {
     match sim {
         Some(p) => {
-            let text = std::fs::read_to_string(p).map_err(|e| msg(format!("{}: {e}", p.display())))?;
+            let text =
+                std::fs::read_to_string(p).map_err(|e| msg(format!("{}: {e}", p.display())))?;
             let h = SimHost::from_json(&text).map_err(|e| msg(format!("{}: {e}", p.display())))?;
-            Ok(Machine::Sim(h, p.clone()))
+            Ok(Machine::Sim(Box::new(h), p.clone()))
         }
         None => {
             let h = RealHost;
@@ -165,12 +170,16 @@ fn dispatch(cli: Cli) -> Result<u8, CliError> {
             Ok(0)
         }
         Cmd::Schema => {
-            println!("{}", serde_json::to_string_pretty(&config::json_schema()).unwrap());
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&config::json_schema()).unwrap()
+            );
             Ok(0)
         }
         Cmd::Observe { out } => {
             let m = machine(&cli.sim)?;
-            let obs = apply::observe_for(m.host(), None).map_err(|e| msg(format!("cannot observe the machine: {e}")))?;
+            let obs = apply::observe_for(m.host(), None)
+                .map_err(|e| msg(format!("cannot observe the machine: {e}")))?;
             let text = serde_json::to_string_pretty(&obs).unwrap() + "\n";
             match out {
                 Some(p) => write_out(&p, &text)?,
@@ -178,43 +187,92 @@ fn dispatch(cli: Cli) -> Result<u8, CliError> {
             }
             Ok(0)
         }
-        Cmd::Plan { file, out, format, detailed_exitcode, allow_destroy } => {
+        Cmd::Plan {
+            file,
+            out,
+            format,
+            detailed_exitcode,
+            allow_destroy,
+        } => {
             let d = load(&file)?;
             let m = machine(&cli.sim)?;
-            let obs = apply::observe_for(m.host(), Some(&d)).map_err(|e| msg(format!("cannot observe the machine: {e}")))?;
+            let obs = apply::observe_for(m.host(), Some(&d))
+                .map_err(|e| msg(format!("cannot observe the machine: {e}")))?;
             let p = plan(&d, &obs, Policy { allow_destroy }).map_err(|e| msg(e.to_string()))?;
             if let Some(o) = out {
                 write_out(&o, &render::json(&p))?;
             }
-            print!("{}", render::render(&p, format, format == Format::Text && color()));
-            Ok(if detailed_exitcode && !p.is_empty() { 2 } else { 0 })
+            print!(
+                "{}",
+                render::render(&p, format, format == Format::Text && color())
+            );
+            Ok(if detailed_exitcode && !p.is_empty() {
+                2
+            } else {
+                0
+            })
         }
         Cmd::Show { plan: path, format } => {
             let p = read_plan(&path)?;
-            print!("{}", render::render(&p, format, format == Format::Text && color()));
+            print!(
+                "{}",
+                render::render(&p, format, format == Format::Text && color())
+            );
             Ok(0)
         }
-        Cmd::Apply { file, dry_run, allow_destroy, yes, journal, sim_write } => apply_cmd(&cli.sim, &file, dry_run, allow_destroy, yes, journal, sim_write),
+        Cmd::Apply {
+            file,
+            dry_run,
+            allow_destroy,
+            yes,
+            journal,
+            sim_write,
+        } => apply_cmd(
+            &cli.sim,
+            &file,
+            dry_run,
+            allow_destroy,
+            yes,
+            journal,
+            sim_write,
+        ),
     }
 }
 
 fn read_plan(path: &Path) -> Result<Plan, CliError> {
-    let text = std::fs::read_to_string(path).map_err(|e| msg(format!("{}: {e}", path.display())))?;
-    serde_json::from_str(&text).map_err(|e| msg(format!("{}: not a hyraid plan: {e}", path.display())))
+    let text =
+        std::fs::read_to_string(path).map_err(|e| msg(format!("{}: {e}", path.display())))?;
+    serde_json::from_str(&text)
+        .map_err(|e| msg(format!("{}: not a hyraid plan: {e}", path.display())))
 }
 
 fn is_saved_plan(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "json")
 }
 
-fn apply_cmd(sim: &Option<PathBuf>, file: &Path, dry_run: bool, allow_destroy: bool, yes: bool, journal: Option<PathBuf>, sim_write: bool) -> Result<u8, CliError> {
+fn apply_cmd(
+    sim: &Option<PathBuf>,
+    file: &Path,
+    dry_run: bool,
+    allow_destroy: bool,
+    yes: bool,
+    journal: Option<PathBuf>,
+    sim_write: bool,
+) -> Result<u8, CliError> {
     let m = machine(sim)?;
     let host = m.host();
     let (lock_path, default_journal) = match &m {
-        Machine::Real(_) => (PathBuf::from("/run/lock/hyraid.lock"), PathBuf::from("/var/log/hyraid/journal.jsonl")),
+        Machine::Real(_) => (
+            PathBuf::from("/run/lock/hyraid.lock"),
+            PathBuf::from("/var/log/hyraid/journal.jsonl"),
+        ),
         Machine::Sim(_, p) => (p.with_extension("lock"), p.with_extension("journal.jsonl")),
     };
-    let _lock = if dry_run { None } else { Some(Lock::acquire(&lock_path).map_err(ApplyError::from)?) };
+    let _lock = if dry_run {
+        None
+    } else {
+        Some(Lock::acquire(&lock_path).map_err(ApplyError::from)?)
+    };
     let saved = is_saved_plan(file);
     let (p, obs) = if saved {
         let p = read_plan(file)?;
@@ -239,9 +297,15 @@ fn apply_cmd(sim: &Option<PathBuf>, file: &Path, dry_run: bool, allow_destroy: b
     apply::check_destroy(&p, allow_destroy)?;
     if !yes {
         if !std::io::stdin().is_terminal() {
-            return Err(msg("stdin is not a terminal, so hyraid cannot ask for confirmation; review the plan and pass --yes"));
+            return Err(msg(
+                "stdin is not a terminal, so hyraid cannot ask for confirmation; review the plan and pass --yes",
+            ));
         }
-        print!("\nApply these {} step(s) to {}? Type `yes` to continue: ", p.steps.len(), p.host);
+        print!(
+            "\nApply these {} step(s) to {}? Type `yes` to continue: ",
+            p.steps.len(),
+            p.host
+        );
         let _ = stdout.flush();
         let mut answer = String::new();
         let _ = std::io::stdin().read_line(&mut answer);
@@ -250,13 +314,18 @@ fn apply_cmd(sim: &Option<PathBuf>, file: &Path, dry_run: bool, allow_destroy: b
         }
     }
     println!();
-    let journal = Journal { path: Some(journal.unwrap_or(default_journal)) };
+    let journal = Journal {
+        path: Some(journal.unwrap_or(default_journal)),
+    };
     let result = apply::execute(host, &p, &obs, &journal, stdout).and_then(|n| {
         apply::verify(host, &p.desired, Policy { allow_destroy })?;
         Ok(n)
     });
     if let (Machine::Sim(h, path), true) = (&m, sim_write) {
-        write_out(path, &(serde_json::to_string_pretty(&h.world()).unwrap() + "\n"))?;
+        write_out(
+            path,
+            &(serde_json::to_string_pretty(&h.world()).unwrap() + "\n"),
+        )?;
     }
     let n = result?;
     println!("\nApplied {n} step(s); the machine now matches the file.");

@@ -30,7 +30,11 @@ pub struct ConfigError {
 
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}:{}: {}: {}", self.file, self.line, self.col, self.path, self.message)?;
+        write!(
+            f,
+            "{}:{}:{}: {}: {}",
+            self.file, self.line, self.col, self.path, self.message
+        )?;
         if let Some(h) = &self.hint {
             write!(f, "\n    help: {h}")?;
         }
@@ -58,12 +62,22 @@ impl fmt::Display for ConfigErrors {
 pub fn load_file(path: &Path) -> Result<Desired, ConfigErrors> {
     let name = path.display().to_string();
     let one = |message: String, hint: Option<String>| {
-        ConfigErrors(vec![ConfigError { file: name.clone(), line: 1, col: 1, path: "(file)".into(), message, hint }])
+        ConfigErrors(vec![ConfigError {
+            file: name.clone(),
+            line: 1,
+            col: 1,
+            path: "(file)".into(),
+            message,
+            hint,
+        }])
     };
     let meta = std::fs::metadata(path).map_err(|e| one(format!("cannot read: {e}"), None))?;
     if meta.len() > MAX_CONFIG_BYTES as u64 {
         return Err(one(
-            format!("file is {} bytes; a hyraid configuration is at most {MAX_CONFIG_BYTES} bytes", meta.len()),
+            format!(
+                "file is {} bytes; a hyraid configuration is at most {MAX_CONFIG_BYTES} bytes",
+                meta.len()
+            ),
             Some("check that this is the right file".into()),
         ));
     }
@@ -73,20 +87,24 @@ pub fn load_file(path: &Path) -> Result<Desired, ConfigErrors> {
 
 /// Validate configuration text; `name` is used in error positions.
 pub fn load_str(name: &str, text: &str) -> Result<Desired, ConfigErrors> {
-    let err_at = |line: usize, col: usize, path: &str, message: String, hint: Option<String>| ConfigError {
-        file: name.to_string(),
-        line,
-        col,
-        path: path.to_string(),
-        message,
-        hint,
-    };
+    let err_at =
+        |line: usize, col: usize, path: &str, message: String, hint: Option<String>| ConfigError {
+            file: name.to_string(),
+            line,
+            col,
+            path: path.to_string(),
+            message,
+            hint,
+        };
     if text.len() > MAX_CONFIG_BYTES {
         return Err(ConfigErrors(vec![err_at(
             1,
             1,
             "(file)",
-            format!("file is {} bytes; a hyraid configuration is at most {MAX_CONFIG_BYTES} bytes", text.len()),
+            format!(
+                "file is {} bytes; a hyraid configuration is at most {MAX_CONFIG_BYTES} bytes",
+                text.len()
+            ),
             None,
         )]));
     }
@@ -94,7 +112,10 @@ pub fn load_str(name: &str, text: &str) -> Result<Desired, ConfigErrors> {
     let value: serde_json::Value = match serde_yaml::from_str(text) {
         Ok(v) => v,
         Err(e) => {
-            let (line, col) = e.location().map(|l| (l.line(), l.column())).unwrap_or((1, 1));
+            let (line, col) = e
+                .location()
+                .map(|l| (l.line(), l.column()))
+                .unwrap_or((1, 1));
             let msg = e.to_string();
             let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
             return Err(ConfigErrors(vec![err_at(
@@ -107,7 +128,13 @@ pub fn load_str(name: &str, text: &str) -> Result<Desired, ConfigErrors> {
         }
     };
     if value.is_null() {
-        return Err(ConfigErrors(vec![err_at(1, 1, "(file)", "file is empty".into(), Some("start with `version: 1`".into()))]));
+        return Err(ConfigErrors(vec![err_at(
+            1,
+            1,
+            "(file)",
+            "file is empty".into(),
+            Some("start with `version: 1`".into()),
+        )]));
     }
     let positions = Positions::index(text);
     // 2. Schema: shape, types and unknown keys, all errors at once.
@@ -116,7 +143,13 @@ pub fn load_str(name: &str, text: &str) -> Result<Desired, ConfigErrors> {
         return Err(ConfigErrors(schema_errors));
     }
     let raw: RawConfig = serde_json::from_value(value).map_err(|e| {
-        ConfigErrors(vec![err_at(1, 1, "(file)", format!("does not match the format: {e}"), None)])
+        ConfigErrors(vec![err_at(
+            1,
+            1,
+            "(file)",
+            format!("does not match the format: {e}"),
+            None,
+        )])
     })?;
     // 3. Semantics: references, uniqueness, ranges.
     validate::semantic(&raw, &positions, name)

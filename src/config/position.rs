@@ -43,10 +43,8 @@ impl Positions {
     fn lookup(&self, pointer: &str, key_first: bool) -> Pos {
         let mut p = pointer.to_string();
         loop {
-            if key_first {
-                if let Some(pos) = self.keys.get(&p) {
-                    return *pos;
-                }
+            if key_first && let Some(pos) = self.keys.get(&p) {
+                return *pos;
             }
             if let Some(pos) = self.values.get(&p) {
                 return *pos;
@@ -78,7 +76,11 @@ pub fn display_path(pointer: &str) -> String {
             out.push_str(&seg);
         }
     }
-    if out.is_empty() { "(top level)".to_string() } else { out }
+    if out.is_empty() {
+        "(top level)".to_string()
+    } else {
+        out
+    }
 }
 
 enum Frame {
@@ -94,7 +96,10 @@ struct Recorder {
 
 impl Recorder {
     fn pos(mark: Marker) -> Pos {
-        Pos { line: mark.line(), col: mark.col() + 1 }
+        Pos {
+            line: mark.line(),
+            col: mark.col() + 1,
+        }
     }
 
     /// Path of the node that starts now, or None if it is a mapping key (recorded here).
@@ -153,11 +158,21 @@ mod tests {
 
     #[test]
     fn records_keys_and_values() {
-        let src = "version: 1\nmirrors:\n  data0:\n    members: [ssd0, hdd0]\n    write_mosty: auto\n";
+        let src =
+            "version: 1\nmirrors:\n  data0:\n    members: [ssd0, hdd0]\n    write_mosty: auto\n";
         let p = Positions::index(src);
         assert_eq!(p.key("/mirrors/data0/write_mosty"), Pos { line: 5, col: 5 });
-        assert_eq!(p.value("/mirrors/data0/members/1"), Pos { line: 4, col: 21 });
-        assert_eq!(p.value("/mirrors/data0/members/9"), Pos { line: 4, col: 14 });
-        assert_eq!(display_path("/mirrors/data0/members/1"), "mirrors.data0.members[1]");
+        assert_eq!(
+            p.value("/mirrors/data0/members/1"),
+            Pos { line: 4, col: 21 }
+        );
+        assert_eq!(
+            p.value("/mirrors/data0/members/9"),
+            Pos { line: 4, col: 14 }
+        );
+        assert_eq!(
+            display_path("/mirrors/data0/members/1"),
+            "mirrors.data0.members[1]"
+        );
     }
 }

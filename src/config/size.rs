@@ -50,7 +50,9 @@ pub fn parse_bytes(text: &str) -> Result<u64, SizeError> {
         .unwrap_or(t.len());
     let (num, unit) = (&t[..split], t[split..].trim());
     if num.is_empty() {
-        return Err(SizeError(format!("size `{text}` has no number; {UNIT_HELP}")));
+        return Err(SizeError(format!(
+            "size `{text}` has no number; {UNIT_HELP}"
+        )));
     }
     let factor = if unit.is_empty() {
         1
@@ -63,7 +65,9 @@ pub fn parse_bytes(text: &str) -> Result<u64, SizeError> {
                     .map(|(u, _)| *u)
                     .find(|u| u.eq_ignore_ascii_case(unit));
                 return Err(SizeError(match hint {
-                    Some(u) => format!("unknown unit `{unit}` in size `{text}`: did you mean `{u}`?"),
+                    Some(u) => {
+                        format!("unknown unit `{unit}` in size `{text}`: did you mean `{u}`?")
+                    }
                     None => format!("unknown unit `{unit}` in size `{text}`; {UNIT_HELP}"),
                 }));
             }
@@ -74,9 +78,15 @@ pub fn parse_bytes(text: &str) -> Result<u64, SizeError> {
         None => (num, ""),
     };
     if frac.contains('.') || (int.is_empty() && frac.is_empty()) {
-        return Err(SizeError(format!("`{num}` is not a number in size `{text}`")));
+        return Err(SizeError(format!(
+            "`{num}` is not a number in size `{text}`"
+        )));
     }
-    let overflow = || SizeError(format!("size `{text}` is too large (more than 2^64-1 bytes)"));
+    let overflow = || {
+        SizeError(format!(
+            "size `{text}` is too large (more than 2^64-1 bytes)"
+        ))
+    };
     let int_val: u64 = if int.is_empty() {
         0
     } else {
@@ -90,7 +100,7 @@ pub fn parse_bytes(text: &str) -> Result<u64, SizeError> {
         let frac_val: u128 = frac.parse().map_err(|_| overflow())?;
         let denom = 10u128.pow(frac.len() as u32);
         let scaled = frac_val * factor as u128;
-        if scaled % denom != 0 {
+        if !scaled.is_multiple_of(denom) {
             return Err(SizeError(format!(
                 "size `{text}` is not a whole number of bytes; use a smaller unit"
             )));
@@ -114,7 +124,11 @@ pub fn parse_lv_size(text: &str) -> Result<LvSize, SizeError> {
             .parse()
             .ok()
             .filter(|p| (1..=100).contains(p))
-            .ok_or_else(|| SizeError(format!("percentage in `{text}` must be a whole number from 1 to 100")))?;
+            .ok_or_else(|| {
+                SizeError(format!(
+                    "percentage in `{text}` must be a whole number from 1 to 100"
+                ))
+            })?;
         return match what.trim() {
             "FREE" => Ok(LvSize::PercentFree(pct)),
             "VG" => Ok(LvSize::PercentVg(pct)),
@@ -169,14 +183,39 @@ mod tests {
 
     #[test]
     fn bad_sizes_say_why() {
-        assert!(parse_bytes("12 parsecs").unwrap_err().0.contains("unknown unit `parsecs`"));
-        assert!(parse_bytes("1gib").unwrap_err().0.contains("did you mean `GiB`"));
+        assert!(
+            parse_bytes("12 parsecs")
+                .unwrap_err()
+                .0
+                .contains("unknown unit `parsecs`")
+        );
+        assert!(
+            parse_bytes("1gib")
+                .unwrap_err()
+                .0
+                .contains("did you mean `GiB`")
+        );
         assert!(parse_bytes("0").unwrap_err().0.contains("zero"));
         assert!(parse_bytes("16384PiB").unwrap_err().0.contains("too large"));
-        assert!(parse_bytes("99999999999999999999999").unwrap_err().0.contains("too large"));
-        assert!(parse_bytes("1.0000001KiB").unwrap_err().0.contains("whole number of bytes"));
+        assert!(
+            parse_bytes("99999999999999999999999")
+                .unwrap_err()
+                .0
+                .contains("too large")
+        );
+        assert!(
+            parse_bytes("1.0000001KiB")
+                .unwrap_err()
+                .0
+                .contains("whole number of bytes")
+        );
         assert!(parse_bytes("-5GiB").unwrap_err().0.contains("no number"));
-        assert!(parse_bytes("1.2.3GiB").unwrap_err().0.contains("not a number"));
+        assert!(
+            parse_bytes("1.2.3GiB")
+                .unwrap_err()
+                .0
+                .contains("not a number")
+        );
     }
 
     #[test]
@@ -186,7 +225,12 @@ mod tests {
         assert_eq!(parse_lv_size("1TiB"), Ok(LvSize::Bytes(1 << 40)));
         assert!(parse_lv_size("0%FREE").is_err());
         assert!(parse_lv_size("101%VG").is_err());
-        assert!(parse_lv_size("50%PVS").unwrap_err().0.contains("not supported"));
+        assert!(
+            parse_lv_size("50%PVS")
+                .unwrap_err()
+                .0
+                .contains("not supported")
+        );
     }
 
     #[test]

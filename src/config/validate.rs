@@ -25,8 +25,14 @@ fn definition_for(pointer: &str) -> Option<&'static str> {
 }
 
 fn allowed_keys(schema: &serde_json::Value, pointer: &str) -> Vec<String> {
-    let Some(def) = definition_for(pointer) else { return vec![] };
-    let node = if def == "RawConfig" { Some(schema) } else { schema.get("$defs").and_then(|d| d.get(def)) };
+    let Some(def) = definition_for(pointer) else {
+        return vec![];
+    };
+    let node = if def == "RawConfig" {
+        Some(schema)
+    } else {
+        schema.get("$defs").and_then(|d| d.get(def))
+    };
     node.and_then(|n| n.get("properties"))
         .and_then(|p| p.as_object())
         .map(|o| o.keys().cloned().collect())
@@ -41,7 +47,9 @@ fn expectation(pointer: &str) -> &'static str {
         (_, "write_cache") => "`on` or `off`",
         (_, "write_mostly") => "`auto`, or a list of member names (`[]` for none)",
         (_, "bitmap") => "`none`, or `{ chunk: SIZE }`",
-        (_, "size") | (_, "chunk") => "a number of bytes, or a string such as `64MiB`, `1TiB`, `500GB`, `100%FREE`",
+        (_, "size") | (_, "chunk") => {
+            "a number of bytes, or a string such as `64MiB`, `1TiB`, `500GB`, `100%FREE`"
+        }
         ("settings", _) => "an integer or a string",
         (_, "state") => "`present` or `absent`",
         (_, "media") => "`ssd` or `hdd`",
@@ -51,10 +59,18 @@ fn expectation(pointer: &str) -> &'static str {
 
 fn short(v: &serde_json::Value) -> String {
     let s = v.to_string();
-    if s.chars().count() > 40 { format!("{}…", s.chars().take(40).collect::<String>()) } else { s }
+    if s.chars().count() > 40 {
+        format!("{}…", s.chars().take(40).collect::<String>())
+    } else {
+        s
+    }
 }
 
-pub(super) fn schema_errors(value: &serde_json::Value, pos: &Positions, file: &str) -> Vec<ConfigError> {
+pub(super) fn schema_errors(
+    value: &serde_json::Value,
+    pos: &Positions,
+    file: &str,
+) -> Vec<ConfigError> {
     let schema = json_schema();
     let validator = jsonschema::validator_for(&schema).expect("generated schema is valid");
     let mut out: Vec<ConfigError> = Vec::new();
@@ -68,12 +84,26 @@ pub(super) fn schema_errors(value: &serde_json::Value, pos: &Positions, file: &s
 
 /// One schema error → positioned errors. For alternatives (`anyOf`: an optional object, a size
 /// that is a number or a string) the branch whose type matched says what is really wrong.
-fn convert(e: &jsonschema::ValidationError, schema: &serde_json::Value, pos: &Positions, file: &str, out: &mut Vec<ConfigError>) {
+fn convert(
+    e: &jsonschema::ValidationError,
+    schema: &serde_json::Value,
+    pos: &Positions,
+    file: &str,
+    out: &mut Vec<ConfigError>,
+) {
     let pointer = e.instance_path().to_string();
     let instance = e.instance();
-    let mut push = |at: super::position::Pos, path: String, message: String, hint: Option<String>| {
-        out.push(ConfigError { file: file.into(), line: at.line, col: at.col, path, message, hint });
-    };
+    let mut push =
+        |at: super::position::Pos, path: String, message: String, hint: Option<String>| {
+            out.push(ConfigError {
+                file: file.into(),
+                line: at.line,
+                col: at.col,
+                path,
+                message,
+                hint,
+            });
+        };
     match e.kind() {
         ValidationErrorKind::AdditionalProperties { unexpected } => {
             let allowed = allowed_keys(schema, &pointer);
@@ -89,41 +119,86 @@ fn convert(e: &jsonschema::ValidationError, schema: &serde_json::Value, pos: &Po
                     None => format!("allowed keys here: {}", allowed.join(", ")),
                 };
                 let kp = format!("{pointer}/{}", escape_segment(key));
-                push(pos.key(&kp), path_of(&kp), format!("unknown key `{key}`"), Some(hint));
+                push(
+                    pos.key(&kp),
+                    path_of(&kp),
+                    format!("unknown key `{key}`"),
+                    Some(hint),
+                );
             }
         }
         ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } => {
             let type_mismatch = |errs: &Vec<jsonschema::ValidationError<'static>>| {
                 errs.iter().any(|x| {
                     x.instance_path().to_string() == pointer
-                        && matches!(x.kind(), ValidationErrorKind::Type { .. } | ValidationErrorKind::Enum { .. } | ValidationErrorKind::Constant { .. })
+                        && matches!(
+                            x.kind(),
+                            ValidationErrorKind::Type { .. }
+                                | ValidationErrorKind::Enum { .. }
+                                | ValidationErrorKind::Constant { .. }
+                        )
                 })
             };
-            match context.iter().find(|branch| !branch.is_empty() && !type_mismatch(branch)) {
+            match context
+                .iter()
+                .find(|branch| !branch.is_empty() && !type_mismatch(branch))
+            {
                 Some(branch) => {
                     for x in branch {
                         convert(x, schema, pos, file, out);
                     }
                 }
-                None => push(pos.value(&pointer), path_of(&pointer), format!("invalid value {}: expected {}", short(instance), expectation(&pointer)), None),
+                None => push(
+                    pos.value(&pointer),
+                    path_of(&pointer),
+                    format!(
+                        "invalid value {}: expected {}",
+                        short(instance),
+                        expectation(&pointer)
+                    ),
+                    None,
+                ),
             }
         }
         ValidationErrorKind::Required { property } => {
-            let at = if pointer.is_empty() { super::position::Pos { line: 1, col: 1 } } else { pos.value(&pointer) };
+            let at = if pointer.is_empty() {
+                super::position::Pos { line: 1, col: 1 }
+            } else {
+                pos.value(&pointer)
+            };
             let key = property.as_str().unwrap_or("?");
             let hint = (key == "version").then(|| "start the file with `version: 1`".to_string());
-            push(at, path_of(&pointer), format!("missing required key `{key}`"), hint);
+            push(
+                at,
+                path_of(&pointer),
+                format!("missing required key `{key}`"),
+                hint,
+            );
         }
-        ValidationErrorKind::Type { .. } | ValidationErrorKind::Enum { .. } => {
-            push(pos.value(&pointer), path_of(&pointer), format!("invalid value {}: expected {}", short(instance), expectation(&pointer)), None)
-        }
+        ValidationErrorKind::Type { .. } | ValidationErrorKind::Enum { .. } => push(
+            pos.value(&pointer),
+            path_of(&pointer),
+            format!(
+                "invalid value {}: expected {}",
+                short(instance),
+                expectation(&pointer)
+            ),
+            None,
+        ),
         ValidationErrorKind::Minimum { limit } | ValidationErrorKind::Maximum { limit } => {
             let hint = match pointer.as_str() {
                 "/version" => Some("this hyraid reads `version: 1`".to_string()),
-                p if p.ends_with("/write_behind") => Some("md allows 0 to 16383 outstanding write-behind writes".to_string()),
+                p if p.ends_with("/write_behind") => {
+                    Some("md allows 0 to 16383 outstanding write-behind writes".to_string())
+                }
                 _ => None,
             };
-            push(pos.value(&pointer), path_of(&pointer), format!("{} is out of range (limit {limit})", short(instance)), hint)
+            push(
+                pos.value(&pointer),
+                path_of(&pointer),
+                format!("{} is out of range (limit {limit})", short(instance)),
+                hint,
+            )
         }
         _ => push(pos.value(&pointer), path_of(&pointer), e.to_string(), None),
     }
@@ -131,8 +206,13 @@ fn convert(e: &jsonschema::ValidationError, schema: &serde_json::Value, pos: &Po
 
 /// Names hyraid passes to mdadm and LVM: conservative so nothing reaches a tool unquoted or mangled.
 fn check_name(name: &str, max: usize) -> Result<(), String> {
-    let ok_chars = name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
-    let first_ok = name.chars().next().is_some_and(|c| c.is_ascii_alphanumeric());
+    let ok_chars = name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+    let first_ok = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphanumeric());
     if name.is_empty() || !ok_chars || !first_ok {
         return Err(format!(
             "name `{name}` is not allowed: use letters, digits, `.`, `_` and `-`, starting with a letter or digit"
@@ -146,20 +226,28 @@ fn check_name(name: &str, max: usize) -> Result<(), String> {
 
 /// LVM reserves these inside LV names for its hidden sub-volumes.
 const LVM_RESERVED: &[&str] = &[
-    "_cdata", "_cmeta", "_corig", "_cpool", "_cvol", "_imeta", "_iorig", "_mimage", "_mlog", "_pmspare", "_rimage",
-    "_rmeta", "_tdata", "_tmeta", "_vdata", "_vorigin", "_wcorig",
+    "_cdata", "_cmeta", "_corig", "_cpool", "_cvol", "_imeta", "_iorig", "_mimage", "_mlog",
+    "_pmspare", "_rimage", "_rmeta", "_tdata", "_tmeta", "_vdata", "_vorigin", "_wcorig",
 ];
 
 /// dm-writecache settings lvm2 2.03.16 understands, with their value check.
 fn check_writecache_setting(key: &str, value: &str) -> Result<(), String> {
-    let num = || value.parse::<u64>().map_err(|_| format!("`{key}` takes a whole number, not `{value}`"));
+    let num = || {
+        value
+            .parse::<u64>()
+            .map_err(|_| format!("`{key}` takes a whole number, not `{value}`"))
+    };
     match key {
         "block_size" => match value {
             "512" | "4096" => Ok(()),
             _ => Err(format!("`block_size` must be 512 or 4096, not `{value}`")),
         },
         "high_watermark" | "low_watermark" => {
-            if num()? <= 100 { Ok(()) } else { Err(format!("`{key}` is a percentage, 0 to 100")) }
+            if num()? <= 100 {
+                Ok(())
+            } else {
+                Err(format!("`{key}` is a percentage, 0 to 100"))
+            }
         }
         "writeback_jobs" | "autocommit_blocks" | "autocommit_time" | "max_age" => num().map(|_| ()),
         "fua" | "nofua" | "cleaner" => match value {
@@ -174,8 +262,16 @@ fn check_writecache_setting(key: &str, value: &str) -> Result<(), String> {
 }
 
 const WC_KEYS: &[&str] = &[
-    "block_size", "high_watermark", "low_watermark", "writeback_jobs", "autocommit_blocks", "autocommit_time", "max_age",
-    "fua", "nofua", "cleaner",
+    "block_size",
+    "high_watermark",
+    "low_watermark",
+    "writeback_jobs",
+    "autocommit_blocks",
+    "autocommit_time",
+    "max_age",
+    "fua",
+    "nofua",
+    "cleaner",
 ];
 
 struct Ctx<'a> {
@@ -186,7 +282,11 @@ struct Ctx<'a> {
 
 impl Ctx<'_> {
     fn err(&mut self, pointer: &str, key: bool, message: impl Into<String>, hint: Option<String>) {
-        let p = if key { self.pos.key(pointer) } else { self.pos.value(pointer) };
+        let p = if key {
+            self.pos.key(pointer)
+        } else {
+            self.pos.value(pointer)
+        };
         self.errors.push(ConfigError {
             file: self.file.into(),
             line: p.line,
@@ -202,15 +302,28 @@ fn seg(s: &str) -> String {
     escape_segment(s)
 }
 
-pub(super) fn semantic(raw: &RawConfig, pos: &Positions, file: &str) -> Result<Desired, ConfigErrors> {
-    let mut c = Ctx { pos, file, errors: Vec::new() };
+pub(super) fn semantic(
+    raw: &RawConfig,
+    pos: &Positions,
+    file: &str,
+) -> Result<Desired, ConfigErrors> {
+    let mut c = Ctx {
+        pos,
+        file,
+        errors: Vec::new(),
+    };
     if raw.version != 1 {
-        c.err("/version", false, format!("version {} is not supported", raw.version), Some("this hyraid reads `version: 1`".into()));
+        c.err(
+            "/version",
+            false,
+            format!("version {} is not supported", raw.version),
+            Some("this hyraid reads `version: 1`".into()),
+        );
     }
-    if let Some(h) = &raw.host {
-        if h.is_empty() || h.contains(char::is_whitespace) {
-            c.err("/host", false, format!("`{h}` is not a hostname"), None);
-        }
+    if let Some(h) = &raw.host
+        && (h.is_empty() || h.contains(char::is_whitespace))
+    {
+        c.err("/host", false, format!("`{h}` is not a hostname"), None);
     }
 
     // Disks.
@@ -222,7 +335,9 @@ pub(super) fn semantic(raw: &RawConfig, pos: &Positions, file: &str) -> Result<D
         if let Err(m) = check_name(name, 64) {
             c.err(&p, true, m, None);
         }
-        let id = d.id.as_ref().map(|i| i.strip_prefix("/dev/disk/by-id/").unwrap_or(i).to_string());
+        let id =
+            d.id.as_ref()
+                .map(|i| i.strip_prefix("/dev/disk/by-id/").unwrap_or(i).to_string());
         if id.is_none() && d.serial.is_none() {
             c.err(&p, true, format!("disk `{name}` has neither `id` nor `serial`"), Some(
                 "add `id:` with its name under /dev/disk/by-id (e.g. `ata-MODEL_SERIAL` or `wwn-0x…`), or `serial:`; never a /dev/sdX name".into(),
@@ -230,21 +345,55 @@ pub(super) fn semantic(raw: &RawConfig, pos: &Positions, file: &str) -> Result<D
         }
         if let Some(i) = &id {
             let pi = format!("{p}/id");
-            if i.is_empty() || i.contains('/') || i.starts_with('.') || i.chars().any(|ch| ch.is_whitespace() || ch.is_control()) {
-                c.err(&pi, false, format!("`{i}` is not a name under /dev/disk/by-id"), Some("write only the link name, e.g. `ata-SAMSUNG_HD204UI_S2H7J9BZ000001`".into()));
-            } else if ["md-", "dm-", "lvm-pv-uuid-"].iter().any(|pre| i.starts_with(pre)) {
+            if i.is_empty()
+                || i.contains('/')
+                || i.starts_with('.')
+                || i.chars().any(|ch| ch.is_whitespace() || ch.is_control())
+            {
+                c.err(
+                    &pi,
+                    false,
+                    format!("`{i}` is not a name under /dev/disk/by-id"),
+                    Some(
+                        "write only the link name, e.g. `ata-SAMSUNG_HD204UI_S2H7J9BZ000001`"
+                            .into(),
+                    ),
+                );
+            } else if ["md-", "dm-", "lvm-pv-uuid-"]
+                .iter()
+                .any(|pre| i.starts_with(pre))
+            {
                 c.err(&pi, false, format!("`{i}` names an md or device-mapper device, not a disk"), Some("disks are physical drives; mirrors and LVs are declared under `mirrors:` and `volume_groups:`".into()));
-            } else if i.contains("-part") && i.rsplit("-part").next().is_some_and(|n| n.chars().all(|ch| ch.is_ascii_digit())) {
-                c.err(&pi, false, format!("`{i}` names a partition, not a whole disk"), Some("name the whole disk; partitions are declared under the disk".into()));
+            } else if i.contains("-part")
+                && i.rsplit("-part")
+                    .next()
+                    .is_some_and(|n| n.chars().all(|ch| ch.is_ascii_digit()))
+            {
+                c.err(
+                    &pi,
+                    false,
+                    format!("`{i}` names a partition, not a whole disk"),
+                    Some("name the whole disk; partitions are declared under the disk".into()),
+                );
             } else if let Some(other) = ids.insert(i.clone(), name.clone()) {
-                c.err(&pi, false, format!("id `{i}` is already used by disk `{other}`"), Some("each physical disk is declared once".into()));
+                c.err(
+                    &pi,
+                    false,
+                    format!("id `{i}` is already used by disk `{other}`"),
+                    Some("each physical disk is declared once".into()),
+                );
             }
         }
         if let Some(s) = &d.serial {
             if s.trim().is_empty() {
                 c.err(&format!("{p}/serial"), false, "empty serial", None);
             } else if let Some(other) = serials.insert(s.clone(), name.clone()) {
-                c.err(&format!("{p}/serial"), false, format!("serial `{s}` is already used by disk `{other}`"), None);
+                c.err(
+                    &format!("{p}/serial"),
+                    false,
+                    format!("serial `{s}` is already used by disk `{other}`"),
+                    None,
+                );
             }
         }
         if d.partitions.is_some() {
@@ -252,13 +401,16 @@ pub(super) fn semantic(raw: &RawConfig, pos: &Positions, file: &str) -> Result<D
                 "use whole disks as mirror members for now, and remove `partitions:`; GPT partition management is planned".into(),
             ));
         }
-        disks.insert(name.clone(), DiskSpec {
-            name: name.clone(),
-            id,
-            serial: d.serial.clone(),
-            write_cache: d.write_cache.map(OnOff::as_bool),
-            rotational_override: d.media.map(|m| m == Media::Hdd),
-        });
+        disks.insert(
+            name.clone(),
+            DiskSpec {
+                name: name.clone(),
+                id,
+                serial: d.serial.clone(),
+                write_cache: d.write_cache.map(OnOff::as_bool),
+                rotational_override: d.media.map(|m| m == Media::Hdd),
+            },
+        );
     }
 
     // Mirrors.
@@ -270,29 +422,67 @@ pub(super) fn semantic(raw: &RawConfig, pos: &Positions, file: &str) -> Result<D
             c.err(&p, true, msg, None);
         }
         if disks.contains_key(name) {
-            c.err(&p, true, format!("`{name}` is both a disk and a mirror"), Some("give mirrors and disks distinct names; PV lists refer to either by name".into()));
+            c.err(
+                &p,
+                true,
+                format!("`{name}` is both a disk and a mirror"),
+                Some(
+                    "give mirrors and disks distinct names; PV lists refer to either by name"
+                        .into(),
+                ),
+            );
         }
         if m.members.len() < 2 {
-            c.err(&format!("{p}/members"), false, format!("mirror `{name}` has {} member(s); a mirror needs at least 2", m.members.len()), None);
+            c.err(
+                &format!("{p}/members"),
+                false,
+                format!(
+                    "mirror `{name}` has {} member(s); a mirror needs at least 2",
+                    m.members.len()
+                ),
+                None,
+            );
         }
         let mut seen = BTreeSet::new();
         for (i, member) in m.members.iter().enumerate() {
             let mp = format!("{p}/members/{i}");
             if member.contains(':') {
-                c.err(&mp, false, format!("`{member}` refers to a partition; partitions are not supported yet"), Some("use the whole disk's name".into()));
+                c.err(
+                    &mp,
+                    false,
+                    format!("`{member}` refers to a partition; partitions are not supported yet"),
+                    Some("use the whole disk's name".into()),
+                );
                 continue;
             }
             if !disks.contains_key(member) {
-                let hint = nearest(member, disks.keys()).map(|n| format!("did you mean `{n}`?")).unwrap_or_else(|| "declare it under `disks:`".into());
-                c.err(&mp, false, format!("member `{member}` is not defined under `disks:`"), Some(hint));
+                let hint = nearest(member, disks.keys())
+                    .map(|n| format!("did you mean `{n}`?"))
+                    .unwrap_or_else(|| "declare it under `disks:`".into());
+                c.err(
+                    &mp,
+                    false,
+                    format!("member `{member}` is not defined under `disks:`"),
+                    Some(hint),
+                );
                 continue;
             }
             if !seen.insert(member.clone()) {
-                c.err(&mp, false, format!("`{member}` is listed twice in mirror `{name}`"), None);
+                c.err(
+                    &mp,
+                    false,
+                    format!("`{member}` is listed twice in mirror `{name}`"),
+                    None,
+                );
                 continue;
             }
             if let Some(other) = used_by.insert(member.clone(), format!("mirror `{name}`")) {
-                c.err(&mp, false, format!("disk `{member}` is already used by {other}"), Some("a device belongs to one mirror or volume group".into()));
+                c.err(
+                    &mp,
+                    false,
+                    format!("disk `{member}` is already used by {other}"),
+                    Some("a device belongs to one mirror or volume group".into()),
+                );
             }
         }
         let write_mostly = match &m.write_mostly {
@@ -300,7 +490,12 @@ pub(super) fn semantic(raw: &RawConfig, pos: &Positions, file: &str) -> Result<D
             Some(RawWriteMostly::List(l)) => {
                 for (i, w) in l.iter().enumerate() {
                     if !m.members.contains(w) {
-                        c.err(&format!("{p}/write_mostly/{i}"), false, format!("`{w}` is not a member of mirror `{name}`"), Some(format!("members are: {}", m.members.join(", "))));
+                        c.err(
+                            &format!("{p}/write_mostly/{i}"),
+                            false,
+                            format!("`{w}` is not a member of mirror `{name}`"),
+                            Some(format!("members are: {}", m.members.join(", "))),
+                        );
                     }
                 }
                 WriteMostly::List(l.clone())
@@ -317,7 +512,14 @@ pub(super) fn semantic(raw: &RawConfig, pos: &Positions, file: &str) -> Result<D
                         Some(64 << 20)
                     }
                     Ok(b) if !b.is_power_of_two() || b < 4096 => {
-                        c.err(&cp, false, format!("bitmap chunk {b} bytes must be a power of two of at least 4KiB"), Some("e.g. `64MiB` (the default) or `128MiB`".into()));
+                        c.err(
+                            &cp,
+                            false,
+                            format!(
+                                "bitmap chunk {b} bytes must be a power of two of at least 4KiB"
+                            ),
+                            Some("e.g. `64MiB` (the default) or `128MiB`".into()),
+                        );
                         Some(64 << 20)
                     }
                     Ok(b) => Some(b),
@@ -326,23 +528,36 @@ pub(super) fn semantic(raw: &RawConfig, pos: &Positions, file: &str) -> Result<D
         };
         let write_behind = m.write_behind.unwrap_or(0);
         if write_behind > 16383 {
-            c.err(&format!("{p}/write_behind"), false, format!("write_behind {write_behind} is out of range"), Some("md allows 0 to 16383 outstanding write-behind writes".into()));
+            c.err(
+                &format!("{p}/write_behind"),
+                false,
+                format!("write_behind {write_behind} is out of range"),
+                Some("md allows 0 to 16383 outstanding write-behind writes".into()),
+            );
         } else if write_behind > 0 {
             if bitmap_chunk.is_none() {
-                c.err(&format!("{p}/write_behind"), false, "write_behind needs a write-intent bitmap", Some("remove `bitmap: none`, or set `write_behind: 0`".into()));
+                c.err(
+                    &format!("{p}/write_behind"),
+                    false,
+                    "write_behind needs a write-intent bitmap",
+                    Some("remove `bitmap: none`, or set `write_behind: 0`".into()),
+                );
             }
             if matches!(&write_mostly, WriteMostly::List(l) if l.is_empty()) {
                 c.err(&format!("{p}/write_behind"), false, "write_behind > 0 without a write-mostly member", Some("write-behind only applies to write-mostly members: list one in `write_mostly`, or set `write_behind: 0`".into()));
             }
         }
-        mirrors.insert(name.clone(), MirrorSpec {
-            name: name.clone(),
-            members: m.members.clone(),
-            write_mostly,
-            bitmap_chunk,
-            write_behind,
-            absent: m.state == Some(ObjectState::Absent),
-        });
+        mirrors.insert(
+            name.clone(),
+            MirrorSpec {
+                name: name.clone(),
+                members: m.members.clone(),
+                write_mostly,
+                bitmap_chunk,
+                write_behind,
+                absent: m.state == Some(ObjectState::Absent),
+            },
+        );
     }
 
     // Volume groups.
@@ -353,8 +568,15 @@ pub(super) fn semantic(raw: &RawConfig, pos: &Positions, file: &str) -> Result<D
         } else if disks.contains_key(name) {
             Some(DeviceRef::Disk(name.to_string()))
         } else {
-            let hint = nearest(name, mirrors.keys().chain(disks.keys())).map(|n| format!("did you mean `{n}`?")).unwrap_or_else(|| "PVs are mirror or disk names".into());
-            c.err(pointer, false, format!("`{name}` is neither a mirror nor a disk"), Some(hint));
+            let hint = nearest(name, mirrors.keys().chain(disks.keys()))
+                .map(|n| format!("did you mean `{n}`?"))
+                .unwrap_or_else(|| "PVs are mirror or disk names".into());
+            c.err(
+                pointer,
+                false,
+                format!("`{name}` is neither a mirror nor a disk"),
+                Some(hint),
+            );
             None
         }
     };
@@ -364,18 +586,35 @@ pub(super) fn semantic(raw: &RawConfig, pos: &Positions, file: &str) -> Result<D
             c.err(&p, true, msg, None);
         }
         if vg.pvs.is_empty() {
-            c.err(&format!("{p}/pvs"), false, format!("volume group `{vg_name}` has no PVs"), None);
+            c.err(
+                &format!("{p}/pvs"),
+                false,
+                format!("volume group `{vg_name}` has no PVs"),
+                None,
+            );
         }
         let mut pvs = Vec::new();
         for (i, pv) in vg.pvs.iter().enumerate() {
             let pp = format!("{p}/pvs/{i}");
-            let Some(r) = resolve(&mut c, &pp, pv) else { continue };
+            let Some(r) = resolve(&mut c, &pp, pv) else {
+                continue;
+            };
             if pvs.contains(&r) {
-                c.err(&pp, false, format!("`{pv}` is listed twice in volume group `{vg_name}`"), None);
+                c.err(
+                    &pp,
+                    false,
+                    format!("`{pv}` is listed twice in volume group `{vg_name}`"),
+                    None,
+                );
                 continue;
             }
             if let Some(other) = used_by.get(pv) {
-                c.err(&pp, false, format!("`{pv}` is already used by {other}"), Some("a device belongs to one mirror or volume group".into()));
+                c.err(
+                    &pp,
+                    false,
+                    format!("`{pv}` is already used by {other}"),
+                    Some("a device belongs to one mirror or volume group".into()),
+                );
                 continue;
             }
             used_by.insert(pv.clone(), format!("volume group `{vg_name}`"));
@@ -388,9 +627,25 @@ pub(super) fn semantic(raw: &RawConfig, pos: &Positions, file: &str) -> Result<D
             if let Err(msg) = check_name(lv_name, 60) {
                 c.err(&lp, true, msg, None);
             } else if let Some(r) = LVM_RESERVED.iter().find(|r| lv_name.contains(*r)) {
-                c.err(&lp, true, format!("LV name `{lv_name}` contains `{r}`, which LVM reserves for hidden volumes"), None);
-            } else if lv_name == "snapshot" || lv_name == "pvmove" || lv_name.starts_with("pvmove") || lv_name.starts_with("snapshot") {
-                c.err(&lp, true, format!("LV name `{lv_name}` is reserved by LVM"), None);
+                c.err(
+                    &lp,
+                    true,
+                    format!(
+                        "LV name `{lv_name}` contains `{r}`, which LVM reserves for hidden volumes"
+                    ),
+                    None,
+                );
+            } else if lv_name == "snapshot"
+                || lv_name == "pvmove"
+                || lv_name.starts_with("pvmove")
+                || lv_name.starts_with("snapshot")
+            {
+                c.err(
+                    &lp,
+                    true,
+                    format!("LV name `{lv_name}` is reserved by LVM"),
+                    None,
+                );
             }
             let size = match &lv.size {
                 RawSize::Bytes(b) if *b > 0 => LvSize::Bytes(*b),
@@ -421,7 +676,14 @@ pub(super) fn semantic(raw: &RawConfig, pos: &Positions, file: &str) -> Result<D
                         let pp = format!("{lp}/pvs/{i}");
                         let r = resolve(&mut c, &pp, n)?;
                         if !pvs.contains(&r) {
-                            c.err(&pp, false, format!("`{n}` is not a PV of volume group `{vg_name}`"), Some(format!("add it to `volume_groups.{vg_name}.pvs` or pick one of those")));
+                            c.err(
+                                &pp,
+                                false,
+                                format!("`{n}` is not a PV of volume group `{vg_name}`"),
+                                Some(format!(
+                                    "add it to `volume_groups.{vg_name}.pvs` or pick one of those"
+                                )),
+                            );
                             return None;
                         }
                         Some(r)
@@ -431,9 +693,21 @@ pub(super) fn semantic(raw: &RawConfig, pos: &Positions, file: &str) -> Result<D
             if let Some(s) = lv.stripes {
                 let avail = placement.as_ref().map(|p| p.len()).unwrap_or(pvs.len());
                 if s == 0 {
-                    c.err(&format!("{lp}/stripes"), false, "stripes must be at least 1", None);
+                    c.err(
+                        &format!("{lp}/stripes"),
+                        false,
+                        "stripes must be at least 1",
+                        None,
+                    );
                 } else if s as usize > avail {
-                    c.err(&format!("{lp}/stripes"), false, format!("{s} stripes need {s} PVs, but only {avail} are available to this LV"), None);
+                    c.err(
+                        &format!("{lp}/stripes"),
+                        false,
+                        format!(
+                            "{s} stripes need {s} PVs, but only {avail} are available to this LV"
+                        ),
+                        None,
+                    );
                 }
             }
             let writecache = lv.writecache.as_ref().map(|wc| {
@@ -475,33 +749,47 @@ pub(super) fn semantic(raw: &RawConfig, pos: &Positions, file: &str) -> Result<D
                     }
                     settings.insert(k.clone(), v);
                 }
-                if let (Some(h), Some(l)) = (settings.get("high_watermark"), settings.get("low_watermark")) {
-                    if let (Ok(h), Ok(l)) = (h.parse::<u64>(), l.parse::<u64>()) {
-                        if l > h {
+                if let (Some(h), Some(l)) = (settings.get("high_watermark"), settings.get("low_watermark"))
+                    && let (Ok(h), Ok(l)) = (h.parse::<u64>(), l.parse::<u64>())
+                        && l > h {
                             c.err(&format!("{wp}/settings/low_watermark"), true, format!("low_watermark {l} is above high_watermark {h}"), None);
                         }
-                    }
-                }
                 let cv = cachevol_name(lv_name);
                 if vg.lvs.contains_key(&cv) {
                     c.err(&wp, true, format!("the cache volume of `{lv_name}` is named `{cv}`, which is also an LV in this file"), Some("rename that LV".into()));
                 }
                 WritecacheSpec { size, pvs: cache_pvs, settings }
             });
-            lvs.insert(lv_name.clone(), LvSpec {
-                name: lv_name.clone(),
-                size,
-                pvs: placement,
-                stripes: lv.stripes,
-                writecache,
-                absent: lv.state == Some(ObjectState::Absent),
-            });
+            lvs.insert(
+                lv_name.clone(),
+                LvSpec {
+                    name: lv_name.clone(),
+                    size,
+                    pvs: placement,
+                    stripes: lv.stripes,
+                    writecache,
+                    absent: lv.state == Some(ObjectState::Absent),
+                },
+            );
         }
-        vgs.insert(vg_name.clone(), VgSpec { name: vg_name.clone(), pvs, lvs, absent: vg.state == Some(ObjectState::Absent) });
+        vgs.insert(
+            vg_name.clone(),
+            VgSpec {
+                name: vg_name.clone(),
+                pvs,
+                lvs,
+                absent: vg.state == Some(ObjectState::Absent),
+            },
+        );
     }
 
     if c.errors.is_empty() {
-        Ok(Desired { host: raw.host.clone(), disks, mirrors, volume_groups: vgs })
+        Ok(Desired {
+            host: raw.host.clone(),
+            disks,
+            mirrors,
+            volume_groups: vgs,
+        })
     } else {
         c.errors.sort_by_key(|e| (e.line, e.col));
         Err(ConfigErrors(c.errors))
@@ -523,7 +811,12 @@ where
 {
     candidates
         .into_iter()
-        .map(|c| (strsim::damerau_levenshtein(word, c.as_ref()), c.as_ref().to_string()))
+        .map(|c| {
+            (
+                strsim::damerau_levenshtein(word, c.as_ref()),
+                c.as_ref().to_string(),
+            )
+        })
         .filter(|(d, c)| *d <= 2.max(c.len() / 3))
         .min()
         .map(|(_, c)| c)

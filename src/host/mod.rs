@@ -15,10 +15,18 @@ pub struct CmdOutput {
 
 impl CmdOutput {
     pub fn ok(stdout: impl Into<String>) -> CmdOutput {
-        CmdOutput { status: 0, stdout: stdout.into(), stderr: String::new() }
+        CmdOutput {
+            status: 0,
+            stdout: stdout.into(),
+            stderr: String::new(),
+        }
     }
     pub fn fail(status: i32, stderr: impl Into<String>) -> CmdOutput {
-        CmdOutput { status, stdout: String::new(), stderr: stderr.into() }
+        CmdOutput {
+            status,
+            stdout: String::new(),
+            stderr: stderr.into(),
+        }
     }
 }
 

@@ -8,15 +8,23 @@ pub struct RealHost;
 
 fn io_err(path: &str, e: std::io::Error) -> HostError {
     if e.kind() == std::io::ErrorKind::NotFound {
-        HostError::NotFound { path: path.to_string() }
+        HostError::NotFound {
+            path: path.to_string(),
+        }
     } else {
-        HostError::Io { path: path.to_string(), detail: e.to_string() }
+        HostError::Io {
+            path: path.to_string(),
+            detail: e.to_string(),
+        }
     }
 }
 
 impl Host for RealHost {
     fn run(&self, argv: &[String]) -> Result<CmdOutput, HostError> {
-        let (program, args) = argv.split_first().ok_or(HostError::Spawn { program: String::new(), detail: "empty command".into() })?;
+        let (program, args) = argv.split_first().ok_or(HostError::Spawn {
+            program: String::new(),
+            detail: "empty command".into(),
+        })?;
         let out = Command::new(program)
             .args(args)
             .stdin(Stdio::null())
@@ -25,7 +33,11 @@ impl Host for RealHost {
             .output()
             .map_err(|e| HostError::Spawn {
                 program: program.clone(),
-                detail: if e.kind() == std::io::ErrorKind::NotFound { "not installed (not found in PATH)".into() } else { e.to_string() },
+                detail: if e.kind() == std::io::ErrorKind::NotFound {
+                    "not installed (not found in PATH)".into()
+                } else {
+                    e.to_string()
+                },
             })?;
         Ok(CmdOutput {
             status: out.status.code().unwrap_or(128),
@@ -41,7 +53,10 @@ impl Host for RealHost {
     fn write_file(&self, path: &str, content: &str) -> Result<(), HostError> {
         use std::io::Write;
         // sysfs attributes must get one write() of the whole value; no create, no truncate dance.
-        let mut f = std::fs::OpenOptions::new().write(true).open(path).map_err(|e| io_err(path, e))?;
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(|e| io_err(path, e))?;
         f.write_all(content.as_bytes()).map_err(|e| io_err(path, e))
     }
 
@@ -55,11 +70,15 @@ impl Host for RealHost {
     }
 
     fn read_link(&self, path: &str) -> Result<String, HostError> {
-        std::fs::read_link(path).map(|p| p.to_string_lossy().into_owned()).map_err(|e| io_err(path, e))
+        std::fs::read_link(path)
+            .map(|p| p.to_string_lossy().into_owned())
+            .map_err(|e| io_err(path, e))
     }
 
     fn hostname(&self) -> String {
-        nix::unistd::gethostname().map(|h| h.to_string_lossy().into_owned()).unwrap_or_default()
+        nix::unistd::gethostname()
+            .map(|h| h.to_string_lossy().into_owned())
+            .unwrap_or_default()
     }
 
     fn is_root(&self) -> bool {

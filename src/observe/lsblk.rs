@@ -4,11 +4,13 @@ use super::parse_util::{Flex, ParseError};
 use serde::Deserialize;
 
 /// The exact columns hyraid asks for. All exist in util-linux 2.38 (no PARTN, no ID-LINK).
-pub const COLUMNS: &str =
-    "NAME,KNAME,PATH,TYPE,SIZE,ROTA,SERIAL,WWN,MODEL,TRAN,FSTYPE,UUID,PARTUUID,PARTLABEL,PKNAME,MOUNTPOINT,PTTYPE,PTUUID,LOG-SEC,PHY-SEC,MAJ:MIN";
+pub const COLUMNS: &str = "NAME,KNAME,PATH,TYPE,SIZE,ROTA,SERIAL,WWN,MODEL,TRAN,FSTYPE,UUID,PARTUUID,PARTLABEL,PKNAME,MOUNTPOINT,PTTYPE,PTUUID,LOG-SEC,PHY-SEC,MAJ:MIN";
 
 pub fn argv() -> Vec<String> {
-    ["lsblk", "--json", "--bytes", "-o", COLUMNS].iter().map(|s| s.to_string()).collect()
+    ["lsblk", "--json", "--bytes", "-o", COLUMNS]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
 }
 
 #[derive(Debug, Deserialize)]
@@ -72,7 +74,10 @@ pub struct Node {
 }
 
 pub fn parse(text: &str) -> Result<Vec<Node>, ParseError> {
-    let top: Top = serde_json::from_str(text).map_err(|e| ParseError::Json { tool: "lsblk", detail: e.to_string() })?;
+    let top: Top = serde_json::from_str(text).map_err(|e| ParseError::Json {
+        tool: "lsblk",
+        detail: e.to_string(),
+    })?;
     let mut out: Vec<Node> = Vec::new();
     for n in &top.blockdevices {
         walk(n, None, &mut out)?;
@@ -81,10 +86,15 @@ pub fn parse(text: &str) -> Result<Vec<Node>, ParseError> {
 }
 
 fn walk(n: &RawNode, parent: Option<&str>, out: &mut Vec<Node>) -> Result<(), ParseError> {
-    let kname = n.kname.text().or(n.name.text()).map(str::to_string).ok_or(ParseError::Value {
-        tool: "lsblk",
-        detail: "a device without NAME/KNAME".into(),
-    })?;
+    let kname = n
+        .kname
+        .text()
+        .or(n.name.text())
+        .map(str::to_string)
+        .ok_or(ParseError::Value {
+            tool: "lsblk",
+            detail: "a device without NAME/KNAME".into(),
+        })?;
     let size = match n.size.text() {
         None => 0,
         Some(s) => s.parse().map_err(|_| ParseError::Value {
@@ -92,12 +102,16 @@ fn walk(n: &RawNode, parent: Option<&str>, out: &mut Vec<Node>) -> Result<(), Pa
             detail: format!("size `{s}` of {kname} is not in bytes (was --bytes given?)"),
         })?,
     };
-    let trim = |f: &Flex| f.text().map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
+    let trim = |f: &Flex| {
+        f.text()
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+    };
     if let Some(existing) = out.iter_mut().find(|x| x.kname == kname) {
-        if let Some(p) = parent {
-            if !existing.parents.iter().any(|x| x == p) {
-                existing.parents.push(p.to_string());
-            }
+        if let Some(p) = parent
+            && !existing.parents.iter().any(|x| x == p)
+        {
+            existing.parents.push(p.to_string());
         }
     } else {
         out.push(Node {
@@ -120,10 +134,10 @@ fn walk(n: &RawNode, parent: Option<&str>, out: &mut Vec<Node>) -> Result<(), Pa
     }
     for c in &n.children {
         let ck = c.kname.text().or(c.name.text()).unwrap_or("").to_string();
-        if let Some(me) = out.iter_mut().find(|x| x.kname == kname) {
-            if !me.children.contains(&ck) {
-                me.children.push(ck);
-            }
+        if let Some(me) = out.iter_mut().find(|x| x.kname == kname)
+            && !me.children.contains(&ck)
+        {
+            me.children.push(ck);
         }
         walk(c, Some(&kname), out)?;
     }
@@ -136,7 +150,10 @@ mod tests {
 
     #[test]
     fn partitions_and_identity() {
-        let nodes = parse(include_str!("../../tests/fixtures/layout-three-arrays/lsblk-json-partitions.json")).unwrap();
+        let nodes = parse(include_str!(
+            "../../tests/fixtures/layout-three-arrays/lsblk-json-partitions.json"
+        ))
+        .unwrap();
         let sda = nodes.iter().find(|n| n.kname == "sda").unwrap();
         assert_eq!(sda.kind, "disk");
         assert_eq!(sda.size, 2147483648);
@@ -154,7 +171,10 @@ mod tests {
 
     #[test]
     fn full_stack_dedups_shared_holders() {
-        let nodes = parse(include_str!("../../tests/fixtures/layout-three-arrays/lsblk-json-full-stack.json")).unwrap();
+        let nodes = parse(include_str!(
+            "../../tests/fixtures/layout-three-arrays/lsblk-json-full-stack.json"
+        ))
+        .unwrap();
         let md127 = nodes.iter().find(|n| n.kname == "md127").unwrap();
         assert_eq!(md127.kind, "raid1");
         assert_eq!(md127.fstype.as_deref(), Some("LVM2_member"));
@@ -162,7 +182,10 @@ mod tests {
         p.sort();
         assert_eq!(p, vec!["sda1", "sdb1"]);
         assert_eq!(nodes.iter().filter(|n| n.kname == "md127").count(), 1);
-        let top = nodes.iter().find(|n| n.kname == "dm-2" || n.kind == "lvm" && n.parents.len() == 2).unwrap();
+        let top = nodes
+            .iter()
+            .find(|n| n.kname == "dm-2" || n.kind == "lvm" && n.parents.len() == 2)
+            .unwrap();
         assert_eq!(top.kind, "lvm");
         let sdf = nodes.iter().find(|n| n.kname == "sdf").unwrap();
         assert!(sdf.children.is_empty());
@@ -171,12 +194,21 @@ mod tests {
     #[test]
     fn output_all_and_virtio() {
         let nodes = parse(include_str!("../../tests/fixtures/lsblk-json-O.json")).unwrap();
-        assert!(nodes.iter().any(|n| n.kname == "vda" && n.rotational && n.maj_min == "254:0"));
+        assert!(
+            nodes
+                .iter()
+                .any(|n| n.kname == "vda" && n.rotational && n.maj_min == "254:0")
+        );
     }
 
     #[test]
     fn rejects_human_sizes_and_garbage() {
-        assert!(parse(r#"{"blockdevices":[{"name":"sda","size":"931.5G"}]}"#).unwrap_err().to_string().contains("not in bytes"));
+        assert!(
+            parse(r#"{"blockdevices":[{"name":"sda","size":"931.5G"}]}"#)
+                .unwrap_err()
+                .to_string()
+                .contains("not in bytes")
+        );
         assert!(parse("lsblk: unknown column: ID-LINK").is_err());
         // Old lsblk (≤2.32) printed booleans as strings; extra columns are ignored.
         let n = parse(r#"{"blockdevices":[{"name":"sda","size":"100","rota":"1","id-link":"x","type":"disk"}]}"#).unwrap();

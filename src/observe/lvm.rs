@@ -8,7 +8,19 @@ use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
 
 pub fn argv() -> Vec<String> {
-    ["lvm", "fullreport", "--all", "--reportformat", "json", "--units", "b", "--nosuffix"].iter().map(|s| s.to_string()).collect()
+    [
+        "lvm",
+        "fullreport",
+        "--all",
+        "--reportformat",
+        "json",
+        "--units",
+        "b",
+        "--nosuffix",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
 }
 
 type Row = HashMap<String, Flex>;
@@ -40,7 +52,10 @@ fn n(r: &Row, k: &str) -> Option<u64> {
 }
 
 fn need<T>(v: Option<T>, what: &str, key: &str) -> Result<T, ParseError> {
-    v.ok_or_else(|| ParseError::Value { tool: "lvm report", detail: format!("{what} lacks `{key}` (were --units b --nosuffix given?)") })
+    v.ok_or_else(|| ParseError::Value {
+        tool: "lvm report",
+        detail: format!("{what} lacks `{key}` (were --units b --nosuffix given?)"),
+    })
 }
 
 /// `[name]` → (name, hidden).
@@ -53,15 +68,28 @@ fn unbracket(s: &str) -> (String, bool) {
 
 /// `high_watermark=50,writeback_jobs=1024` → map.
 pub fn parse_settings(s: &str) -> BTreeMap<String, String> {
-    s.split(',').filter_map(|kv| kv.split_once('=')).map(|(k, v)| (k.trim().to_string(), v.trim().to_string())).collect()
+    s.split(',')
+        .filter_map(|kv| kv.split_once('='))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect()
 }
 
 /// Parse a fullreport. `kname_of(maj_min, pv_name)` resolves a PV to its kernel name.
-pub fn parse_fullreport(text: &str, kname_of: &dyn Fn(&str, &str) -> String) -> Result<Lvm, ParseError> {
-    let top: Top = serde_json::from_str(text).map_err(|e| ParseError::Json { tool: "lvm fullreport", detail: e.to_string() })?;
+pub fn parse_fullreport(
+    text: &str,
+    kname_of: &dyn Fn(&str, &str) -> String,
+) -> Result<Lvm, ParseError> {
+    let top: Top = serde_json::from_str(text).map_err(|e| ParseError::Json {
+        tool: "lvm fullreport",
+        detail: e.to_string(),
+    })?;
     let mut out = Lvm::default();
     for sec in &top.report {
-        let vg_name = sec.vg.first().and_then(|v| f(v, "vg_name")).map(str::to_string);
+        let vg_name = sec
+            .vg
+            .first()
+            .and_then(|v| f(v, "vg_name"))
+            .map(str::to_string);
         for v in &sec.vg {
             out.vgs.push(Vg {
                 name: need(f(v, "vg_name"), "a VG", "vg_name")?.to_string(),
@@ -85,7 +113,9 @@ pub fn parse_fullreport(text: &str, kname_of: &dyn Fn(&str, &str) -> String) -> 
                 name,
                 kname,
                 uuid,
-                vg: f(p, "vg_name").map(str::to_string).or_else(|| vg_name.clone()),
+                vg: f(p, "vg_name")
+                    .map(str::to_string)
+                    .or_else(|| vg_name.clone()),
                 size: need(n(p, "pv_size"), "a PV", "pv_size")?,
                 free: need(n(p, "pv_free"), "a PV", "pv_free")?,
                 dev_size: n(p, "dev_size").unwrap_or(0),
@@ -94,23 +124,44 @@ pub fn parse_fullreport(text: &str, kname_of: &dyn Fn(&str, &str) -> String) -> 
         // Extents per LV per PV.
         let mut extents: HashMap<String, BTreeMap<String, u64>> = HashMap::new();
         for s in &sec.pvseg {
-            let (Some(lv), Some(pv)) = (f(s, "lv_uuid"), f(s, "pv_uuid")) else { continue };
+            let (Some(lv), Some(pv)) = (f(s, "lv_uuid"), f(s, "pv_uuid")) else {
+                continue;
+            };
             let size = n(s, "pvseg_size").unwrap_or(0);
             let k = pv_kname.get(pv).cloned().unwrap_or_else(|| pv.to_string());
-            *extents.entry(lv.to_string()).or_default().entry(k).or_insert(0) += size;
+            *extents
+                .entry(lv.to_string())
+                .or_default()
+                .entry(k)
+                .or_insert(0) += size;
         }
         for l in &sec.lv {
             let uuid = f(l, "lv_uuid").unwrap_or("").to_string();
             let (name, hidden) = unbracket(need(f(l, "lv_name"), "an LV", "lv_name")?);
-            let seg = sec.seg.iter().find(|s| f(s, "lv_uuid") == Some(uuid.as_str()));
-            let segtype = seg.and_then(|s| f(s, "segtype")).or(f(l, "segtype")).unwrap_or("").to_string();
-            let stripes = seg.and_then(|s| n(s, "stripes")).or(n(l, "stripes")).unwrap_or(1) as u32;
+            let seg = sec
+                .seg
+                .iter()
+                .find(|s| f(s, "lv_uuid") == Some(uuid.as_str()));
+            let segtype = seg
+                .and_then(|s| f(s, "segtype"))
+                .or(f(l, "segtype"))
+                .unwrap_or("")
+                .to_string();
+            let stripes = seg
+                .and_then(|s| n(s, "stripes"))
+                .or(n(l, "stripes"))
+                .unwrap_or(1) as u32;
             let attr = f(l, "lv_attr").unwrap_or("");
             let active = f(l, "lv_active") == Some("active") || attr.chars().nth(4) == Some('a');
             let writecache = if segtype == "writecache" {
-                let pool = f(l, "pool_lv").or(seg.and_then(|s| f(s, "pool_lv"))).unwrap_or("");
+                let pool = f(l, "pool_lv")
+                    .or(seg.and_then(|s| f(s, "pool_lv")))
+                    .unwrap_or("");
                 let origin = f(l, "origin").unwrap_or("");
-                let settings = seg.and_then(|s| f(s, "cache_settings")).or(f(l, "cache_settings")).unwrap_or("");
+                let settings = seg
+                    .and_then(|s| f(s, "cache_settings"))
+                    .or(f(l, "cache_settings"))
+                    .unwrap_or("");
                 Some(LvWritecache {
                     cachevol: unbracket(pool).0,
                     origin: unbracket(origin).0,
@@ -122,7 +173,10 @@ pub fn parse_fullreport(text: &str, kname_of: &dyn Fn(&str, &str) -> String) -> 
                 None
             };
             out.lvs.push(Lv {
-                vg: f(l, "vg_name").map(str::to_string).or_else(|| vg_name.clone()).unwrap_or_default(),
+                vg: f(l, "vg_name")
+                    .map(str::to_string)
+                    .or_else(|| vg_name.clone())
+                    .unwrap_or_default(),
                 name,
                 uuid: uuid.clone(),
                 hidden,
@@ -138,8 +192,20 @@ pub fn parse_fullreport(text: &str, kname_of: &dyn Fn(&str, &str) -> String) -> 
     Ok(out)
 }
 
-/// `lvs -a --reportformat json[_std] …` rows, for tolerance tests and verification: (vg, name, hidden, size, segtype, devices, cache_settings).
-pub fn parse_lvs(text: &str) -> Result<Vec<(String, String, bool, Option<u64>, String, String, String)>, ParseError> {
+/// One row of an `lvs -a --reportformat json[_std]` report.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LvsRow {
+    pub vg: String,
+    pub name: String,
+    pub hidden: bool,
+    pub size: Option<u64>,
+    pub segtype: String,
+    pub devices: String,
+    pub cache_settings: String,
+}
+
+/// `lvs -a --reportformat json[_std] …`, for tolerance tests and verification.
+pub fn parse_lvs(text: &str) -> Result<Vec<LvsRow>, ParseError> {
     #[derive(Deserialize)]
     struct T {
         report: Vec<S>,
@@ -149,21 +215,24 @@ pub fn parse_lvs(text: &str) -> Result<Vec<(String, String, bool, Option<u64>, S
         #[serde(default)]
         lv: Vec<Row>,
     }
-    let t: T = serde_json::from_str(text).map_err(|e| ParseError::Json { tool: "lvs", detail: e.to_string() })?;
+    let t: T = serde_json::from_str(text).map_err(|e| ParseError::Json {
+        tool: "lvs",
+        detail: e.to_string(),
+    })?;
     Ok(t.report
         .iter()
         .flat_map(|s| s.lv.iter())
         .map(|l| {
             let (name, hidden) = unbracket(f(l, "lv_name").unwrap_or(""));
-            (
-                f(l, "vg_name").unwrap_or("").to_string(),
+            LvsRow {
+                vg: f(l, "vg_name").unwrap_or("").to_string(),
                 name,
                 hidden,
-                n(l, "lv_size"),
-                f(l, "segtype").unwrap_or("").to_string(),
-                f(l, "devices").unwrap_or("").to_string(),
-                f(l, "cache_settings").unwrap_or("").to_string(),
-            )
+                size: n(l, "lv_size"),
+                segtype: f(l, "segtype").unwrap_or("").to_string(),
+                devices: f(l, "devices").unwrap_or("").to_string(),
+                cache_settings: f(l, "cache_settings").unwrap_or("").to_string(),
+            }
         })
         .collect())
 }
@@ -173,7 +242,11 @@ mod tests {
     use super::*;
 
     fn fx(name: &str) -> String {
-        std::fs::read_to_string(format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+        std::fs::read_to_string(format!(
+            "{}/tests/fixtures/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap()
     }
 
     fn by_basename(_mm: &str, name: &str) -> String {
@@ -182,7 +255,8 @@ mod tests {
 
     #[test]
     fn fullreport_three_arrays() {
-        let l = parse_fullreport(&fx("layout-three-arrays/lvm-fullreport.json"), &by_basename).unwrap();
+        let l =
+            parse_fullreport(&fx("layout-three-arrays/lvm-fullreport.json"), &by_basename).unwrap();
         assert_eq!(l.vgs.len(), 1);
         assert_eq!(l.vgs[0].name, "vg0");
         assert_eq!(l.vgs[0].extent_size, 4 << 20);
@@ -190,22 +264,38 @@ mod tests {
         assert_eq!(l.pvs.len(), 3);
         assert!(l.pvs.iter().all(|p| p.vg.as_deref() == Some("vg0")));
         let md125 = l.pvs.iter().find(|p| p.kname == "md125").unwrap();
-        assert_eq!((md125.size, md125.free, md125.dev_size), (264241152, 130023424, 267386880));
+        assert_eq!(
+            (md125.size, md125.free, md125.dev_size),
+            (264241152, 130023424, 267386880)
+        );
         let nc = &l.lvs[0];
-        assert_eq!((nc.name.as_str(), nc.hidden, nc.size), ("nextcloud", false, 1 << 30));
+        assert_eq!(
+            (nc.name.as_str(), nc.hidden, nc.size),
+            ("nextcloud", false, 1 << 30)
+        );
         assert!(nc.active);
         let wc = nc.writecache.as_ref().unwrap();
         assert_eq!(wc.cachevol, "nextcloud_wc_cvol");
         assert_eq!(wc.origin, "nextcloud_wcorig");
-        assert_eq!(wc.settings.get("high_watermark").map(String::as_str), Some("50"));
-        assert_eq!(wc.settings.get("writeback_jobs").map(String::as_str), Some("1024"));
+        assert_eq!(
+            wc.settings.get("high_watermark").map(String::as_str),
+            Some("50")
+        );
+        assert_eq!(
+            wc.settings.get("writeback_jobs").map(String::as_str),
+            Some("1024")
+        );
         assert_eq!(wc.block_size, Some(4096));
         assert_eq!(wc.writeback_blocks, Some(0));
     }
 
     #[test]
     fn resolves_pvs_by_major_minor() {
-        let l = parse_fullreport(&fx("layout-three-arrays/lvm-fullreport-selected.json"), &|mm, _| format!("dev{mm}")).unwrap();
+        let l = parse_fullreport(
+            &fx("layout-three-arrays/lvm-fullreport-selected.json"),
+            &|mm, _| format!("dev{mm}"),
+        )
+        .unwrap();
         assert!(l.pvs.iter().any(|p| p.kname == "dev9:127"));
     }
 
@@ -220,20 +310,34 @@ mod tests {
         assert_eq!(l.lvs[0].extents.get("md127"), Some(&1));
         assert_eq!(l.lvs[0].segtype, "linear");
         let rows = parse_lvs(&fx("layout-three-arrays/lvs-striped-writecache.json")).unwrap();
-        let orig = rows.iter().find(|r| r.1 == "nextcloud_wcorig").unwrap();
-        assert!(orig.2);
-        assert_eq!(orig.4, "striped");
-        assert_eq!(orig.5, "/dev/md127(0),/dev/md126(0)");
+        let orig = rows.iter().find(|r| r.name == "nextcloud_wcorig").unwrap();
+        assert!(orig.hidden);
+        assert_eq!(orig.segtype, "striped");
+        assert_eq!(orig.devices, "/dev/md127(0),/dev/md126(0)");
         let rows = parse_lvs(&fx("lvs-writecache-settings.json")).unwrap();
-        assert!(rows.iter().any(|r| r.6 == "high_watermark=50,writeback_jobs=1024"));
+        assert!(
+            rows.iter()
+                .any(|r| r.cache_settings == "high_watermark=50,writeback_jobs=1024")
+        );
         let rows = parse_lvs(&fx("lvs-after-splitcache.json")).unwrap();
-        assert!(rows.iter().all(|r| r.4 != "writecache"));
+        assert!(rows.iter().all(|r| r.segtype != "writecache"));
     }
 
     #[test]
     fn rejects_truncated_and_unitless() {
-        assert!(parse_fullreport(r#"{"report":[{"vg":[{"vg_name":"x","vg_size":"4.00m"}]}]}"#, &by_basename).is_err());
+        assert!(
+            parse_fullreport(
+                r#"{"report":[{"vg":[{"vg_name":"x","vg_size":"4.00m"}]}]}"#,
+                &by_basename
+            )
+            .is_err()
+        );
         assert!(parse_fullreport(r#"{"report": [ {"lv": [ "#, &by_basename).is_err());
-        assert!(parse_fullreport(r#"{"report":[]}"#, &by_basename).unwrap().vgs.is_empty());
+        assert!(
+            parse_fullreport(r#"{"report":[]}"#, &by_basename)
+                .unwrap()
+                .vgs
+                .is_empty()
+        );
     }
 }

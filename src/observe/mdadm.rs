@@ -6,7 +6,12 @@ use std::collections::BTreeMap;
 
 /// `dev-*/state`: comma-separated words (`in_sync,write_mostly`); empty allowed.
 pub fn parse_member_state(text: &str) -> Vec<String> {
-    text.trim().split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_string).collect()
+    text.trim()
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
 }
 
 /// `sync_completed`: `none`, `delayed` or `N / M` sectors.
@@ -15,9 +20,15 @@ pub fn parse_sync_completed(text: &str) -> Result<Option<(u64, u64)>, ParseError
     if t == "none" || t == "delayed" || t.is_empty() {
         return Ok(None);
     }
-    let bad = || ParseError::Value { tool: "md sysfs sync_completed", detail: format!("`{t}`") };
+    let bad = || ParseError::Value {
+        tool: "md sysfs sync_completed",
+        detail: format!("`{t}`"),
+    };
     let (a, b) = t.split_once('/').ok_or_else(bad)?;
-    Ok(Some((a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?)))
+    Ok(Some((
+        a.trim().parse().map_err(|_| bad())?,
+        b.trim().parse().map_err(|_| bad())?,
+    )))
 }
 
 /// `slot`: a number or `none`.
@@ -27,7 +38,10 @@ pub fn parse_slot(text: &str) -> Option<u32> {
 
 /// A number attribute (`degraded`, `raid_disks`, `bitmap/chunksize`, `bitmap/backlog`).
 pub fn parse_number(attr: &'static str, text: &str) -> Result<u64, ParseError> {
-    text.trim().parse().map_err(|_| ParseError::Value { tool: "md sysfs", detail: format!("{attr} = `{}`", text.trim()) })
+    text.trim().parse().map_err(|_| ParseError::Value {
+        tool: "md sysfs",
+        detail: format!("{attr} = `{}`", text.trim()),
+    })
 }
 
 /// `mdadm --detail --export` / `--examine --export`: KEY=VALUE lines.
@@ -37,7 +51,11 @@ pub fn parse_export(text: &str) -> Result<BTreeMap<String, String>, ParseError> 
         if l.trim().is_empty() {
             continue;
         }
-        let (k, v) = l.split_once('=').ok_or(ParseError::Line { tool: "mdadm --export", line: i + 1, detail: format!("`{l}` is not KEY=VALUE") })?;
+        let (k, v) = l.split_once('=').ok_or(ParseError::Line {
+            tool: "mdadm --export",
+            line: i + 1,
+            detail: format!("`{l}` is not KEY=VALUE"),
+        })?;
         m.insert(k.to_string(), v.to_string());
     }
     Ok(m)
@@ -68,13 +86,17 @@ pub fn parse_examine(text: &str) -> Result<Examine, ParseError> {
     let f = colon_fields(text);
     let get = |k: &str| f.iter().find(|(a, _)| a == k).map(|(_, v)| v.clone());
     if get("Magic").as_deref() != Some("a92b4efc") {
-        return Err(ParseError::Value { tool: "mdadm --examine", detail: "no md superblock (Magic a92b4efc missing)".into() });
+        return Err(ParseError::Value {
+            tool: "mdadm --examine",
+            detail: "no md superblock (Magic a92b4efc missing)".into(),
+        });
     }
     Ok(Examine {
         array_uuid: get("Array UUID"),
         name: get("Name").map(|n| n.split_whitespace().next().unwrap_or("").to_string()),
         level: get("Raid Level"),
-        write_mostly: get("Flags").is_some_and(|fl| fl.split_whitespace().any(|w| w == "write-mostly")),
+        write_mostly: get("Flags")
+            .is_some_and(|fl| fl.split_whitespace().any(|w| w == "write-mostly")),
         has_bitmap: get("Internal Bitmap").is_some(),
         role: get("Device Role"),
     })
@@ -90,12 +112,17 @@ pub struct ExamineBitmap {
 pub fn parse_examine_bitmap(text: &str) -> Result<ExamineBitmap, ParseError> {
     let f = colon_fields(text);
     let get = |k: &str| f.iter().find(|(a, _)| a == k).map(|(_, v)| v.as_str());
-    let bad = |d: String| ParseError::Value { tool: "mdadm -X", detail: d };
+    let bad = |d: String| ParseError::Value {
+        tool: "mdadm -X",
+        detail: d,
+    };
     if get("Magic") != Some("6d746962") {
         return Err(bad("no bitmap (Magic 6d746962 missing)".into()));
     }
     let cs = get("Chunksize").ok_or_else(|| bad("no Chunksize".into()))?;
-    let (n, unit) = cs.split_once(' ').ok_or_else(|| bad(format!("Chunksize `{cs}`")))?;
+    let (n, unit) = cs
+        .split_once(' ')
+        .ok_or_else(|| bad(format!("Chunksize `{cs}`")))?;
     let shift = match unit {
         "B" => 0,
         "KB" => 10,
@@ -104,13 +131,22 @@ pub fn parse_examine_bitmap(text: &str) -> Result<ExamineBitmap, ParseError> {
         "TB" => 40,
         _ => return Err(bad(format!("Chunksize unit `{unit}`"))),
     };
-    let chunk = n.parse::<u64>().map_err(|_| bad(format!("Chunksize `{cs}`")))? << shift;
+    let chunk = n
+        .parse::<u64>()
+        .map_err(|_| bad(format!("Chunksize `{cs}`")))?
+        << shift;
     let mode = get("Write Mode").ok_or_else(|| bad("no Write Mode".into()))?;
     let write_behind = match mode.rsplit_once("max ") {
-        Some((_, n)) => n.trim().parse().map_err(|_| bad(format!("Write Mode `{mode}`")))?,
+        Some((_, n)) => n
+            .trim()
+            .parse()
+            .map_err(|_| bad(format!("Write Mode `{mode}`")))?,
         None => 0,
     };
-    Ok(ExamineBitmap { chunk, write_behind })
+    Ok(ExamineBitmap {
+        chunk,
+        write_behind,
+    })
 }
 
 #[cfg(test)]
@@ -118,22 +154,44 @@ mod tests {
     use super::*;
 
     fn fx(name: &str) -> String {
-        std::fs::read_to_string(format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+        std::fs::read_to_string(format!(
+            "{}/tests/fixtures/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap()
     }
 
     fn sysfs_lines(name: &str) -> Vec<(String, String)> {
-        fx(name).lines().filter_map(|l| l.split_once(": ").map(|(a, b)| (a.to_string(), b.to_string()))).collect()
+        fx(name)
+            .lines()
+            .filter_map(|l| {
+                l.split_once(": ")
+                    .map(|(a, b)| (a.to_string(), b.to_string()))
+            })
+            .collect()
     }
 
     #[test]
     fn member_states_from_sysfs() {
         let s = sysfs_lines("layout-three-arrays/sysfs-md-states-three.txt");
-        let hdd = s.iter().find(|(p, _)| p.ends_with("md127/md/dev-sdb1/state")).unwrap();
+        let hdd = s
+            .iter()
+            .find(|(p, _)| p.ends_with("md127/md/dev-sdb1/state"))
+            .unwrap();
         assert_eq!(parse_member_state(&hdd.1), vec!["in_sync", "write_mostly"]);
         let after = sysfs_lines("sysfs-md0-dev-states-after-replace.txt");
-        assert_eq!(parse_member_state(&after[1].1), vec!["faulty", "write_mostly"]);
-        assert_eq!(parse_member_state(&fx("sysfs-state-hdd-no-writemostly.txt")), vec!["in_sync"]);
-        assert_eq!(parse_member_state(&fx("sysfs-state-hdd-after-re-add.txt")), vec!["write_mostly", "spare"]);
+        assert_eq!(
+            parse_member_state(&after[1].1),
+            vec!["faulty", "write_mostly"]
+        );
+        assert_eq!(
+            parse_member_state(&fx("sysfs-state-hdd-no-writemostly.txt")),
+            vec!["in_sync"]
+        );
+        assert_eq!(
+            parse_member_state(&fx("sysfs-state-hdd-after-re-add.txt")),
+            vec!["write_mostly", "spare"]
+        );
         assert!(parse_member_state("\n").is_empty());
     }
 
@@ -142,13 +200,28 @@ mod tests {
         let v = sysfs_lines("sysfs-md0-values.txt");
         let get = |k: &str| v.iter().find(|(a, _)| a == k).unwrap().1.clone();
         assert_eq!(parse_sync_completed(&get("sync_completed")).unwrap(), None);
-        assert_eq!(parse_number("bitmap/chunksize", &get("bitmap/chunksize")).unwrap(), 64 << 20);
+        assert_eq!(
+            parse_number("bitmap/chunksize", &get("bitmap/chunksize")).unwrap(),
+            64 << 20
+        );
         assert_eq!(parse_slot(&get("dev-sdc/slot")), Some(1));
-        assert_eq!(parse_sync_completed(&fx("sysfs-md0-sync_completed-recovery.txt")).unwrap().map(|(_, t)| t), Some(4188160));
+        assert_eq!(
+            parse_sync_completed(&fx("sysfs-md0-sync_completed-recovery.txt"))
+                .unwrap()
+                .map(|(_, t)| t),
+            Some(4188160)
+        );
         assert_eq!(fx("sysfs-md0-sync_action-recovery.txt").trim(), "recover");
         assert!(parse_sync_completed("12 of 13").is_err());
         let wb = sysfs_lines("sysfs-md0-bitmap-128M-wb.txt");
-        assert_eq!(parse_number("backlog", &wb.iter().find(|(a, _)| a == "backlog").unwrap().1).unwrap(), 2048);
+        assert_eq!(
+            parse_number(
+                "backlog",
+                &wb.iter().find(|(a, _)| a == "backlog").unwrap().1
+            )
+            .unwrap(),
+            2048
+        );
     }
 
     #[test]
@@ -158,12 +231,24 @@ mod tests {
         assert_eq!(m["MD_DEVNAME"], "data1");
         let mut mem = export_members(&m);
         mem.sort();
-        assert_eq!(mem, vec![("/dev/sdc1".to_string(), "0".to_string()), ("/dev/sdd1".to_string(), "1".to_string())]);
+        assert_eq!(
+            mem,
+            vec![
+                ("/dev/sdc1".to_string(), "0".to_string()),
+                ("/dev/sdd1".to_string(), "1".to_string())
+            ]
+        );
         let d = parse_export(&fx("mdadm-detail-export-md0-recovery.txt")).unwrap();
         // A member still rebuilding is exported with the role it is rebuilding into.
         let mut rec = export_members(&d);
         rec.sort();
-        assert_eq!(rec, vec![("/dev/sdb".to_string(), "0".to_string()), ("/dev/sdc".to_string(), "1".to_string())]);
+        assert_eq!(
+            rec,
+            vec![
+                ("/dev/sdb".to_string(), "0".to_string()),
+                ("/dev/sdc".to_string(), "1".to_string())
+            ]
+        );
         assert!(!d.contains_key("MD_DEVNAME"));
         assert!(parse_export("garbage line").is_err());
     }
@@ -182,10 +267,27 @@ mod tests {
     #[test]
     fn examine_bitmap() {
         let b = parse_examine_bitmap(&fx("mdadm-examine-bitmap-hdd-128M-wb.txt")).unwrap();
-        assert_eq!(b, ExamineBitmap { chunk: 128 << 20, write_behind: 2048 });
+        assert_eq!(
+            b,
+            ExamineBitmap {
+                chunk: 128 << 20,
+                write_behind: 2048
+            }
+        );
         let b = parse_examine_bitmap(&fx("mdadm-examine-bitmap-hdd.txt")).unwrap();
-        assert_eq!(b, ExamineBitmap { chunk: 64 << 20, write_behind: 0 });
-        assert_eq!(parse_examine_bitmap(&fx("mdadm-examine-bitmap-hdd-backlog-512.txt")).unwrap().write_behind, 512);
+        assert_eq!(
+            b,
+            ExamineBitmap {
+                chunk: 64 << 20,
+                write_behind: 0
+            }
+        );
+        assert_eq!(
+            parse_examine_bitmap(&fx("mdadm-examine-bitmap-hdd-backlog-512.txt"))
+                .unwrap()
+                .write_behind,
+            512
+        );
         assert!(parse_examine_bitmap(&fx("mdadm-examine-bitmap-hdd-no-bitmap.txt")).is_err());
     }
 }

@@ -33,11 +33,18 @@ pub struct MdstatMember {
 }
 
 pub fn parse(text: &str) -> Result<Vec<MdstatArray>, ParseError> {
-    let err = |line: usize, detail: String| ParseError::Line { tool: "/proc/mdstat", line, detail };
+    let err = |line: usize, detail: String| ParseError::Line {
+        tool: "/proc/mdstat",
+        line,
+        detail,
+    };
     let mut out: Vec<MdstatArray> = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let ln = i + 1;
-        if line.starts_with("Personalities") || line.starts_with("unused devices") || line.trim().is_empty() {
+        if line.starts_with("Personalities")
+            || line.starts_with("unused devices")
+            || line.trim().is_empty()
+        {
             continue;
         }
         if !line.starts_with(char::is_whitespace) {
@@ -48,24 +55,44 @@ pub fn parse(text: &str) -> Result<Vec<MdstatArray>, ParseError> {
             let active = match words.next() {
                 Some("active") => true,
                 Some("inactive") => false,
-                other => return Err(err(ln, format!("state `{}` is neither active nor inactive", other.unwrap_or("")))),
+                other => {
+                    return Err(err(
+                        ln,
+                        format!(
+                            "state `{}` is neither active nor inactive",
+                            other.unwrap_or("")
+                        ),
+                    ));
+                }
             };
             let mut read_only = None;
-            if let Some(w) = words.peek() {
-                if w.starts_with('(') {
-                    read_only = Some(w.trim_matches(|c| c == '(' || c == ')').to_string());
-                    words.next();
-                }
+            if let Some(w) = words.peek()
+                && w.starts_with('(')
+            {
+                read_only = Some(w.trim_matches(|c| c == '(' || c == ')').to_string());
+                words.next();
             }
             let mut level = None;
             let mut members = Vec::new();
             for w in words {
                 if let Some(open) = w.find('[') {
                     let kname = w[..open].to_string();
-                    let close = w[open..].find(']').map(|c| c + open).ok_or_else(|| err(ln, format!("member `{w}` lacks `]`")))?;
-                    let desc_nr = w[open + 1..close].parse().map_err(|_| err(ln, format!("member `{w}` has no number")))?;
-                    let flags = w[close + 1..].chars().filter(|c| c.is_ascii_alphabetic()).collect();
-                    members.push(MdstatMember { kname, desc_nr, flags });
+                    let close = w[open..]
+                        .find(']')
+                        .map(|c| c + open)
+                        .ok_or_else(|| err(ln, format!("member `{w}` lacks `]`")))?;
+                    let desc_nr = w[open + 1..close]
+                        .parse()
+                        .map_err(|_| err(ln, format!("member `{w}` has no number")))?;
+                    let flags = w[close + 1..]
+                        .chars()
+                        .filter(|c| c.is_ascii_alphabetic())
+                        .collect();
+                    members.push(MdstatMember {
+                        kname,
+                        desc_nr,
+                        flags,
+                    });
                 } else if level.is_none() && active {
                     level = Some(w.to_string());
                 } else {
@@ -92,7 +119,10 @@ pub fn parse(text: &str) -> Result<Vec<MdstatArray>, ParseError> {
         };
         let t = line.trim();
         if let Some(pos) = t.find(" blocks") {
-            cur.blocks = t[..pos].trim().parse().map_err(|_| err(ln, format!("block count in `{t}`")))?;
+            cur.blocks = t[..pos]
+                .trim()
+                .parse()
+                .map_err(|_| err(ln, format!("block count in `{t}`")))?;
             for part in t.split_whitespace() {
                 if let Some(inner) = part.strip_prefix('[').and_then(|p| p.strip_suffix(']')) {
                     if let Some((a, b)) = inner.split_once('/') {
@@ -105,19 +135,38 @@ pub fn parse(text: &str) -> Result<Vec<MdstatArray>, ParseError> {
                 }
             }
         } else if t.starts_with("bitmap:") {
-            let chunk = t.rsplit(", ").next().and_then(|c| c.strip_suffix(" chunk")).ok_or_else(|| err(ln, format!("bitmap line `{t}`")))?;
-            let (num, mult) = if let Some(n) = chunk.strip_suffix("KB") { (n, 1024) } else if let Some(n) = chunk.strip_suffix('B') { (n, 1) } else { (chunk, 1) };
-            cur.bitmap_chunk = Some(num.parse::<u64>().map_err(|_| err(ln, format!("bitmap chunk `{chunk}`")))? * mult);
+            let chunk = t
+                .rsplit(", ")
+                .next()
+                .and_then(|c| c.strip_suffix(" chunk"))
+                .ok_or_else(|| err(ln, format!("bitmap line `{t}`")))?;
+            let (num, mult) = if let Some(n) = chunk.strip_suffix("KB") {
+                (n, 1024)
+            } else if let Some(n) = chunk.strip_suffix('B') {
+                (n, 1)
+            } else {
+                (chunk, 1)
+            };
+            cur.bitmap_chunk = Some(
+                num.parse::<u64>()
+                    .map_err(|_| err(ln, format!("bitmap chunk `{chunk}`")))?
+                    * mult,
+            );
         } else if let Some(p) = t.strip_prefix("resync=") {
             cur.pending = Some(p.to_string());
         } else if t.starts_with('[') {
             // [==>....]  resync = 16.3% (256960/1570816) finish=0.1min speed=128480K/sec
             let after = t.split_once(']').map(|(_, r)| r.trim()).unwrap_or("");
             let op = after.split_whitespace().next().unwrap_or("").to_string();
-            let nums = t.split_once('(').and_then(|(_, r)| r.split_once(')')).map(|(n, _)| n);
+            let nums = t
+                .split_once('(')
+                .and_then(|(_, r)| r.split_once(')'))
+                .map(|(n, _)| n);
             if let Some((d, tot)) = nums.and_then(|n| n.split_once('/')) {
                 let d = d.parse().map_err(|_| err(ln, format!("progress `{t}`")))?;
-                let tot = tot.parse().map_err(|_| err(ln, format!("progress `{t}`")))?;
+                let tot = tot
+                    .parse()
+                    .map_err(|_| err(ln, format!("progress `{t}`")))?;
                 cur.progress = Some((op, d, tot));
             }
         }
@@ -131,7 +180,11 @@ mod tests {
     use super::*;
 
     fn fx(name: &str) -> String {
-        std::fs::read_to_string(format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+        std::fs::read_to_string(format!(
+            "{}/tests/fixtures/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap()
     }
 
     #[test]
@@ -140,7 +193,14 @@ mod tests {
         assert_eq!(a.len(), 3);
         assert_eq!(a[0].kname, "md125");
         assert_eq!(a[0].pending.as_deref(), Some("DELAYED"));
-        assert_eq!(a[1].members[0], MdstatMember { kname: "sdd1".into(), desc_nr: 1, flags: vec!['W'] });
+        assert_eq!(
+            a[1].members[0],
+            MdstatMember {
+                kname: "sdd1".into(),
+                desc_nr: 1,
+                flags: vec!['W']
+            }
+        );
         assert_eq!(a[1].progress, Some(("resync".into(), 256960, 1570816)));
         assert_eq!(a[2].blocks, 1570816);
         assert_eq!(a[2].disks, Some((2, 2)));
@@ -168,7 +228,8 @@ mod tests {
 
     #[test]
     fn inactive_and_garbage() {
-        let a = parse("md127 : inactive sda2[0](S)\n      976630464 blocks super 1.2\n       \n").unwrap();
+        let a = parse("md127 : inactive sda2[0](S)\n      976630464 blocks super 1.2\n       \n")
+            .unwrap();
         assert!(!a[0].active);
         assert_eq!(a[0].members[0].flags, vec!['S']);
         assert!(parse("md0 active raid1").is_err());

@@ -260,11 +260,23 @@ impl Observed {
     pub fn normalized(&self) -> Observed {
         let mut o = self.clone();
         o.block_devices.sort_by(|a, b| a.kname.cmp(&b.kname));
-        let parents: Vec<String> = o.block_devices.iter().filter_map(|d| d.parent.clone()).collect();
+        let parents: Vec<String> = o
+            .block_devices
+            .iter()
+            .filter_map(|d| d.parent.clone())
+            .collect();
         for d in o.block_devices.iter_mut() {
             d.holders.sort();
-            let is_pv = o.lvm.pvs.iter().any(|p| p.kname == d.kname && p.vg.is_some() && o.lvm.lvs.iter().any(|l| l.extents.contains_key(&d.kname)));
-            let in_use = !d.holders.is_empty() || parents.contains(&d.kname) || d.mountpoint.is_some() || d.size == 0 || is_pv;
+            let is_pv = o.lvm.pvs.iter().any(|p| {
+                p.kname == d.kname
+                    && p.vg.is_some()
+                    && o.lvm.lvs.iter().any(|l| l.extents.contains_key(&d.kname))
+            });
+            let in_use = !d.holders.is_empty()
+                || parents.contains(&d.kname)
+                || d.mountpoint.is_some()
+                || d.size == 0
+                || is_pv;
             if in_use {
                 d.signatures = None;
             } else if d.signatures.is_none() {
@@ -273,11 +285,17 @@ impl Observed {
         }
         o.arrays.sort_by(|a, b| a.kname.cmp(&b.kname));
         for a in o.arrays.iter_mut() {
-            a.members.sort_by(|x, y| (x.slot.is_none(), x.slot, &x.kname).cmp(&(y.slot.is_none(), y.slot, &y.kname)));
+            a.members.sort_by(|x, y| {
+                (x.slot.is_none(), x.slot, &x.kname).cmp(&(y.slot.is_none(), y.slot, &y.kname))
+            });
         }
         o.lvm.vgs.sort_by(|a, b| a.name.cmp(&b.name));
-        o.lvm.pvs.sort_by(|a, b| (&a.vg, &a.kname).cmp(&(&b.vg, &b.kname)));
-        o.lvm.lvs.sort_by(|a, b| (&a.vg, a.hidden, &a.name).cmp(&(&b.vg, b.hidden, &b.name)));
+        o.lvm
+            .pvs
+            .sort_by(|a, b| (&a.vg, &a.kname).cmp(&(&b.vg, &b.kname)));
+        o.lvm
+            .lvs
+            .sort_by(|a, b| (&a.vg, a.hidden, &a.name).cmp(&(&b.vg, b.hidden, &b.name)));
         o
     }
 
@@ -304,10 +322,15 @@ impl Observed {
         self.lvm.lvs.iter().find(|l| l.vg == vg && l.name == name)
     }
     pub fn pvs_of(&self, vg: &str) -> impl Iterator<Item = &Pv> {
-        self.lvm.pvs.iter().filter(move |p| p.vg.as_deref() == Some(vg))
+        self.lvm
+            .pvs
+            .iter()
+            .filter(move |p| p.vg.as_deref() == Some(vg))
     }
     /// Resolve a /dev/disk/by-id name to a device.
     pub fn by_id(&self, id: &str) -> Option<&BlockDevice> {
-        self.block_devices.iter().find(|d| d.by_id.iter().any(|i| i == id))
+        self.block_devices
+            .iter()
+            .find(|d| d.by_id.iter().any(|i| i == id))
     }
 }

@@ -14,13 +14,21 @@ pub enum ObserveError {
     #[error(transparent)]
     Parse(#[from] ParseError),
     #[error("`{command}` failed (exit {status}): {stderr}")]
-    Command { command: String, status: i32, stderr: String },
+    Command {
+        command: String,
+        status: i32,
+        stderr: String,
+    },
 }
 
 fn run_ok(host: &dyn Host, argv: &[String]) -> Result<String, ObserveError> {
     let out = host.run(argv)?;
     if out.status != 0 {
-        return Err(ObserveError::Command { command: argv.join(" "), status: out.status, stderr: out.stderr.trim().to_string() });
+        return Err(ObserveError::Command {
+            command: argv.join(" "),
+            status: out.status,
+            stderr: out.stderr.trim().to_string(),
+        });
     }
     Ok(out.stdout)
 }
@@ -52,16 +60,38 @@ fn links(host: &dyn Host, dir: &str) -> Result<Vec<(String, String)>, ObserveErr
 pub fn observe(host: &dyn Host) -> Result<Observed, ObserveError> {
     let nodes = lsblk::parse(&run_ok(host, &lsblk::argv())?)?;
     let by_id = links(host, "/dev/disk/by-id")?;
-    let kind_of: HashMap<&str, &str> = nodes.iter().map(|n| (n.kname.as_str(), n.kind.as_str())).collect();
+    let kind_of: HashMap<&str, &str> = nodes
+        .iter()
+        .map(|n| (n.kname.as_str(), n.kind.as_str()))
+        .collect();
 
     let mut block_devices = Vec::new();
-    for n in nodes.iter().filter(|n| n.kind == "disk" || n.kind == "part") {
-        let kind = if n.kind == "disk" { DevKind::Disk } else { DevKind::Part };
-        let mut ids: Vec<String> = by_id.iter().filter(|(_, t)| *t == n.kname).map(|(i, _)| i.clone()).collect();
+    for n in nodes
+        .iter()
+        .filter(|n| n.kind == "disk" || n.kind == "part")
+    {
+        let kind = if n.kind == "disk" {
+            DevKind::Disk
+        } else {
+            DevKind::Part
+        };
+        let mut ids: Vec<String> = by_id
+            .iter()
+            .filter(|(_, t)| *t == n.kname)
+            .map(|(i, _)| i.clone())
+            .collect();
         ids.sort();
         // LVs on a PV are known from the LVM report; holders are md arrays and other stacked devices.
-        let holders: Vec<String> = n.children.iter().filter(|c| !matches!(kind_of.get(c.as_str()).copied(), Some("part") | Some("lvm"))).cloned().collect();
-        let has_parts = n.children.iter().any(|c| kind_of.get(c.as_str()).copied() == Some("part"));
+        let holders: Vec<String> = n
+            .children
+            .iter()
+            .filter(|c| !matches!(kind_of.get(c.as_str()).copied(), Some("part") | Some("lvm")))
+            .cloned()
+            .collect();
+        let has_parts = n
+            .children
+            .iter()
+            .any(|c| kind_of.get(c.as_str()).copied() == Some("part"));
         let mut dev = BlockDevice {
             kname: n.kname.clone(),
             kind,
@@ -73,9 +103,17 @@ pub fn observe(host: &dyn Host) -> Result<Observed, ObserveError> {
             model: n.model.clone(),
             tran: n.tran.clone(),
             by_id: ids,
-            parent: if kind == DevKind::Part { n.parents.first().cloned() } else { None },
+            parent: if kind == DevKind::Part {
+                n.parents.first().cloned()
+            } else {
+                None
+            },
             partlabel: n.partlabel.clone(),
-            pttype: if kind == DevKind::Disk { n.pttype.clone() } else { None },
+            pttype: if kind == DevKind::Disk {
+                n.pttype.clone()
+            } else {
+                None
+            },
             fstype: n.fstype.clone(),
             holders,
             mountpoint: n.mountpoint.clone(),
@@ -86,8 +124,16 @@ pub fn observe(host: &dyn Host) -> Result<Observed, ObserveError> {
             dev.write_cache = scsi_cache_type(host, &n.kname)?;
         }
         // Probe content only where nothing is stacked: a device in use is refused anyway.
-        if dev.holders.is_empty() && !has_parts && dev.mountpoint.is_none() && n.size > 0 && !lvm_child(n, &kind_of) {
-            dev.signatures = Some(wipefs::parse(&run_ok(host, &wipefs::argv(&format!("/dev/{}", n.kname)))?)?);
+        if dev.holders.is_empty()
+            && !has_parts
+            && dev.mountpoint.is_none()
+            && n.size > 0
+            && !lvm_child(n, &kind_of)
+        {
+            dev.signatures = Some(wipefs::parse(&run_ok(
+                host,
+                &wipefs::argv(&format!("/dev/{}", n.kname)),
+            )?)?);
         }
         block_devices.push(dev);
     }
@@ -99,17 +145,32 @@ pub fn observe(host: &dyn Host) -> Result<Observed, ObserveError> {
         arrays.push(md_array(host, &a, &md_names, &nodes)?);
     }
 
-    let mm: HashMap<&str, &str> = nodes.iter().filter(|n| !n.maj_min.is_empty()).map(|n| (n.maj_min.as_str(), n.kname.as_str())).collect();
+    let mm: HashMap<&str, &str> = nodes
+        .iter()
+        .filter(|n| !n.maj_min.is_empty())
+        .map(|n| (n.maj_min.as_str(), n.kname.as_str()))
+        .collect();
     let kname_of = |maj_min: &str, name: &str| -> String {
-        mm.get(maj_min).map(|s| s.to_string()).unwrap_or_else(|| name.rsplit('/').next().unwrap_or(name).to_string())
+        mm.get(maj_min)
+            .map(|s| s.to_string())
+            .unwrap_or_else(|| name.rsplit('/').next().unwrap_or(name).to_string())
     };
     let lvm = lvm::parse_fullreport(&run_ok(host, &lvm::argv())?, &kname_of)?;
 
-    Ok(Observed { format: SNAPSHOT_FORMAT, hostname: host.hostname(), block_devices, arrays, lvm }.normalized())
+    Ok(Observed {
+        format: SNAPSHOT_FORMAT,
+        hostname: host.hostname(),
+        block_devices,
+        arrays,
+        lvm,
+    }
+    .normalized())
 }
 
 fn lvm_child(n: &lsblk::Node, kind_of: &HashMap<&str, &str>) -> bool {
-    n.children.iter().any(|c| kind_of.get(c.as_str()).copied() == Some("lvm"))
+    n.children
+        .iter()
+        .any(|c| kind_of.get(c.as_str()).copied() == Some("lvm"))
 }
 
 fn scsi_cache_type(host: &dyn Host, kname: &str) -> Result<Option<WriteCacheState>, ObserveError> {
@@ -119,16 +180,31 @@ fn scsi_cache_type(host: &dyn Host, kname: &str) -> Result<Option<WriteCacheStat
         Err(HostError::NotFound { .. }) => return Ok(None),
         Err(e) => return Err(e.into()),
     };
-    let Some(first) = entries.first() else { return Ok(None) };
-    Ok(read_opt(host, &format!("{dir}/{first}/cache_type"))?
-        .map(|t| WriteCacheState { enabled: write_cache::parse_cache_type(&t), source: WriteCacheSource::ScsiCacheType }))
+    let Some(first) = entries.first() else {
+        return Ok(None);
+    };
+    Ok(
+        read_opt(host, &format!("{dir}/{first}/cache_type"))?.map(|t| WriteCacheState {
+            enabled: write_cache::parse_cache_type(&t),
+            source: WriteCacheSource::ScsiCacheType,
+        }),
+    )
 }
 
-fn md_array(host: &dyn Host, a: &mdstat::MdstatArray, names: &[(String, String)], nodes: &[lsblk::Node]) -> Result<MdArray, ObserveError> {
+fn md_array(
+    host: &dyn Host,
+    a: &mdstat::MdstatArray,
+    names: &[(String, String)],
+    nodes: &[lsblk::Node],
+) -> Result<MdArray, ObserveError> {
     let base = format!("/sys/block/{}/md", a.kname);
-    let attr = |name: &str| read_opt(host, &format!("{base}/{name}")).map(|o| o.map(|s| s.trim().to_string()));
+    let attr = |name: &str| {
+        read_opt(host, &format!("{base}/{name}")).map(|o| o.map(|s| s.trim().to_string()))
+    };
     let num = |name: &'static str, v: Option<String>| -> Result<Option<u64>, ObserveError> {
-        v.map(|s| mdadm::parse_number(name, &s)).transpose().map_err(Into::into)
+        v.map(|s| mdadm::parse_number(name, &s))
+            .transpose()
+            .map_err(Into::into)
     };
     let bitmap = match attr("bitmap/location")? {
         Some(loc) if loc != "none" => Some(MdBitmap {
@@ -140,36 +216,75 @@ fn md_array(host: &dyn Host, a: &mdstat::MdstatArray, names: &[(String, String)]
     let mut members = Vec::new();
     for m in &a.members {
         let dev = format!("{base}/dev-{}", m.kname);
-        let state = read_opt(host, &format!("{dev}/state"))?.map(|s| mdadm::parse_member_state(&s)).unwrap_or_default();
+        let state = read_opt(host, &format!("{dev}/state"))?
+            .map(|s| mdadm::parse_member_state(&s))
+            .unwrap_or_default();
         let slot = read_opt(host, &format!("{dev}/slot"))?.and_then(|s| mdadm::parse_slot(&s));
-        members.push(MdMember { kname: m.kname.clone(), slot, state });
+        members.push(MdMember {
+            kname: m.kname.clone(),
+            slot,
+            state,
+        });
     }
     Ok(MdArray {
         kname: a.kname.clone(),
-        name: names.iter().find(|(_, t)| *t == a.kname).map(|(n, _)| n.clone()),
+        name: names
+            .iter()
+            .find(|(_, t)| *t == a.kname)
+            .map(|(n, _)| n.clone()),
         uuid: attr("uuid")?,
-        level: attr("level")?.or_else(|| a.level.clone()).unwrap_or_default(),
-        raid_disks: num("raid_disks", attr("raid_disks")?)?.unwrap_or(a.disks.map(|d| d.0 as u64).unwrap_or(0)) as u32,
+        level: attr("level")?
+            .or_else(|| a.level.clone())
+            .unwrap_or_default(),
+        raid_disks: num("raid_disks", attr("raid_disks")?)?
+            .unwrap_or(a.disks.map(|d| d.0 as u64).unwrap_or(0)) as u32,
         size_kib: a.blocks,
-        array_state: attr("array_state")?.unwrap_or_else(|| if a.active { "active".into() } else { "inactive".into() }),
+        array_state: attr("array_state")?.unwrap_or_else(|| {
+            if a.active {
+                "active".into()
+            } else {
+                "inactive".into()
+            }
+        }),
         sync_action: attr("sync_action")?.unwrap_or_else(|| "idle".into()),
-        sync_completed: attr("sync_completed")?.map(|s| mdadm::parse_sync_completed(&s)).transpose()?.flatten(),
+        sync_completed: attr("sync_completed")?
+            .map(|s| mdadm::parse_sync_completed(&s))
+            .transpose()?
+            .flatten(),
         degraded: num("degraded", attr("degraded")?)?.unwrap_or(0) as u32,
         bitmap,
         members,
-        fstype: nodes.iter().find(|n| n.kname == a.kname).and_then(|n| n.fstype.clone()),
+        fstype: nodes
+            .iter()
+            .find(|n| n.kname == a.kname)
+            .and_then(|n| n.fstype.clone()),
     })
 }
 
 /// Ask `hdparm -W` for disks whose write cache is managed and whose sysfs gave no answer.
-pub fn probe_write_cache(host: &dyn Host, obs: &mut Observed, knames: &[String]) -> Result<(), ObserveError> {
-    for d in obs.block_devices.iter_mut().filter(|d| knames.contains(&d.kname)) {
+pub fn probe_write_cache(
+    host: &dyn Host,
+    obs: &mut Observed,
+    knames: &[String],
+) -> Result<(), ObserveError> {
+    for d in obs
+        .block_devices
+        .iter_mut()
+        .filter(|d| knames.contains(&d.kname))
+    {
         if d.write_cache.is_some_and(|w| w.enabled.is_some()) {
             continue;
         }
-        let out = host.run(&["hdparm".to_string(), "-W".to_string(), format!("/dev/{}", d.kname)])?;
+        let out = host.run(&[
+            "hdparm".to_string(),
+            "-W".to_string(),
+            format!("/dev/{}", d.kname),
+        ])?;
         if let Some(state) = write_cache::parse_hdparm_w(&out.stdout) {
-            d.write_cache = Some(WriteCacheState { enabled: state, source: WriteCacheSource::Hdparm });
+            d.write_cache = Some(WriteCacheState {
+                enabled: state,
+                source: WriteCacheSource::Hdparm,
+            });
         }
     }
     Ok(())

@@ -7,7 +7,11 @@ pub enum ParseError {
     #[error("{tool}: output is not the expected JSON: {detail}")]
     Json { tool: &'static str, detail: String },
     #[error("{tool}: line {line}: {detail}")]
-    Line { tool: &'static str, line: usize, detail: String },
+    Line {
+        tool: &'static str,
+        line: usize,
+        detail: String,
+    },
     #[error("{tool}: {detail}")]
     Value { tool: &'static str, detail: String },
 }

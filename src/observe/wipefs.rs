@@ -19,7 +19,12 @@ struct Raw {
 }
 
 pub fn argv(dev: &str) -> Vec<String> {
-    vec!["wipefs".into(), "--no-act".into(), "--json".into(), dev.into()]
+    vec![
+        "wipefs".into(),
+        "--no-act".into(),
+        "--json".into(),
+        dev.into(),
+    ]
 }
 
 /// Empty output (older wipefs prints nothing when there is nothing) means no signatures.
@@ -27,8 +32,18 @@ pub fn parse(text: &str) -> Result<Vec<Signature>, ParseError> {
     if text.trim().is_empty() {
         return Ok(vec![]);
     }
-    let top: Top = serde_json::from_str(text).map_err(|e| ParseError::Json { tool: "wipefs", detail: e.to_string() })?;
-    Ok(top.signatures.into_iter().map(|r| Signature { offset: r.offset.string(), kind: r.kind.string() }).collect())
+    let top: Top = serde_json::from_str(text).map_err(|e| ParseError::Json {
+        tool: "wipefs",
+        detail: e.to_string(),
+    })?;
+    Ok(top
+        .signatures
+        .into_iter()
+        .map(|r| Signature {
+            offset: r.offset.string(),
+            kind: r.kind.string(),
+        })
+        .collect())
 }
 
 #[cfg(test)]
@@ -36,14 +51,27 @@ mod tests {
     use super::*;
 
     fn fx(name: &str) -> String {
-        std::fs::read_to_string(format!("{}/tests/fixtures/layout-three-arrays/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+        std::fs::read_to_string(format!(
+            "{}/tests/fixtures/layout-three-arrays/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap()
     }
 
     #[test]
     fn signatures() {
-        assert_eq!(parse(&fx("wipefs-n-json-ext4.json")).unwrap(), vec![Signature { offset: "0x438".into(), kind: "ext4".into() }]);
+        assert_eq!(
+            parse(&fx("wipefs-n-json-ext4.json")).unwrap(),
+            vec![Signature {
+                offset: "0x438".into(),
+                kind: "ext4".into()
+            }]
+        );
         assert!(parse(&fx("wipefs-n-json-blank.json")).unwrap().is_empty());
-        assert_eq!(parse(&fx("wipefs-n-json-md-member.json")).unwrap()[0].kind, "linux_raid_member");
+        assert_eq!(
+            parse(&fx("wipefs-n-json-md-member.json")).unwrap()[0].kind,
+            "linux_raid_member"
+        );
         assert!(parse("").unwrap().is_empty());
         assert!(parse("{\"signatures\": [").is_err());
     }

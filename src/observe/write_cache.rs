@@ -6,9 +6,13 @@
 pub fn parse_hdparm_w(text: &str) -> Option<Option<bool>> {
     for l in text.lines() {
         let t = l.trim();
-        let Some(rest) = t.strip_prefix("write-caching") else { continue };
+        let Some(rest) = t.strip_prefix("write-caching") else {
+            continue;
+        };
         let rest = rest.trim_start();
-        let Some(v) = rest.strip_prefix('=') else { continue };
+        let Some(v) = rest.strip_prefix('=') else {
+            continue;
+        };
         let v = v.trim();
         if v.starts_with("not supported") {
             return Some(None);
@@ -41,15 +45,31 @@ mod tests {
     use super::*;
 
     fn fx(name: &str) -> String {
-        std::fs::read_to_string(format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+        std::fs::read_to_string(format!(
+            "{}/tests/fixtures/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap()
     }
 
     #[test]
     fn hdparm_outputs() {
-        assert_eq!(parse_hdparm_w(&fx("hdparm-W-sata-hdd-initial.txt")), Some(Some(true)));
-        assert_eq!(parse_hdparm_w(&fx("hdparm-W-sata-hdd-after-W0.txt")), Some(Some(false)));
-        assert_eq!(parse_hdparm_w(&fx("hdparm-W0-sata-hdd.txt")), Some(Some(false)));
-        assert_eq!(parse_hdparm_w(&fx("hdparm-W1-sata-ssd.txt")), Some(Some(true)));
+        assert_eq!(
+            parse_hdparm_w(&fx("hdparm-W-sata-hdd-initial.txt")),
+            Some(Some(true))
+        );
+        assert_eq!(
+            parse_hdparm_w(&fx("hdparm-W-sata-hdd-after-W0.txt")),
+            Some(Some(false))
+        );
+        assert_eq!(
+            parse_hdparm_w(&fx("hdparm-W0-sata-hdd.txt")),
+            Some(Some(false))
+        );
+        assert_eq!(
+            parse_hdparm_w(&fx("hdparm-W1-sata-ssd.txt")),
+            Some(Some(true))
+        );
         assert_eq!(parse_hdparm_w(&fx("hdparm-W-scsi-hdd.txt")), Some(None));
         assert_eq!(parse_hdparm_w(&fx("hdparm-W-virtio.txt")), None);
         assert_eq!(parse_hdparm_w(""), None);
@@ -57,11 +77,21 @@ mod tests {
 
     #[test]
     fn cache_type_values() {
-        assert_eq!(parse_cache_type(&fx("sysfs-cache_type-sata-hdd.txt")), Some(true));
-        assert_eq!(parse_cache_type(&fx("sysfs-cache_type-scsi-hdd-after-clear.txt")), Some(false));
+        assert_eq!(
+            parse_cache_type(&fx("sysfs-cache_type-sata-hdd.txt")),
+            Some(true)
+        );
+        assert_eq!(
+            parse_cache_type(&fx("sysfs-cache_type-scsi-hdd-after-clear.txt")),
+            Some(false)
+        );
         assert_eq!(parse_cache_type("write back, no read (daft)\n"), Some(true));
         assert_eq!(parse_cache_type("none\n"), None);
         let lines = fx("layout-three-arrays/sysfs-cache-type.txt");
-        assert!(lines.lines().all(|l| parse_cache_type(l.rsplit(": ").next().unwrap()) == Some(true)));
+        assert!(
+            lines
+                .lines()
+                .all(|l| parse_cache_type(l.rsplit(": ").next().unwrap()) == Some(true))
+        );
     }
 }

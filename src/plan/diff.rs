@@ -5,7 +5,9 @@ use super::fingerprint::fingerprint;
 use super::step::{ArrayDevice, Risk, SizeArg, Step};
 use super::{Foreign, PLAN_FORMAT, Plan, PlanError, PlannedStep, Policy, Refusal};
 use crate::config::size::{LvSize, human};
-use crate::config::{DeviceRef, Desired, DiskSpec, LvSpec, MirrorSpec, VgSpec, WriteMostly, cachevol_name};
+use crate::config::{
+    Desired, DeviceRef, DiskSpec, LvSpec, MirrorSpec, VgSpec, WriteMostly, cachevol_name,
+};
 use crate::observe::{BlockDevice, DevKind, MdArray, Observed};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -33,10 +35,13 @@ struct Planner<'a> {
 }
 
 pub fn plan(d: &Desired, o: &Observed, policy: Policy) -> Result<Plan, PlanError> {
-    if let Some(h) = &d.host {
-        if *h != o.hostname {
-            return Err(PlanError::HostMismatch { wanted: h.clone(), actual: o.hostname.clone() });
-        }
+    if let Some(h) = &d.host
+        && *h != o.hostname
+    {
+        return Err(PlanError::HostMismatch {
+            wanted: h.clone(),
+            actual: o.hostname.clone(),
+        });
     }
     let mut p = Planner {
         d,
@@ -56,7 +61,9 @@ pub fn plan(d: &Desired, o: &Observed, policy: Policy) -> Result<Plan, PlanError
         md_steps.extend(p.mirror(m)?);
     }
     // Wipes first, then the rest of the md work, in mirror order.
-    let (wipes, rest): (Vec<_>, Vec<_>) = md_steps.into_iter().partition(|s| matches!(s.step, Step::WipeSignatures { .. }));
+    let (wipes, rest): (Vec<_>, Vec<_>) = md_steps
+        .into_iter()
+        .partition(|s| matches!(s.step, Step::WipeSignatures { .. }));
     p.steps.extend(wipes);
     p.steps.extend(rest);
     let mut removals = Vec::new();
@@ -87,46 +94,75 @@ pub fn plan(d: &Desired, o: &Observed, policy: Policy) -> Result<Plan, PlanError
 }
 
 fn ps(step: Step, risk: Risk, reason: impl Into<String>) -> PlannedStep {
-    PlannedStep { step, risk, reason: reason.into() }
+    PlannedStep {
+        step,
+        risk,
+        reason: reason.into(),
+    }
 }
 
 impl<'a> Planner<'a> {
-    fn refuse(&mut self, object: impl Into<String>, reason: impl Into<String>, fix: impl Into<String>) {
-        self.refused.push(Refusal { object: object.into(), reason: reason.into(), fix: fix.into() });
+    fn refuse(
+        &mut self,
+        object: impl Into<String>,
+        reason: impl Into<String>,
+        fix: impl Into<String>,
+    ) {
+        self.refused.push(Refusal {
+            object: object.into(),
+            reason: reason.into(),
+            fix: fix.into(),
+        });
     }
 
     fn resolve_disks(&mut self) -> Result<(), PlanError> {
         let mut seen: BTreeMap<String, String> = BTreeMap::new();
         for spec in self.d.disks.values() {
-            let ident = |detail: String| PlanError::Identity { disk: spec.name.clone(), detail };
+            let ident = |detail: String| PlanError::Identity {
+                disk: spec.name.clone(),
+                detail,
+            };
             let dev = match (&spec.id, &spec.serial) {
                 (Some(id), serial) => {
                     let dev = self.o.by_id(id);
-                    if let (Some(dv), Some(s)) = (dev, serial) {
-                        if dv.serial.as_deref() != Some(s.as_str()) {
-                            return Err(ident(format!(
-                                "/dev/disk/by-id/{id} is now /dev/{} with serial {}, but the file says serial {s}; the disk was swapped or recabled — nothing will be touched until the file and the machine agree",
-                                dv.kname,
-                                dv.serial.as_deref().unwrap_or("(none)")
-                            )));
-                        }
+                    if let (Some(dv), Some(s)) = (dev, serial)
+                        && dv.serial.as_deref() != Some(s.as_str())
+                    {
+                        return Err(ident(format!(
+                            "/dev/disk/by-id/{id} is now /dev/{} with serial {}, but the file says serial {s}; the disk was swapped or recabled — nothing will be touched until the file and the machine agree",
+                            dv.kname,
+                            dv.serial.as_deref().unwrap_or("(none)")
+                        )));
                     }
-                    if dev.is_none() {
-                        if let Some(s) = serial {
-                            if let Some(other) = self.o.block_devices.iter().find(|b| b.serial.as_deref() == Some(s.as_str())) {
-                                return Err(ident(format!(
-                                    "serial {s} is present as /dev/{} but /dev/disk/by-id/{id} does not exist; the id in the file does not name this disk",
-                                    other.kname
-                                )));
-                            }
-                        }
+                    if dev.is_none()
+                        && let Some(s) = serial
+                        && let Some(other) = self
+                            .o
+                            .block_devices
+                            .iter()
+                            .find(|b| b.serial.as_deref() == Some(s.as_str()))
+                    {
+                        return Err(ident(format!(
+                            "serial {s} is present as /dev/{} but /dev/disk/by-id/{id} does not exist; the id in the file does not name this disk",
+                            other.kname
+                        )));
                     }
                     dev
                 }
                 (None, Some(s)) => {
-                    let all: Vec<&BlockDevice> = self.o.block_devices.iter().filter(|b| b.kind == DevKind::Disk && b.serial.as_deref() == Some(s.as_str())).collect();
+                    let all: Vec<&BlockDevice> = self
+                        .o
+                        .block_devices
+                        .iter()
+                        .filter(|b| {
+                            b.kind == DevKind::Disk && b.serial.as_deref() == Some(s.as_str())
+                        })
+                        .collect();
                     if all.len() > 1 {
-                        return Err(ident(format!("serial {s} matches {} disks; add `id:` to say which", all.len())));
+                        return Err(ident(format!(
+                            "serial {s} matches {} disks; add `id:` to say which",
+                            all.len()
+                        )));
                     }
                     all.first().copied()
                 }
@@ -134,7 +170,10 @@ impl<'a> Planner<'a> {
             };
             if let Some(dv) = dev {
                 if dv.kind != DevKind::Disk {
-                    return Err(ident(format!("{} is a partition, not a whole disk", dv.kname)));
+                    return Err(ident(format!(
+                        "{} is a partition, not a whole disk",
+                        dv.kname
+                    )));
                 }
                 if let Some(other) = seen.insert(dv.kname.clone(), spec.name.clone()) {
                     return Err(ident(format!("/dev/{} is also disk `{other}`", dv.kname)));
@@ -142,14 +181,34 @@ impl<'a> Planner<'a> {
             }
             let path = match (&spec.id, dev) {
                 (Some(id), _) => format!("/dev/disk/by-id/{id}"),
-                (None, Some(dv)) => match dv.by_id.iter().find(|i| i.starts_with("wwn-")).or(dv.by_id.first()) {
+                (None, Some(dv)) => match dv
+                    .by_id
+                    .iter()
+                    .find(|i| i.starts_with("wwn-"))
+                    .or(dv.by_id.first())
+                {
                     Some(i) => format!("/dev/disk/by-id/{i}"),
-                    None => return Err(ident(format!("/dev/{} has no /dev/disk/by-id name; hyraid only addresses disks by stable names", dv.kname))),
+                    None => {
+                        return Err(ident(format!(
+                            "/dev/{} has no /dev/disk/by-id name; hyraid only addresses disks by stable names",
+                            dv.kname
+                        )));
+                    }
                 },
                 (None, None) => String::new(),
             };
-            let rotational = spec.rotational_override.unwrap_or(dev.map(|d| d.rotational).unwrap_or(false));
-            self.disks.insert(spec.name.clone(), Resolved { spec, dev, path, rotational });
+            let rotational = spec
+                .rotational_override
+                .unwrap_or(dev.map(|d| d.rotational).unwrap_or(false));
+            self.disks.insert(
+                spec.name.clone(),
+                Resolved {
+                    spec,
+                    dev,
+                    path,
+                    rotational,
+                },
+            );
         }
         Ok(())
     }
@@ -157,7 +216,9 @@ impl<'a> Planner<'a> {
     fn write_caches(&mut self) {
         let mut out = Vec::new();
         for r in self.disks.values() {
-            let Some(want) = r.spec.write_cache else { continue };
+            let Some(want) = r.spec.write_cache else {
+                continue;
+            };
             let name = &r.spec.name;
             let Some(dev) = r.dev else { continue };
             let tran = dev.tran.as_deref().unwrap_or("unknown");
@@ -186,7 +247,15 @@ impl<'a> Planner<'a> {
             } else {
                 "the file asks for the drive cache off"
             };
-            out.push(ps(Step::SetWriteCache { disk: name.clone(), device: r.path.clone(), on: want }, Risk::Safe, reason));
+            out.push(ps(
+                Step::SetWriteCache {
+                    disk: name.clone(),
+                    device: r.path.clone(),
+                    on: want,
+                },
+                Risk::Safe,
+                reason,
+            ));
         }
         self.steps.extend(out);
     }
@@ -197,19 +266,39 @@ impl<'a> Planner<'a> {
             WriteMostly::List(l) => l.iter().cloned().collect(),
             WriteMostly::Auto => {
                 let rot = |n: &String| self.disks.get(n).map(|r| r.rotational).unwrap_or(false);
-                if m.members.iter().any(|n| !rot(n)) { m.members.iter().filter(|n| rot(n)).cloned().collect() } else { BTreeSet::new() }
+                if m.members.iter().any(|n| !rot(n)) {
+                    m.members.iter().filter(|n| rot(n)).cloned().collect()
+                } else {
+                    BTreeSet::new()
+                }
             }
         }
     }
 
     /// Can hyraid put new content on this device? Some(signatures) when it carries data.
     fn usable(&self, r: &Resolved) -> Result<Vec<String>, String> {
-        let dev = r.dev.ok_or_else(|| format!("disk `{}` ({}) is not present on this machine", r.spec.name, r.path))?;
+        let dev = r.dev.ok_or_else(|| {
+            format!(
+                "disk `{}` ({}) is not present on this machine",
+                r.spec.name, r.path
+            )
+        })?;
         if let Some(a) = self.o.array_of_member(&dev.kname) {
-            return Err(format!("/dev/{} is already a member of {}", dev.kname, a.name.clone().map(|n| format!("/dev/md/{n}")).unwrap_or(format!("/dev/{}", a.kname))));
+            return Err(format!(
+                "/dev/{} is already a member of {}",
+                dev.kname,
+                a.name
+                    .clone()
+                    .map(|n| format!("/dev/md/{n}"))
+                    .unwrap_or(format!("/dev/{}", a.kname))
+            ));
         }
         if !dev.holders.is_empty() {
-            return Err(format!("/dev/{} is in use by {}", dev.kname, dev.holders.join(", ")));
+            return Err(format!(
+                "/dev/{} is in use by {}",
+                dev.kname,
+                dev.holders.join(", ")
+            ));
         }
         if let Some(vg) = self.o.pv(&dev.kname).and_then(|pv| pv.vg.as_ref()) {
             return Err(format!("/dev/{} is a PV of volume group {vg}", dev.kname));
@@ -217,13 +306,25 @@ impl<'a> Planner<'a> {
         if let Some(mp) = &dev.mountpoint {
             return Err(format!("/dev/{} is mounted on {mp}", dev.kname));
         }
-        if let Some(p) = self.o.block_devices.iter().find(|b| b.parent.as_deref() == Some(dev.kname.as_str())) {
-            if !p.holders.is_empty() || p.mountpoint.is_some() || self.o.array_of_member(&p.kname).is_some() {
-                return Err(format!("partition /dev/{} of this disk is in use", p.kname));
-            }
+        if let Some(p) = self
+            .o
+            .block_devices
+            .iter()
+            .find(|b| b.parent.as_deref() == Some(dev.kname.as_str()))
+            && (!p.holders.is_empty()
+                || p.mountpoint.is_some()
+                || self.o.array_of_member(&p.kname).is_some())
+        {
+            return Err(format!("partition /dev/{} of this disk is in use", p.kname));
         }
         let mut found = dev.signature_summary();
-        if self.o.block_devices.iter().any(|b| b.parent.as_deref() == Some(dev.kname.as_str())) && found.is_empty() {
+        if self
+            .o
+            .block_devices
+            .iter()
+            .any(|b| b.parent.as_deref() == Some(dev.kname.as_str()))
+            && found.is_empty()
+        {
             found.push("partitions".into());
         }
         Ok(found)
@@ -256,10 +357,16 @@ impl<'a> Planner<'a> {
                     self.blocked.insert(m.name.clone());
                     return vec![];
                 }
-                Ok(found) if !found.is_empty() => destroy.push((name.clone(), r.path.clone(), found)),
+                Ok(found) if !found.is_empty() => {
+                    destroy.push((name.clone(), r.path.clone(), found))
+                }
                 Ok(_) => {}
             }
-            devices.push(ArrayDevice { path: r.path.clone(), disk: name.clone(), write_mostly: wm.contains(name) });
+            devices.push(ArrayDevice {
+                path: r.path.clone(),
+                disk: name.clone(),
+                write_mostly: wm.contains(name),
+            });
         }
         if !destroy.is_empty() {
             if !self.policy.allow_destroy {
@@ -274,30 +381,77 @@ impl<'a> Planner<'a> {
                 return vec![];
             }
             for (disk, path, found) in destroy {
-                out.push(ps(Step::WipeSignatures { disk, device: path, found: found.clone() }, Risk::Destroys, format!("erases {} so the new mirror can be created", found.join(", "))));
+                out.push(ps(
+                    Step::WipeSignatures {
+                        disk,
+                        device: path,
+                        found: found.clone(),
+                    },
+                    Risk::Destroys,
+                    format!(
+                        "erases {} so the new mirror can be created",
+                        found.join(", ")
+                    ),
+                ));
             }
         }
-        let sizes: Vec<u64> = m.members.iter().filter_map(|n| self.disks[n].dev.map(|d| d.size)).collect();
-        if let (Some(min), Some(max)) = (sizes.iter().min(), sizes.iter().max()) {
-            if *max > min + min / 100 {
-                self.notes.push(format!("mirror {}: members differ in size; the array is as large as the smallest ({})", m.name, human(*min)));
-            }
+        let sizes: Vec<u64> = m
+            .members
+            .iter()
+            .filter_map(|n| self.disks[n].dev.map(|d| d.size))
+            .collect();
+        if let (Some(min), Some(max)) = (sizes.iter().min(), sizes.iter().max())
+            && *max > min + min / 100
+        {
+            self.notes.push(format!(
+                "mirror {}: members differ in size; the array is as large as the smallest ({})",
+                m.name,
+                human(*min)
+            ));
         }
         let (risk, reason) = if m.write_behind > 0 {
-            (Risk::DataAtRisk, format!("new mirror; write-behind {}: writes are acknowledged before the write-mostly member has them (it lags by up to {} writes)", m.write_behind, m.write_behind))
+            (
+                Risk::DataAtRisk,
+                format!(
+                    "new mirror; write-behind {}: writes are acknowledged before the write-mostly member has them (it lags by up to {} writes)",
+                    m.write_behind, m.write_behind
+                ),
+            )
         } else {
-            (Risk::Safe, "new mirror; members checked blank; the initial resync runs in the background".to_string())
+            (
+                Risk::Safe,
+                "new mirror; members checked blank; the initial resync runs in the background"
+                    .to_string(),
+            )
         };
-        out.push(ps(Step::CreateArray { array: m.name.clone(), devices, bitmap_chunk: m.bitmap_chunk, write_behind: m.write_behind }, risk, reason));
+        out.push(ps(
+            Step::CreateArray {
+                array: m.name.clone(),
+                devices,
+                bitmap_chunk: m.bitmap_chunk,
+                write_behind: m.write_behind,
+            },
+            risk,
+            reason,
+        ));
         self.creating.insert(m.name.clone());
         out
     }
 
-    fn converge_mirror(&mut self, m: &MirrorSpec, wm: &BTreeSet<String>, a: &MdArray) -> Vec<PlannedStep> {
+    fn converge_mirror(
+        &mut self,
+        m: &MirrorSpec,
+        wm: &BTreeSet<String>,
+        a: &MdArray,
+    ) -> Vec<PlannedStep> {
         let object = format!("mirror {}", m.name);
         let mut out = Vec::new();
         if a.level != "raid1" {
-            self.refuse(&object, format!("/dev/md/{} is {}, not RAID1", m.name, a.level), "hyraid manages RAID1 mirrors only; rename the mirror in the file");
+            self.refuse(
+                &object,
+                format!("/dev/md/{} is {}, not RAID1", m.name, a.level),
+                "hyraid manages RAID1 mirrors only; rename the mirror in the file",
+            );
             self.blocked.insert(m.name.clone());
             return out;
         }
@@ -306,9 +460,16 @@ impl<'a> Planner<'a> {
         for name in &m.members {
             let r = &self.disks[name];
             match r.dev {
-                Some(dev) if a.member(&dev.kname).is_some_and(|x| !x.faulty()) => present.push((name, dev.kname.as_str())),
+                Some(dev) if a.member(&dev.kname).is_some_and(|x| !x.faulty()) => {
+                    present.push((name, dev.kname.as_str()))
+                }
                 Some(dev) => {
-                    let free_slot = a.members.iter().filter(|x| !x.faulty() && x.slot.is_some()).count() < a.raid_disks as usize;
+                    let free_slot = a
+                        .members
+                        .iter()
+                        .filter(|x| !x.faulty() && x.slot.is_some())
+                        .count()
+                        < a.raid_disks as usize;
                     if !free_slot {
                         self.refuse(&object, format!("disk {name} (/dev/{}) is not a member and the array has no free slot", dev.kname), "replacing a working member is not supported yet; remove the old member by hand first");
                         continue;
@@ -332,21 +493,45 @@ impl<'a> Planner<'a> {
                         }
                     }
                 }
-                None => self.notes.push(format!("mirror {}: disk {name} ({}) is not present; the array runs without it", m.name, r.path)),
+                None => self.notes.push(format!(
+                    "mirror {}: disk {name} ({}) is not present; the array runs without it",
+                    m.name, r.path
+                )),
             }
         }
         for x in &a.members {
-            let named = self.disks.values().any(|r| r.dev.is_some_and(|d| d.kname == x.kname));
+            let named = self
+                .disks
+                .values()
+                .any(|r| r.dev.is_some_and(|d| d.kname == x.kname));
             if !named && !x.faulty() {
-                self.notes.push(format!("mirror {}: member /dev/{} is not in the file; left as it is", m.name, x.kname));
+                self.notes.push(format!(
+                    "mirror {}: member /dev/{} is not in the file; left as it is",
+                    m.name, x.kname
+                ));
             }
         }
         if a.degraded > 0 {
-            self.notes.push(format!("mirror {}: degraded ({} member(s) missing)", m.name, a.degraded));
+            self.notes.push(format!(
+                "mirror {}: degraded ({} member(s) missing)",
+                m.name, a.degraded
+            ));
         }
         if !a.is_idle() {
-            let pct = a.sync_completed.map(|(d, t)| if t > 0 { format!(" {:.1}%", d as f64 * 100.0 / t as f64) } else { String::new() }).unwrap_or_default();
-            self.notes.push(format!("mirror {}: {}{pct} in progress", m.name, a.sync_action));
+            let pct = a
+                .sync_completed
+                .map(|(d, t)| {
+                    if t > 0 {
+                        format!(" {:.1}%", d as f64 * 100.0 / t as f64)
+                    } else {
+                        String::new()
+                    }
+                })
+                .unwrap_or_default();
+            self.notes.push(format!(
+                "mirror {}: {}{pct} in progress",
+                m.name, a.sync_action
+            ));
         }
         // Write-mostly on live members: set first, clear last (write-behind needs one).
         let mut set_on = Vec::new();
@@ -355,9 +540,19 @@ impl<'a> Planner<'a> {
             let want = wm.contains(*name);
             let have = a.member(kname).is_some_and(|x| x.write_mostly());
             if want != have {
-                let step = Step::SetWriteMostly { array: m.name.clone(), md: a.kname.clone(), member: kname.to_string(), disk: name.to_string(), on: want };
+                let step = Step::SetWriteMostly {
+                    array: m.name.clone(),
+                    md: a.kname.clone(),
+                    member: kname.to_string(),
+                    disk: name.to_string(),
+                    on: want,
+                };
                 if want {
-                    set_on.push(ps(step, Risk::Safe, "reads go to the fast members; this one only takes writes"));
+                    set_on.push(ps(
+                        step,
+                        Risk::Safe,
+                        "reads go to the fast members; this one only takes writes",
+                    ));
                 } else {
                     set_off.push(ps(step, Risk::Safe, "the file does not mark this member write-mostly; reads may be served from it"));
                 }
@@ -372,28 +567,64 @@ impl<'a> Planner<'a> {
         };
         if recreate {
             if !a.is_idle() {
-                out.push(ps(Step::WaitIdle { array: m.name.clone() }, Risk::Safe, format!("the kernel refuses bitmap changes while {} runs", a.sync_action)));
+                out.push(ps(
+                    Step::WaitIdle {
+                        array: m.name.clone(),
+                    },
+                    Risk::Safe,
+                    format!(
+                        "the kernel refuses bitmap changes while {} runs",
+                        a.sync_action
+                    ),
+                ));
             }
-            if have_chunk.is_some() {
+            if let Some(have) = have_chunk {
                 let why = match m.bitmap_chunk {
-                    Some(c) => format!("bitmap chunk {} → {}: md changes it only by removing and re-adding; until re-added an unclean shutdown means a full resync", human(have_chunk.unwrap()), human(c)),
+                    Some(c) => format!("bitmap chunk {} → {}: md changes it only by removing and re-adding; until re-added an unclean shutdown means a full resync", human(have), human(c)),
                     None => "the file says `bitmap: none`: every unclean shutdown will mean a full resync and a dropped member a full recovery".into(),
                 };
-                out.push(ps(Step::RemoveBitmap { array: m.name.clone() }, Risk::Degrades, why));
+                out.push(ps(
+                    Step::RemoveBitmap {
+                        array: m.name.clone(),
+                    },
+                    Risk::Degrades,
+                    why,
+                ));
             }
             if let Some(c) = m.bitmap_chunk {
-                let risk = if m.write_behind > 0 { Risk::DataAtRisk } else { Risk::Safe };
+                let risk = if m.write_behind > 0 {
+                    Risk::DataAtRisk
+                } else {
+                    Risk::Safe
+                };
                 out.push(ps(Step::AddBitmap { array: m.name.clone(), chunk: c, write_behind: m.write_behind }, risk, "internal write-intent bitmap: short resyncs after a crash, fast re-add of a dropped member"));
             }
-        } else if let Some(b) = &a.bitmap {
-            if b.backlog != m.write_behind {
-                let (risk, why) = if m.write_behind > b.backlog {
-                    (Risk::DataAtRisk, format!("write-behind {} → {}: writes are acknowledged before the write-mostly member has them", b.backlog, m.write_behind))
-                } else {
-                    (Risk::Safe, format!("write-behind {} → {}", b.backlog, m.write_behind))
-                };
-                out.push(ps(Step::SetWriteBehind { array: m.name.clone(), md: a.kname.clone(), value: m.write_behind }, risk, why));
-            }
+        } else if let Some(b) = &a.bitmap
+            && b.backlog != m.write_behind
+        {
+            let (risk, why) = if m.write_behind > b.backlog {
+                (
+                    Risk::DataAtRisk,
+                    format!(
+                        "write-behind {} → {}: writes are acknowledged before the write-mostly member has them",
+                        b.backlog, m.write_behind
+                    ),
+                )
+            } else {
+                (
+                    Risk::Safe,
+                    format!("write-behind {} → {}", b.backlog, m.write_behind),
+                )
+            };
+            out.push(ps(
+                Step::SetWriteBehind {
+                    array: m.name.clone(),
+                    md: a.kname.clone(),
+                    value: m.write_behind,
+                },
+                risk,
+                why,
+            ));
         }
         out.extend(set_off);
         out
@@ -402,7 +633,10 @@ impl<'a> Planner<'a> {
     /// Path and kernel name of a PV reference (kernel name None when it is created by this plan).
     fn pv_device(&self, r: &DeviceRef) -> (String, Option<String>) {
         match r {
-            DeviceRef::Mirror(n) => (format!("/dev/md/{n}"), self.o.array_named(n).map(|a| a.kname.clone())),
+            DeviceRef::Mirror(n) => (
+                format!("/dev/md/{n}"),
+                self.o.array_named(n).map(|a| a.kname.clone()),
+            ),
             DeviceRef::Disk(n) => {
                 let res = &self.disks[n];
                 (res.path.clone(), res.dev.map(|d| d.kname.clone()))
@@ -412,12 +646,20 @@ impl<'a> Planner<'a> {
 
     fn volume_group(&mut self, vg: &VgSpec) {
         let object = format!("vg {}", vg.name);
-        let waits: Vec<&str> = vg.pvs.iter().filter_map(|r| match r {
-            DeviceRef::Mirror(n) if self.blocked.contains(n) => Some(n.as_str()),
-            _ => None,
-        }).collect();
+        let waits: Vec<&str> = vg
+            .pvs
+            .iter()
+            .filter_map(|r| match r {
+                DeviceRef::Mirror(n) if self.blocked.contains(n) => Some(n.as_str()),
+                _ => None,
+            })
+            .collect();
         if !waits.is_empty() {
-            self.refuse(&object, format!("waits for mirror {}", waits.join(", ")), "resolve the refusal of that mirror first");
+            self.refuse(
+                &object,
+                format!("waits for mirror {}", waits.join(", ")),
+                "resolve the refusal of that mirror first",
+            );
             return;
         }
         let observed = self.o.vg(&vg.name);
@@ -429,17 +671,30 @@ impl<'a> Planner<'a> {
             match pv {
                 Some(p) if p.vg.as_deref() == Some(vg.name.as_str()) => continue,
                 Some(p) if p.vg.is_some() => {
-                    self.refuse(&object, format!("{path} is a PV of volume group {}", p.vg.clone().unwrap()), "hyraid does not move PVs between VGs; fix the file");
+                    self.refuse(
+                        &object,
+                        format!("{path} is a PV of volume group {}", p.vg.clone().unwrap()),
+                        "hyraid does not move PVs between VGs; fix the file",
+                    );
                     return;
                 }
                 Some(_) => {}
                 None => {
                     // Content check before pvcreate.
                     let content: Vec<String> = match r {
-                        DeviceRef::Mirror(n) => self.o.array_named(n).and_then(|a| a.fstype.clone()).into_iter().collect(),
+                        DeviceRef::Mirror(n) => self
+                            .o
+                            .array_named(n)
+                            .and_then(|a| a.fstype.clone())
+                            .into_iter()
+                            .collect(),
                         DeviceRef::Disk(n) => match self.usable(&self.disks[n]) {
                             Err(why) => {
-                                self.refuse(&object, format!("cannot use disk {n} as a PV: {why}"), "free the device or change the file");
+                                self.refuse(
+                                    &object,
+                                    format!("cannot use disk {n} as a PV: {why}"),
+                                    "free the device or change the file",
+                                );
                                 return;
                             }
                             Ok(f) => f,
@@ -455,24 +710,57 @@ impl<'a> Planner<'a> {
                             return;
                         }
                         if let DeviceRef::Disk(n) = r {
-                            steps.push(ps(Step::WipeSignatures { disk: n.clone(), device: path.clone(), found: content.clone() }, Risk::Destroys, "erases what is on the disk before it becomes a PV"));
+                            steps.push(ps(
+                                Step::WipeSignatures {
+                                    disk: n.clone(),
+                                    device: path.clone(),
+                                    found: content.clone(),
+                                },
+                                Risk::Destroys,
+                                "erases what is on the disk before it becomes a PV",
+                            ));
                         }
                     }
-                    steps.push(ps(Step::CreatePv { device: path.clone(), object: r.name().to_string() }, Risk::Safe, "LVM physical volume label"));
+                    steps.push(ps(
+                        Step::CreatePv {
+                            device: path.clone(),
+                            object: r.name().to_string(),
+                        },
+                        Risk::Safe,
+                        "LVM physical volume label",
+                    ));
                 }
             }
             new_pvs.push(path);
         }
         match observed {
-            None => steps.push(ps(Step::CreateVg { vg: vg.name.clone(), pvs: new_pvs.clone() }, Risk::Safe, "new volume group")),
-            Some(_) if !new_pvs.is_empty() => steps.push(ps(Step::ExtendVg { vg: vg.name.clone(), pvs: new_pvs.clone() }, Risk::Safe, "PVs the file adds to the VG")),
+            None => steps.push(ps(
+                Step::CreateVg {
+                    vg: vg.name.clone(),
+                    pvs: new_pvs.clone(),
+                },
+                Risk::Safe,
+                "new volume group",
+            )),
+            Some(_) if !new_pvs.is_empty() => steps.push(ps(
+                Step::ExtendVg {
+                    vg: vg.name.clone(),
+                    pvs: new_pvs.clone(),
+                },
+                Risk::Safe,
+                "PVs the file adds to the VG",
+            )),
             Some(_) => {}
         }
         if let Some(o) = observed {
-            let wanted: BTreeSet<Option<String>> = vg.pvs.iter().map(|r| self.pv_device(r).1).collect();
+            let wanted: BTreeSet<Option<String>> =
+                vg.pvs.iter().map(|r| self.pv_device(r).1).collect();
             for p in self.o.pvs_of(&o.name) {
                 if !wanted.contains(&Some(p.kname.clone())) {
-                    self.notes.push(format!("vg {}: PV {} is not in the file; left as it is", vg.name, p.name));
+                    self.notes.push(format!(
+                        "vg {}: PV {} is not in the file; left as it is",
+                        vg.name, p.name
+                    ));
                 }
             }
         }
@@ -483,8 +771,15 @@ impl<'a> Planner<'a> {
         for lv in vg.lvs.values() {
             if lv.absent {
                 if self.o.lv(&vg.name, &lv.name).is_some_and(|l| !l.hidden) {
-                    let step = Step::RemoveLv { vg: vg.name.clone(), lv: lv.name.clone() };
-                    self.destroying(step, "the file says `state: absent`: the LV and everything on it is removed", &mut removals);
+                    let step = Step::RemoveLv {
+                        vg: vg.name.clone(),
+                        lv: lv.name.clone(),
+                    };
+                    self.destroying(
+                        step,
+                        "the file says `state: absent`: the LV and everything on it is removed",
+                        &mut removals,
+                    );
                 }
                 continue;
             }
@@ -498,16 +793,30 @@ impl<'a> Planner<'a> {
         if self.policy.allow_destroy {
             out.push(ps(step, Risk::Destroys, reason));
         } else {
-            self.refuse(step.object(), format!("{}: {reason}", step.summary()), "run with --allow-destroy if that is what you want");
+            self.refuse(
+                step.object(),
+                format!("{}: {reason}", step.summary()),
+                "run with --allow-destroy if that is what you want",
+            );
         }
     }
 
-    fn logical_volume(&mut self, vg: &VgSpec, lv: &LvSpec, vg_grows: bool, wc_steps: &mut Vec<PlannedStep>) {
+    fn logical_volume(
+        &mut self,
+        vg: &VgSpec,
+        lv: &LvSpec,
+        vg_grows: bool,
+        wc_steps: &mut Vec<PlannedStep>,
+    ) {
         let o_vg = self.o.vg(&vg.name);
         let ext = o_vg.map(|v| v.extent_size).unwrap_or(4 << 20);
         let stripes = lv.stripes.unwrap_or(1).max(1) as u64;
         let round = |bytes: u64| bytes.div_ceil(ext).div_ceil(stripes) * stripes * ext;
-        let placement: Vec<String> = lv.pvs.as_ref().map(|l| l.iter().map(|r| self.pv_device(r).0).collect()).unwrap_or_default();
+        let placement: Vec<String> = lv
+            .pvs
+            .as_ref()
+            .map(|l| l.iter().map(|r| self.pv_device(r).0).collect())
+            .unwrap_or_default();
         let observed = self.o.lv(&vg.name, &lv.name).filter(|l| !l.hidden);
         let object = format!("lv {}/{}", vg.name, lv.name);
         match observed {
@@ -516,11 +825,26 @@ impl<'a> Planner<'a> {
                     LvSize::Bytes(b) => {
                         if let Some(v) = o_vg {
                             let free: u64 = match &lv.pvs {
-                                Some(l) => l.iter().filter_map(|r| self.pv_device(r).1).filter_map(|k| self.o.pv(&k)).map(|p| p.free).sum(),
+                                Some(l) => l
+                                    .iter()
+                                    .filter_map(|r| self.pv_device(r).1)
+                                    .filter_map(|k| self.o.pv(&k))
+                                    .map(|p| p.free)
+                                    .sum(),
                                 None => v.free,
                             };
                             if round(b) > free && !vg_grows {
-                                self.refuse(&object, format!("needs {} ({}), but only {} ({}) is free where it may go", round(b), human(round(b)), free, human(free)), "add PVs to the VG, or make the LV smaller");
+                                self.refuse(
+                                    &object,
+                                    format!(
+                                        "needs {} ({}), but only {} ({}) is free where it may go",
+                                        round(b),
+                                        human(round(b)),
+                                        free,
+                                        human(free)
+                                    ),
+                                    "add PVs to the VG, or make the LV smaller",
+                                );
                                 return;
                             }
                         }
@@ -529,7 +853,17 @@ impl<'a> Planner<'a> {
                     LvSize::PercentFree(p) => SizeArg::Extents(format!("{p}%FREE")),
                     LvSize::PercentVg(p) => SizeArg::Extents(format!("{p}%VG")),
                 };
-                self.steps.push(ps(Step::CreateLv { vg: vg.name.clone(), lv: lv.name.clone(), size, stripes: lv.stripes, pvs: placement }, Risk::Safe, "new logical volume"));
+                self.steps.push(ps(
+                    Step::CreateLv {
+                        vg: vg.name.clone(),
+                        lv: lv.name.clone(),
+                        size,
+                        stripes: lv.stripes,
+                        pvs: placement,
+                    },
+                    Risk::Safe,
+                    "new logical volume",
+                ));
             }
             Some(l) => {
                 let cur = l.size;
@@ -543,7 +877,9 @@ impl<'a> Planner<'a> {
                         }
                     }
                     LvSize::PercentVg(p) => {
-                        let want = o_vg.map(|v| v.extent_count() * p as u64 / 100 / stripes * stripes * ext).unwrap_or(0);
+                        let want = o_vg
+                            .map(|v| v.extent_count() * p as u64 / 100 / stripes * stripes * ext)
+                            .unwrap_or(0);
                         if want > cur || vg_grows {
                             self.steps.push(ps(Step::ExtendLv { vg: vg.name.clone(), lv: lv.name.clone(), size: SizeArg::Extents(format!("{p}%VG")) }, Risk::Safe, format!("grow to {p}% of the VG (evaluated by LVM when it runs); the filesystem is not resized")));
                         }
@@ -551,7 +887,14 @@ impl<'a> Planner<'a> {
                     LvSize::PercentFree(_) => {}
                 }
                 if let Some(s) = lv.stripes {
-                    let have = if let Some(wc) = &l.writecache { self.o.lv(&vg.name, &wc.origin).map(|x| x.stripes).unwrap_or(1) } else { l.stripes };
+                    let have = if let Some(wc) = &l.writecache {
+                        self.o
+                            .lv(&vg.name, &wc.origin)
+                            .map(|x| x.stripes)
+                            .unwrap_or(1)
+                    } else {
+                        l.stripes
+                    };
                     if have != s {
                         self.notes.push(format!("{object}: has {have} stripe(s), the file says {s}; an existing LV is not restriped"));
                     }
@@ -561,7 +904,13 @@ impl<'a> Planner<'a> {
         self.writecache(vg, lv, observed, wc_steps);
     }
 
-    fn writecache(&mut self, vg: &VgSpec, lv: &LvSpec, observed: Option<&crate::observe::Lv>, out: &mut Vec<PlannedStep>) {
+    fn writecache(
+        &mut self,
+        vg: &VgSpec,
+        lv: &LvSpec,
+        observed: Option<&crate::observe::Lv>,
+        out: &mut Vec<PlannedStep>,
+    ) {
         let have = observed.and_then(|l| l.writecache.as_ref());
         let object = format!("lv {}/{}", vg.name, lv.name);
         match (&lv.writecache, have) {
@@ -577,24 +926,39 @@ impl<'a> Planner<'a> {
             (Some(want), Some(wc)) => {
                 let want_settings: BTreeMap<String, String> = want.settings.clone();
                 if want_settings != wc.settings {
-                    out.push(ps(Step::SetWritecacheSettings { vg: vg.name.clone(), lv: lv.name.clone(), settings: want.settings_arg() }, Risk::Safe, "writecache settings differ from the file (applied online)"));
+                    out.push(ps(
+                        Step::SetWritecacheSettings {
+                            vg: vg.name.clone(),
+                            lv: lv.name.clone(),
+                            settings: want.settings_arg(),
+                        },
+                        Risk::Safe,
+                        "writecache settings differ from the file (applied online)",
+                    ));
                 }
-                if let Some(cv) = self.o.lv(&vg.name, &wc.cachevol) {
-                    if cv.size != want.size.div_ceil(4 << 20) * (4 << 20) {
-                        self.notes.push(format!("{object}: writecache is {} bytes, the file says {}; resizing a writecache means detaching it (remove `writecache`, apply, add it back)", cv.size, want.size));
-                    }
+                if let Some(cv) = self.o.lv(&vg.name, &wc.cachevol)
+                    && cv.size != want.size.div_ceil(4 << 20) * (4 << 20)
+                {
+                    self.notes.push(format!("{object}: writecache is {} bytes, the file says {}; resizing a writecache means detaching it (remove `writecache`, apply, add it back)", cv.size, want.size));
                 }
             }
             (Some(want), None) => {
                 let cv = cachevol_name(&lv.name);
-                let existing = self.o.lv(&vg.name, &cv).filter(|l| !l.hidden && l.writecache.is_none());
+                let existing = self
+                    .o
+                    .lv(&vg.name, &cv)
+                    .filter(|l| !l.hidden && l.writecache.is_none());
                 let pvs: Vec<String> = want.pvs.iter().map(|r| self.pv_device(r).0).collect();
                 let redundant = want.pvs.iter().all(|r| matches!(r, DeviceRef::Mirror(_)));
                 if let Some(r) = want.pvs.iter().find_map(|r| match r {
                     DeviceRef::Mirror(n) if self.blocked.contains(n) => Some(n.clone()),
                     _ => None,
                 }) {
-                    self.refuse(&object, format!("writecache waits for mirror {r}"), "resolve the refusal of that mirror first");
+                    self.refuse(
+                        &object,
+                        format!("writecache waits for mirror {r}"),
+                        "resolve the refusal of that mirror first",
+                    );
                     return;
                 }
                 match existing {
@@ -606,14 +970,36 @@ impl<'a> Planner<'a> {
                     Some(_) => self.notes.push(format!("{object}: cache volume {cv} already exists (an earlier apply was interrupted); it is reused")),
                 }
                 if existing.is_none_or(|e| e.active) {
-                    out.push(ps(Step::DeactivateLv { vg: vg.name.clone(), lv: cv.clone() }, Risk::Safe, "lvconvert attaches only an inactive cache volume"));
+                    out.push(ps(
+                        Step::DeactivateLv {
+                            vg: vg.name.clone(),
+                            lv: cv.clone(),
+                        },
+                        Risk::Safe,
+                        "lvconvert attaches only an inactive cache volume",
+                    ));
                 }
                 let (risk, why) = if redundant {
-                    (Risk::Safe, "dm-writecache: writes land on the fast mirror and are written back to the LV's PVs later")
+                    (
+                        Risk::Safe,
+                        "dm-writecache: writes land on the fast mirror and are written back to the LV's PVs later",
+                    )
                 } else {
-                    (Risk::DataAtRisk, "dm-writecache on a non-redundant PV: dirty data lives only on that device until written back; losing it loses data and makes the LV unactivatable")
+                    (
+                        Risk::DataAtRisk,
+                        "dm-writecache on a non-redundant PV: dirty data lives only on that device until written back; losing it loses data and makes the LV unactivatable",
+                    )
                 };
-                out.push(ps(Step::AttachWritecache { vg: vg.name.clone(), lv: lv.name.clone(), cachevol: cv, settings: want.settings_arg() }, risk, why));
+                out.push(ps(
+                    Step::AttachWritecache {
+                        vg: vg.name.clone(),
+                        lv: lv.name.clone(),
+                        cachevol: cv,
+                        settings: want.settings_arg(),
+                    },
+                    risk,
+                    why,
+                ));
             }
         }
     }
@@ -622,43 +1008,94 @@ impl<'a> Planner<'a> {
         let mut out = Vec::new();
         if let Some(o) = self.o.vg(&vg.name) {
             let pvs: Vec<String> = self.o.pvs_of(&o.name).map(|p| p.name.clone()).collect();
-            self.destroying(Step::RemoveVg { vg: vg.name.clone(), pvs }, "the file says `state: absent`: every LV in the VG is removed", &mut out);
+            self.destroying(
+                Step::RemoveVg {
+                    vg: vg.name.clone(),
+                    pvs,
+                },
+                "the file says `state: absent`: every LV in the VG is removed",
+                &mut out,
+            );
         }
         out
     }
 
     fn remove_mirror(&mut self, m: &MirrorSpec) -> Vec<PlannedStep> {
         let mut out = Vec::new();
-        let Some(a) = self.o.array_named(&m.name) else { return out };
+        let Some(a) = self.o.array_named(&m.name) else {
+            return out;
+        };
         if let Some(vg) = self.o.pv(&a.kname).and_then(|p| p.vg.clone()) {
             let vg_goes = self.d.volume_groups.get(&vg).is_some_and(|v| v.absent);
             if !vg_goes {
-                self.refuse(format!("mirror {}", m.name), format!("is a PV of volume group {vg}"), format!("remove it from `{vg}` first, or mark `{vg}` absent"));
+                self.refuse(
+                    format!("mirror {}", m.name),
+                    format!("is a PV of volume group {vg}"),
+                    format!("remove it from `{vg}` first, or mark `{vg}` absent"),
+                );
                 return out;
             }
         }
-        let members: Vec<String> = a.members.iter().map(|x| format!("/dev/{}", x.kname)).collect();
-        self.destroying(Step::StopArray { array: m.name.clone(), members }, "the file says `state: absent`: the array is stopped and its member superblocks erased", &mut out);
+        let members: Vec<String> = a
+            .members
+            .iter()
+            .map(|x| format!("/dev/{}", x.kname))
+            .collect();
+        self.destroying(
+            Step::StopArray {
+                array: m.name.clone(),
+                members,
+            },
+            "the file says `state: absent`: the array is stopped and its member superblocks erased",
+            &mut out,
+        );
         out
     }
 
     fn foreign(&self) -> Vec<Foreign> {
         let mut f = Vec::new();
         for a in &self.o.arrays {
-            let named = a.name.as_ref().is_some_and(|n| self.d.mirrors.contains_key(n));
+            let named = a
+                .name
+                .as_ref()
+                .is_some_and(|n| self.d.mirrors.contains_key(n));
             if !named {
                 let members: Vec<&str> = a.members.iter().map(|m| m.kname.as_str()).collect();
-                f.push(Foreign { object: format!("array {}", a.name.clone().map(|n| format!("/dev/md/{n}")).unwrap_or(format!("/dev/{}", a.kname))), detail: format!("{} of {}", a.level, members.join(", ")) });
+                f.push(Foreign {
+                    object: format!(
+                        "array {}",
+                        a.name
+                            .clone()
+                            .map(|n| format!("/dev/md/{n}"))
+                            .unwrap_or(format!("/dev/{}", a.kname))
+                    ),
+                    detail: format!("{} of {}", a.level, members.join(", ")),
+                });
             }
         }
         for v in &self.o.lvm.vgs {
             match self.d.volume_groups.get(&v.name) {
-                None => f.push(Foreign { object: format!("vg {}", v.name), detail: format!("{} bytes ({})", v.size, human(v.size)) }),
+                None => f.push(Foreign {
+                    object: format!("vg {}", v.name),
+                    detail: format!("{} bytes ({})", v.size, human(v.size)),
+                }),
                 Some(spec) => {
-                    for l in self.o.lvm.lvs.iter().filter(|l| l.vg == v.name && !l.hidden) {
-                        let ours_cv = spec.lvs.values().any(|x| x.writecache.is_some() && cachevol_name(&x.name) == l.name);
+                    for l in self
+                        .o
+                        .lvm
+                        .lvs
+                        .iter()
+                        .filter(|l| l.vg == v.name && !l.hidden)
+                    {
+                        let ours_cv = spec
+                            .lvs
+                            .values()
+                            .any(|x| x.writecache.is_some() && cachevol_name(&x.name) == l.name);
                         if !spec.lvs.contains_key(&l.name) && !ours_cv {
-                            f.push(Foreign { object: format!("lv {}/{}", v.name, l.name), detail: format!("{} bytes ({})", l.size, human(l.size)) });
+                            f.push(Foreign {
+                                object: format!("lv {}/{}", v.name, l.name),
+                                detail: format!("{} bytes ({})", l.size, human(l.size)),
+                            });
                         }
                     }
                 }

@@ -24,5 +24,11 @@ pub fn fingerprint(obs: &Observed) -> String {
     }
     let bytes = serde_json::to_vec(&o).expect("observation serializes");
     let digest = Sha256::digest(&bytes);
-    format!("sha256:{}", digest.iter().map(|b| format!("{b:02x}")).collect::<String>())
+    format!(
+        "sha256:{}",
+        digest
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    )
 }

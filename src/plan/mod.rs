@@ -74,7 +74,9 @@ impl Plan {
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PlanError {
-    #[error("the file is for host `{wanted}`, but this machine is `{actual}`; refusing to plan (check you picked the right file, or fix `host:`)")]
+    #[error(
+        "the file is for host `{wanted}`, but this machine is `{actual}`; refusing to plan (check you picked the right file, or fix `host:`)"
+    )]
     HostMismatch { wanted: String, actual: String },
     #[error("disk `{disk}`: {detail}")]
     Identity { disk: String, detail: String },

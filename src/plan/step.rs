@@ -37,15 +37,24 @@ pub enum Command {
         /// Exit codes that mean success (mdadm --wait exits 1 when nothing was running).
         ok_exit: Vec<i32>,
     },
-    Write { path: String, value: String },
+    Write {
+        path: String,
+        value: String,
+    },
 }
 
 impl Command {
     fn run(argv: &[&str]) -> Command {
-        Command::Run { argv: argv.iter().map(|s| s.to_string()).collect(), ok_exit: vec![0] }
+        Command::Run {
+            argv: argv.iter().map(|s| s.to_string()).collect(),
+            ok_exit: vec![0],
+        }
     }
     fn run_owned(argv: Vec<String>) -> Command {
-        Command::Run { argv, ok_exit: vec![0] }
+        Command::Run {
+            argv,
+            ok_exit: vec![0],
+        }
     }
 }
 
@@ -79,45 +88,133 @@ pub struct ArrayDevice {
 
 /// mdadm `--bitmap-chunk` value: M when whole MiB, else K.
 pub fn chunk_arg(bytes: u64) -> String {
-    if bytes % (1 << 20) == 0 { format!("{}M", bytes >> 20) } else { format!("{}K", bytes >> 10) }
+    if bytes.is_multiple_of(1 << 20) {
+        format!("{}M", bytes >> 20)
+    } else {
+        format!("{}K", bytes >> 10)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum Step {
     /// Turn a drive's volatile write cache on or off (`hdparm -W1/-W0`).
-    SetWriteCache { disk: String, device: String, on: bool },
+    SetWriteCache {
+        disk: String,
+        device: String,
+        on: bool,
+    },
     /// Erase every signature on a device (`wipefs --all`).
-    WipeSignatures { disk: String, device: String, found: Vec<String> },
+    WipeSignatures {
+        disk: String,
+        device: String,
+        found: Vec<String>,
+    },
     /// Create a RAID1 array; write-mostly members are listed after `--write-mostly`.
-    CreateArray { array: String, devices: Vec<ArrayDevice>, bitmap_chunk: Option<u64>, write_behind: u32 },
+    CreateArray {
+        array: String,
+        devices: Vec<ArrayDevice>,
+        bitmap_chunk: Option<u64>,
+        write_behind: u32,
+    },
     /// Wait until the array's resync/recovery is done (bitmap changes need an idle array).
-    WaitIdle { array: String },
+    WaitIdle {
+        array: String,
+    },
     /// Add a member (to a degraded array: it is rebuilt).
-    AddMember { array: String, device: ArrayDevice },
+    AddMember {
+        array: String,
+        device: ArrayDevice,
+    },
     /// Set or clear write-mostly on a live member (sysfs; mdadm has no command for it).
-    SetWriteMostly { array: String, md: String, member: String, disk: String, on: bool },
+    SetWriteMostly {
+        array: String,
+        md: String,
+        member: String,
+        disk: String,
+        on: bool,
+    },
     /// Set the write-behind limit of a live array (sysfs bitmap/backlog).
-    SetWriteBehind { array: String, md: String, value: u32 },
-    RemoveBitmap { array: String },
-    AddBitmap { array: String, chunk: u64, write_behind: u32 },
-    CreatePv { device: String, object: String },
-    CreateVg { vg: String, pvs: Vec<String> },
-    ExtendVg { vg: String, pvs: Vec<String> },
-    CreateLv { vg: String, lv: String, size: SizeArg, stripes: Option<u32>, pvs: Vec<String> },
-    ExtendLv { vg: String, lv: String, size: SizeArg },
+    SetWriteBehind {
+        array: String,
+        md: String,
+        value: u32,
+    },
+    RemoveBitmap {
+        array: String,
+    },
+    AddBitmap {
+        array: String,
+        chunk: u64,
+        write_behind: u32,
+    },
+    CreatePv {
+        device: String,
+        object: String,
+    },
+    CreateVg {
+        vg: String,
+        pvs: Vec<String>,
+    },
+    ExtendVg {
+        vg: String,
+        pvs: Vec<String>,
+    },
+    CreateLv {
+        vg: String,
+        lv: String,
+        size: SizeArg,
+        stripes: Option<u32>,
+        pvs: Vec<String>,
+    },
+    ExtendLv {
+        vg: String,
+        lv: String,
+        size: SizeArg,
+    },
     /// Create the cache volume of a writecache (a linear LV on the fast PVs).
-    CreateCachevol { vg: String, lv: String, cachevol: String, size: u64, pvs: Vec<String> },
+    CreateCachevol {
+        vg: String,
+        lv: String,
+        cachevol: String,
+        size: u64,
+        pvs: Vec<String>,
+    },
     /// lvconvert needs the cache volume inactive.
-    DeactivateLv { vg: String, lv: String },
-    AttachWritecache { vg: String, lv: String, cachevol: String, settings: String },
-    SetWritecacheSettings { vg: String, lv: String, settings: String },
+    DeactivateLv {
+        vg: String,
+        lv: String,
+    },
+    AttachWritecache {
+        vg: String,
+        lv: String,
+        cachevol: String,
+        settings: String,
+    },
+    SetWritecacheSettings {
+        vg: String,
+        lv: String,
+        settings: String,
+    },
     /// Flush and detach (`--splitcache`; may take as long as writing the dirty blocks back),
     /// then remove hyraid's own cache volume.
-    DetachWritecache { vg: String, lv: String, remove_cachevol: Option<String> },
-    RemoveLv { vg: String, lv: String },
-    RemoveVg { vg: String, pvs: Vec<String> },
-    StopArray { array: String, members: Vec<String> },
+    DetachWritecache {
+        vg: String,
+        lv: String,
+        remove_cachevol: Option<String>,
+    },
+    RemoveLv {
+        vg: String,
+        lv: String,
+    },
+    RemoveVg {
+        vg: String,
+        pvs: Vec<String>,
+    },
+    StopArray {
+        array: String,
+        members: Vec<String>,
+    },
 }
 
 impl Step {
@@ -128,9 +225,18 @@ impl Step {
     /// The exact commands, in order.
     pub fn commands(&self) -> Vec<Command> {
         match self {
-            Step::SetWriteCache { device, on, .. } => vec![Command::run(&["hdparm", if *on { "-W1" } else { "-W0" }, device])],
+            Step::SetWriteCache { device, on, .. } => vec![Command::run(&[
+                "hdparm",
+                if *on { "-W1" } else { "-W0" },
+                device,
+            ])],
             Step::WipeSignatures { device, .. } => vec![Command::run(&["wipefs", "--all", device])],
-            Step::CreateArray { array, devices, bitmap_chunk, write_behind } => {
+            Step::CreateArray {
+                array,
+                devices,
+                bitmap_chunk,
+                write_behind,
+            } => {
                 let mut a: Vec<String> = vec![
                     "mdadm".into(),
                     "--create".into(),
@@ -150,14 +256,27 @@ impl Step {
                     None => a.push("--bitmap=none".into()),
                 }
                 a.push("--run".into());
-                a.extend(devices.iter().filter(|d| !d.write_mostly).map(|d| d.path.clone()));
+                a.extend(
+                    devices
+                        .iter()
+                        .filter(|d| !d.write_mostly)
+                        .map(|d| d.path.clone()),
+                );
                 if devices.iter().any(|d| d.write_mostly) {
                     a.push("--write-mostly".into());
-                    a.extend(devices.iter().filter(|d| d.write_mostly).map(|d| d.path.clone()));
+                    a.extend(
+                        devices
+                            .iter()
+                            .filter(|d| d.write_mostly)
+                            .map(|d| d.path.clone()),
+                    );
                 }
                 vec![Command::run_owned(a), Command::run(&["udevadm", "settle"])]
             }
-            Step::WaitIdle { array } => vec![Command::Run { argv: vec!["mdadm".into(), "--wait".into(), Self::md_path(array)], ok_exit: vec![0, 1] }],
+            Step::WaitIdle { array } => vec![Command::Run {
+                argv: vec!["mdadm".into(), "--wait".into(), Self::md_path(array)],
+                ok_exit: vec![0, 1],
+            }],
             Step::AddMember { array, device } => {
                 let mut a = vec!["mdadm".to_string(), Self::md_path(array), "--add".into()];
                 if device.write_mostly {
@@ -168,11 +287,27 @@ impl Step {
             }
             Step::SetWriteMostly { md, member, on, .. } => vec![Command::Write {
                 path: format!("/sys/block/{md}/md/dev-{member}/state"),
-                value: if *on { "writemostly".into() } else { "-writemostly".into() },
+                value: if *on {
+                    "writemostly".into()
+                } else {
+                    "-writemostly".into()
+                },
             }],
-            Step::SetWriteBehind { md, value, .. } => vec![Command::Write { path: format!("/sys/block/{md}/md/bitmap/backlog"), value: value.to_string() }],
-            Step::RemoveBitmap { array } => vec![Command::run_owned(vec!["mdadm".into(), "--grow".into(), Self::md_path(array), "--bitmap=none".into()])],
-            Step::AddBitmap { array, chunk, write_behind } => vec![Command::run_owned(vec![
+            Step::SetWriteBehind { md, value, .. } => vec![Command::Write {
+                path: format!("/sys/block/{md}/md/bitmap/backlog"),
+                value: value.to_string(),
+            }],
+            Step::RemoveBitmap { array } => vec![Command::run_owned(vec![
+                "mdadm".into(),
+                "--grow".into(),
+                Self::md_path(array),
+                "--bitmap=none".into(),
+            ])],
+            Step::AddBitmap {
+                array,
+                chunk,
+                write_behind,
+            } => vec![Command::run_owned(vec![
                 "mdadm".into(),
                 "--grow".into(),
                 Self::md_path(array),
@@ -181,10 +316,21 @@ impl Step {
                 format!("--write-behind={write_behind}"),
             ])],
             Step::CreatePv { device, .. } => vec![Command::run(&["pvcreate", device])],
-            Step::CreateVg { vg, pvs } => vec![Command::run_owned([vec!["vgcreate".into(), vg.clone()], pvs.clone()].concat())],
-            Step::ExtendVg { vg, pvs } => vec![Command::run_owned([vec!["vgextend".into(), vg.clone()], pvs.clone()].concat())],
-            Step::CreateLv { vg, lv, size, stripes, pvs } => {
-                let mut a: Vec<String> = vec!["lvcreate".into(), "--yes".into(), "-n".into(), lv.clone()];
+            Step::CreateVg { vg, pvs } => vec![Command::run_owned(
+                [vec!["vgcreate".into(), vg.clone()], pvs.clone()].concat(),
+            )],
+            Step::ExtendVg { vg, pvs } => vec![Command::run_owned(
+                [vec!["vgextend".into(), vg.clone()], pvs.clone()].concat(),
+            )],
+            Step::CreateLv {
+                vg,
+                lv,
+                size,
+                stripes,
+                pvs,
+            } => {
+                let mut a: Vec<String> =
+                    vec!["lvcreate".into(), "--yes".into(), "-n".into(), lv.clone()];
                 a.extend(size.args());
                 if let Some(s) = stripes.filter(|s| *s > 1) {
                     a.push("-i".into());
@@ -196,16 +342,52 @@ impl Step {
             }
             Step::ExtendLv { vg, lv, size } => {
                 let [f, v] = size.args();
-                vec![Command::run_owned(vec!["lvextend".into(), f, v, format!("{vg}/{lv}")])]
+                vec![Command::run_owned(vec![
+                    "lvextend".into(),
+                    f,
+                    v,
+                    format!("{vg}/{lv}"),
+                ])]
             }
-            Step::CreateCachevol { vg, cachevol, size, pvs, .. } => {
-                let mut a: Vec<String> = vec!["lvcreate".into(), "--yes".into(), "-n".into(), cachevol.clone(), "-L".into(), format!("{size}b"), vg.clone()];
+            Step::CreateCachevol {
+                vg,
+                cachevol,
+                size,
+                pvs,
+                ..
+            } => {
+                let mut a: Vec<String> = vec![
+                    "lvcreate".into(),
+                    "--yes".into(),
+                    "-n".into(),
+                    cachevol.clone(),
+                    "-L".into(),
+                    format!("{size}b"),
+                    vg.clone(),
+                ];
                 a.extend(pvs.iter().cloned());
                 vec![Command::run_owned(a)]
             }
-            Step::DeactivateLv { vg, lv } => vec![Command::run_owned(vec!["lvchange".into(), "--activate".into(), "n".into(), format!("{vg}/{lv}")])],
-            Step::AttachWritecache { vg, lv, cachevol, settings } => {
-                let mut a: Vec<String> = vec!["lvconvert".into(), "--yes".into(), "--type".into(), "writecache".into(), "--cachevol".into(), cachevol.clone()];
+            Step::DeactivateLv { vg, lv } => vec![Command::run_owned(vec![
+                "lvchange".into(),
+                "--activate".into(),
+                "n".into(),
+                format!("{vg}/{lv}"),
+            ])],
+            Step::AttachWritecache {
+                vg,
+                lv,
+                cachevol,
+                settings,
+            } => {
+                let mut a: Vec<String> = vec![
+                    "lvconvert".into(),
+                    "--yes".into(),
+                    "--type".into(),
+                    "writecache".into(),
+                    "--cachevol".into(),
+                    cachevol.clone(),
+                ];
                 if !settings.is_empty() {
                     a.push("--cachesettings".into());
                     a.push(settings.clone());
@@ -214,24 +396,57 @@ impl Step {
                 vec![Command::run_owned(a)]
             }
             Step::SetWritecacheSettings { vg, lv, settings } => {
-                vec![Command::run_owned(vec!["lvchange".into(), "--yes".into(), "--cachesettings".into(), settings.clone(), format!("{vg}/{lv}")])]
+                vec![Command::run_owned(vec![
+                    "lvchange".into(),
+                    "--yes".into(),
+                    "--cachesettings".into(),
+                    settings.clone(),
+                    format!("{vg}/{lv}"),
+                ])]
             }
-            Step::DetachWritecache { vg, lv, remove_cachevol } => {
-                let mut c = vec![Command::run_owned(vec!["lvconvert".into(), "--yes".into(), "--splitcache".into(), format!("{vg}/{lv}")])];
+            Step::DetachWritecache {
+                vg,
+                lv,
+                remove_cachevol,
+            } => {
+                let mut c = vec![Command::run_owned(vec![
+                    "lvconvert".into(),
+                    "--yes".into(),
+                    "--splitcache".into(),
+                    format!("{vg}/{lv}"),
+                ])];
                 if let Some(cv) = remove_cachevol {
-                    c.push(Command::run_owned(vec!["lvremove".into(), "--yes".into(), format!("{vg}/{cv}")]));
+                    c.push(Command::run_owned(vec![
+                        "lvremove".into(),
+                        "--yes".into(),
+                        format!("{vg}/{cv}"),
+                    ]));
                 }
                 c
             }
-            Step::RemoveLv { vg, lv } => vec![Command::run_owned(vec!["lvremove".into(), "--yes".into(), format!("{vg}/{lv}")])],
+            Step::RemoveLv { vg, lv } => vec![Command::run_owned(vec![
+                "lvremove".into(),
+                "--yes".into(),
+                format!("{vg}/{lv}"),
+            ])],
             Step::RemoveVg { vg, pvs } => {
                 let mut c = vec![Command::run(&["vgremove", "--yes", vg])];
                 c.extend(pvs.iter().map(|p| Command::run(&["pvremove", "--yes", p])));
                 c
             }
             Step::StopArray { array, members } => {
-                let mut c = vec![Command::run_owned(vec!["mdadm".into(), "--stop".into(), Self::md_path(array)])];
-                c.push(Command::run_owned([vec!["mdadm".to_string(), "--zero-superblock".into()], members.clone()].concat()));
+                let mut c = vec![Command::run_owned(vec![
+                    "mdadm".into(),
+                    "--stop".into(),
+                    Self::md_path(array),
+                ])];
+                c.push(Command::run_owned(
+                    [
+                        vec!["mdadm".to_string(), "--zero-superblock".into()],
+                        members.clone(),
+                    ]
+                    .concat(),
+                ));
                 c
             }
         }
@@ -240,9 +455,19 @@ impl Step {
     /// `+` create, `~` change, `-` remove.
     pub fn symbol(&self) -> char {
         match self {
-            Step::CreateArray { .. } | Step::AddMember { .. } | Step::AddBitmap { .. } | Step::CreatePv { .. } | Step::CreateVg { .. } | Step::CreateLv { .. }
-            | Step::CreateCachevol { .. } | Step::AttachWritecache { .. } => '+',
-            Step::WipeSignatures { .. } | Step::RemoveBitmap { .. } | Step::DetachWritecache { .. } | Step::RemoveLv { .. } | Step::RemoveVg { .. }
+            Step::CreateArray { .. }
+            | Step::AddMember { .. }
+            | Step::AddBitmap { .. }
+            | Step::CreatePv { .. }
+            | Step::CreateVg { .. }
+            | Step::CreateLv { .. }
+            | Step::CreateCachevol { .. }
+            | Step::AttachWritecache { .. } => '+',
+            Step::WipeSignatures { .. }
+            | Step::RemoveBitmap { .. }
+            | Step::DetachWritecache { .. }
+            | Step::RemoveLv { .. }
+            | Step::RemoveVg { .. }
             | Step::StopArray { .. } => '-',
             _ => '~',
         }
@@ -251,15 +476,30 @@ impl Step {
     /// The object the step changes, for display.
     pub fn object(&self) -> String {
         match self {
-            Step::SetWriteCache { disk, .. } | Step::WipeSignatures { disk, .. } => format!("disk {disk}"),
-            Step::CreateArray { array, .. } | Step::WaitIdle { array } | Step::AddMember { array, .. } | Step::SetWriteMostly { array, .. }
-            | Step::SetWriteBehind { array, .. } | Step::RemoveBitmap { array } | Step::AddBitmap { array, .. } | Step::StopArray { array, .. } => {
+            Step::SetWriteCache { disk, .. } | Step::WipeSignatures { disk, .. } => {
+                format!("disk {disk}")
+            }
+            Step::CreateArray { array, .. }
+            | Step::WaitIdle { array }
+            | Step::AddMember { array, .. }
+            | Step::SetWriteMostly { array, .. }
+            | Step::SetWriteBehind { array, .. }
+            | Step::RemoveBitmap { array }
+            | Step::AddBitmap { array, .. }
+            | Step::StopArray { array, .. } => {
                 format!("mirror {array}")
             }
             Step::CreatePv { device, .. } => format!("pv {device}"),
-            Step::CreateVg { vg, .. } | Step::ExtendVg { vg, .. } | Step::RemoveVg { vg, .. } => format!("vg {vg}"),
-            Step::CreateLv { vg, lv, .. } | Step::ExtendLv { vg, lv, .. } | Step::CreateCachevol { vg, lv, .. } | Step::AttachWritecache { vg, lv, .. }
-            | Step::SetWritecacheSettings { vg, lv, .. } | Step::DetachWritecache { vg, lv, .. } | Step::RemoveLv { vg, lv } => format!("lv {vg}/{lv}"),
+            Step::CreateVg { vg, .. } | Step::ExtendVg { vg, .. } | Step::RemoveVg { vg, .. } => {
+                format!("vg {vg}")
+            }
+            Step::CreateLv { vg, lv, .. }
+            | Step::ExtendLv { vg, lv, .. }
+            | Step::CreateCachevol { vg, lv, .. }
+            | Step::AttachWritecache { vg, lv, .. }
+            | Step::SetWritecacheSettings { vg, lv, .. }
+            | Step::DetachWritecache { vg, lv, .. }
+            | Step::RemoveLv { vg, lv } => format!("lv {vg}/{lv}"),
             Step::DeactivateLv { vg, lv } => format!("lv {vg}/{lv}"),
         }
     }
@@ -268,19 +508,60 @@ impl Step {
     pub fn summary(&self) -> String {
         use crate::config::size::human;
         match self {
-            Step::SetWriteCache { on, .. } => format!("drive write cache {}", if *on { "on" } else { "off" }),
-            Step::WipeSignatures { device, found, .. } => format!("wipe {} on {device}", found.join(", ")),
-            Step::CreateArray { devices, bitmap_chunk, write_behind, .. } => {
-                let members: Vec<String> = devices.iter().map(|d| if d.write_mostly { format!("{} (write-mostly)", d.disk) } else { d.disk.clone() }).collect();
-                let bm = bitmap_chunk.map(|c| format!("bitmap chunk {}", human(c))).unwrap_or_else(|| "no bitmap".into());
-                format!("create RAID1 of {}; {bm}; write-behind {write_behind}", members.join(", "))
+            Step::SetWriteCache { on, .. } => {
+                format!("drive write cache {}", if *on { "on" } else { "off" })
+            }
+            Step::WipeSignatures { device, found, .. } => {
+                format!("wipe {} on {device}", found.join(", "))
+            }
+            Step::CreateArray {
+                devices,
+                bitmap_chunk,
+                write_behind,
+                ..
+            } => {
+                let members: Vec<String> = devices
+                    .iter()
+                    .map(|d| {
+                        if d.write_mostly {
+                            format!("{} (write-mostly)", d.disk)
+                        } else {
+                            d.disk.clone()
+                        }
+                    })
+                    .collect();
+                let bm = bitmap_chunk
+                    .map(|c| format!("bitmap chunk {}", human(c)))
+                    .unwrap_or_else(|| "no bitmap".into());
+                format!(
+                    "create RAID1 of {}; {bm}; write-behind {write_behind}",
+                    members.join(", ")
+                )
             }
             Step::WaitIdle { .. } => "wait for resync/recovery to finish".into(),
-            Step::AddMember { device, .. } => format!("add {}{}", device.disk, if device.write_mostly { " (write-mostly)" } else { "" }),
-            Step::SetWriteMostly { disk, on, .. } => format!("{} write-mostly on {disk}", if *on { "set" } else { "clear" }),
+            Step::AddMember { device, .. } => format!(
+                "add {}{}",
+                device.disk,
+                if device.write_mostly {
+                    " (write-mostly)"
+                } else {
+                    ""
+                }
+            ),
+            Step::SetWriteMostly { disk, on, .. } => format!(
+                "{} write-mostly on {disk}",
+                if *on { "set" } else { "clear" }
+            ),
             Step::SetWriteBehind { value, .. } => format!("write-behind = {value}"),
             Step::RemoveBitmap { .. } => "remove write-intent bitmap".into(),
-            Step::AddBitmap { chunk, write_behind, .. } => format!("add internal bitmap, chunk {}, write-behind {write_behind}", human(*chunk)),
+            Step::AddBitmap {
+                chunk,
+                write_behind,
+                ..
+            } => format!(
+                "add internal bitmap, chunk {}, write-behind {write_behind}",
+                human(*chunk)
+            ),
             Step::CreatePv { object, .. } => format!("initialize PV on {object}"),
             Step::CreateVg { pvs, .. } => format!("create VG on {}", pvs.join(", ")),
             Step::ExtendVg { pvs, .. } => format!("extend VG with {}", pvs.join(", ")),
@@ -290,19 +571,40 @@ impl Step {
                     SizeArg::Bytes(b) => format!("{b} bytes ({})", human(*b)),
                     SizeArg::Extents(e) => e.clone(),
                 },
-                stripes.filter(|s| *s > 1).map(|s| format!(", {s} stripes")).unwrap_or_default()
+                stripes
+                    .filter(|s| *s > 1)
+                    .map(|s| format!(", {s} stripes"))
+                    .unwrap_or_default()
             ),
             Step::ExtendLv { size, .. } => match size {
                 SizeArg::Bytes(b) => format!("grow LV to {b} bytes ({})", human(*b)),
                 SizeArg::Extents(e) => format!("grow LV to {e}"),
             },
-            Step::CreateCachevol { cachevol, size, .. } => format!("create cache volume {cachevol}, {size} bytes ({})", human(*size)),
-            Step::DeactivateLv { lv, .. } => format!("deactivate {lv} (writecache attach needs it inactive)"),
-            Step::AttachWritecache { cachevol, settings, .. } => {
-                format!("attach writecache {cachevol}{}", if settings.is_empty() { String::new() } else { format!(" ({settings})") })
+            Step::CreateCachevol { cachevol, size, .. } => format!(
+                "create cache volume {cachevol}, {size} bytes ({})",
+                human(*size)
+            ),
+            Step::DeactivateLv { lv, .. } => {
+                format!("deactivate {lv} (writecache attach needs it inactive)")
             }
-            Step::SetWritecacheSettings { settings, .. } => format!("writecache settings: {settings}"),
-            Step::DetachWritecache { .. } => "flush and detach writecache (may take long: dirty blocks are written back)".into(),
+            Step::AttachWritecache {
+                cachevol, settings, ..
+            } => {
+                format!(
+                    "attach writecache {cachevol}{}",
+                    if settings.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" ({settings})")
+                    }
+                )
+            }
+            Step::SetWritecacheSettings { settings, .. } => {
+                format!("writecache settings: {settings}")
+            }
+            Step::DetachWritecache { .. } => {
+                "flush and detach writecache (may take long: dirty blocks are written back)".into()
+            }
             Step::RemoveLv { .. } => "remove LV".into(),
             Step::RemoveVg { .. } => "remove VG and its PV labels".into(),
             Step::StopArray { .. } => "stop array and erase member superblocks".into(),

@@ -37,7 +37,11 @@ pub fn json(plan: &Plan) -> String {
 /// `Plan: 3 to add, 2 to change, 0 to destroy/remove.` plus refusals.
 pub fn summary_line(plan: &Plan) -> String {
     let (a, c, r) = plan.counts();
-    let destroys = plan.steps.iter().filter(|s| s.risk == crate::plan::Risk::Destroys).count();
+    let destroys = plan
+        .steps
+        .iter()
+        .filter(|s| s.risk == crate::plan::Risk::Destroys)
+        .count();
     let mut s = format!("Plan: {a} to add, {c} to change, {r} to remove");
     if destroys > 0 {
         s.push_str(&format!(" ({destroys} destroying)"));

@@ -3,15 +3,25 @@ use super::summary_line;
 use crate::plan::{Plan, Risk};
 
 fn paint(s: &str, code: &str, color: bool) -> String {
-    if color { format!("\x1b[{code}m{s}\x1b[0m") } else { s.to_string() }
+    if color {
+        format!("\x1b[{code}m{s}\x1b[0m")
+    } else {
+        s.to_string()
+    }
 }
 
 pub fn text(plan: &Plan, color: bool) -> String {
     let mut o = String::new();
     if plan.steps.is_empty() && plan.refused.is_empty() {
-        o.push_str(&format!("No changes. Host {} matches the file.\n", plan.host));
+        o.push_str(&format!(
+            "No changes. Host {} matches the file.\n",
+            plan.host
+        ));
     } else if !plan.steps.is_empty() {
-        o.push_str(&format!("hyraid will make these changes on {}:\n\n", plan.host));
+        o.push_str(&format!(
+            "hyraid will make these changes on {}:\n\n",
+            plan.host
+        ));
     }
     for (i, s) in plan.steps.iter().enumerate() {
         let sym = s.step.symbol();
@@ -22,18 +32,38 @@ pub fn text(plan: &Plan, color: bool) -> String {
         };
         let risk = match s.risk {
             Risk::Safe => String::new(),
-            r => format!("  [{}]", paint(r.label(), if r == Risk::Destroys { "1;31" } else { "35" }, color)),
+            r => format!(
+                "  [{}]",
+                paint(
+                    r.label(),
+                    if r == Risk::Destroys { "1;31" } else { "35" },
+                    color
+                )
+            ),
         };
-        o.push_str(&format!("{:>3}. {} {}: {}{}\n", i + 1, paint(&sym.to_string(), code, color), s.step.object(), s.step.summary(), risk));
+        o.push_str(&format!(
+            "{:>3}. {} {}: {}{}\n",
+            i + 1,
+            paint(&sym.to_string(), code, color),
+            s.step.object(),
+            s.step.summary(),
+            risk
+        ));
         o.push_str(&format!("       why: {}\n", s.reason));
         for c in s.step.commands() {
             o.push_str(&format!("       $ {}\n", command_line(&c)));
         }
     }
     if !plan.refused.is_empty() {
-        o.push_str(&format!("\n{}\n", paint("Refused (not in this plan):", "1;31", color)));
+        o.push_str(&format!(
+            "\n{}\n",
+            paint("Refused (not in this plan):", "1;31", color)
+        ));
         for r in &plan.refused {
-            o.push_str(&format!("  ! {}: {}\n      fix: {}\n", r.object, r.reason, r.fix));
+            o.push_str(&format!(
+                "  ! {}: {}\n      fix: {}\n",
+                r.object, r.reason, r.fix
+            ));
         }
     }
     if !plan.notes.is_empty() {

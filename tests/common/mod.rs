@@ -47,5 +47,6 @@ pub fn changes(h: &SimHost) -> Vec<String> {
 }
 
 pub fn run(h: &SimHost, argv: &[&str]) -> hyraid::host::CmdOutput {
-    h.run(&argv.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap()
+    h.run(&argv.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+        .unwrap()
 }

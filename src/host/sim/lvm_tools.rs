@@ -18,12 +18,23 @@ pub fn run(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> {
         ["lvextend", rest @ ..] => lvextend(st, rest),
         ["lvchange", "--activate", yn, lv] => activate(st, lv, *yn == "y"),
         ["lvchange", "--yes", "--cachesettings", s, lv] => change_settings(st, s, lv),
-        ["lvconvert", "--yes", "--type", "writecache", "--cachevol", cv, rest @ ..] => attach(st, cv, rest),
+        [
+            "lvconvert",
+            "--yes",
+            "--type",
+            "writecache",
+            "--cachevol",
+            cv,
+            rest @ ..,
+        ] => attach(st, cv, rest),
         ["lvconvert", "--yes", "--splitcache", lv] => split(st, lv),
         ["lvremove", "--yes", lv] => lvremove(st, lv),
         ["vgremove", "--yes", vg] => vgremove(st, vg),
         ["pvremove", "--yes", dev] => pvremove(st, dev),
-        _ => Err(format!("  the simulated host does not model `{}`\n", args.join(" "))),
+        _ => Err(format!(
+            "  the simulated host does not model `{}`\n",
+            args.join(" ")
+        )),
     };
     recompute(st);
     match r {
@@ -47,14 +58,38 @@ fn recompute(st: &mut SimState) {
         }
     }
     for v in w.lvm.vgs.iter_mut() {
-        v.size = w.lvm.pvs.iter().filter(|p| p.vg.as_deref() == Some(&v.name)).map(|p| p.size).sum();
-        v.free = w.lvm.pvs.iter().filter(|p| p.vg.as_deref() == Some(&v.name)).map(|p| p.free).sum();
+        v.size = w
+            .lvm
+            .pvs
+            .iter()
+            .filter(|p| p.vg.as_deref() == Some(&v.name))
+            .map(|p| p.size)
+            .sum();
+        v.free = w
+            .lvm
+            .pvs
+            .iter()
+            .filter(|p| p.vg.as_deref() == Some(&v.name))
+            .map(|p| p.free)
+            .sum();
     }
-    let sizes: BTreeMap<(String, String), u64> =
-        w.lvm.lvs.iter().map(|l| ((l.vg.clone(), l.name.clone()), l.extents.values().sum::<u64>() * EXTENT)).collect();
+    let sizes: BTreeMap<(String, String), u64> = w
+        .lvm
+        .lvs
+        .iter()
+        .map(|l| {
+            (
+                (l.vg.clone(), l.name.clone()),
+                l.extents.values().sum::<u64>() * EXTENT,
+            )
+        })
+        .collect();
     for l in w.lvm.lvs.iter_mut() {
         l.size = match &l.writecache {
-            Some(wc) => sizes.get(&(l.vg.clone(), wc.origin.clone())).copied().unwrap_or(0),
+            Some(wc) => sizes
+                .get(&(l.vg.clone(), wc.origin.clone()))
+                .copied()
+                .unwrap_or(0),
             None => sizes[&(l.vg.clone(), l.name.clone())],
         };
     }
@@ -71,35 +106,67 @@ fn pvcreate(st: &mut SimState, dev: &str) -> Result<String, String> {
     let k = pv_target(st, dev)?;
     if let Some(p) = st.world.pv(&k) {
         return Err(match &p.vg {
-            Some(vg) => format!("  Can't initialize physical volume \"{dev}\" of volume group \"{vg}\" without -ff\n"),
+            Some(vg) => format!(
+                "  Can't initialize physical volume \"{dev}\" of volume group \"{vg}\" without -ff\n"
+            ),
             None => format!("  Physical volume \"{dev}\" is already a PV\n"),
         });
     }
     let (size, sigs) = match st.resolve(dev).unwrap() {
         Target::Md(m) => {
             let a = st.world.array(&m).unwrap();
-            (a.size_kib * 1024, a.fstype.clone().into_iter().collect::<Vec<_>>())
+            (
+                a.size_kib * 1024,
+                a.fstype.clone().into_iter().collect::<Vec<_>>(),
+            )
         }
         Target::Block(b) => {
             let d = st.world.device(&b).unwrap();
             if st.world.array_of_member(&b).is_some() {
                 return Err(format!("  Cannot use {dev}: device is an md component\n"));
             }
-            if st.world.block_devices.iter().any(|x| x.parent.as_deref() == Some(b.as_str())) || d.pttype.is_some() {
+            if st
+                .world
+                .block_devices
+                .iter()
+                .any(|x| x.parent.as_deref() == Some(b.as_str()))
+                || d.pttype.is_some()
+            {
                 return Err(format!("  Cannot use {dev}: device is partitioned\n"));
             }
-            (d.size, d.signatures.clone().unwrap_or_default().into_iter().map(|s| s.kind).chain(d.fstype.clone()).collect())
+            (
+                d.size,
+                d.signatures
+                    .clone()
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|s| s.kind)
+                    .chain(d.fstype.clone())
+                    .collect(),
+            )
         }
         Target::Lv(..) => unreachable!(),
     };
     if let Some(sig) = sigs.first() {
         // stdin is /dev/null: the prompt is answered "no".
-        return Err(format!("WARNING: {sig} signature detected on {dev} at offset 1080. Wipe it? [y/n]: [n]\n  Aborted wiping of {sig}.\n  1 existing signature left on the device.\n"));
+        return Err(format!(
+            "WARNING: {sig} signature detected on {dev} at offset 1080. Wipe it? [y/n]: [n]\n  Aborted wiping of {sig}.\n  1 existing signature left on the device.\n"
+        ));
     }
     let n = st.next_serial();
-    st.world.lvm.pvs.push(Pv { name: format!("/dev/{k}"), kname: k.clone(), uuid: format!("pv{n:04}-sim"), vg: None, size, free: size, dev_size: size });
+    st.world.lvm.pvs.push(Pv {
+        name: format!("/dev/{k}"),
+        kname: k.clone(),
+        uuid: format!("pv{n:04}-sim"),
+        vg: None,
+        size,
+        free: size,
+        dev_size: size,
+    });
     mark_pv(st, &k);
-    Ok(format!("  Physical volume \"{dev}\" successfully created.\n"))
+    Ok(format!(
+        "  Physical volume \"{dev}\" successfully created.\n"
+    ))
 }
 
 fn mark_pv(st: &mut SimState, k: &str) {
@@ -107,7 +174,10 @@ fn mark_pv(st: &mut SimState, k: &str) {
         a.fstype = Some("LVM2_member".into());
     } else if let Some(d) = st.dev_mut(k) {
         d.fstype = Some("LVM2_member".into());
-        d.signatures = Some(vec![Signature { offset: "0x218".into(), kind: "LVM2_member".into() }]);
+        d.signatures = Some(vec![Signature {
+            offset: "0x218".into(),
+            kind: "LVM2_member".into(),
+        }]);
     }
 }
 
@@ -119,7 +189,9 @@ fn add_pvs(st: &mut SimState, vg: &str, devs: &[&str]) -> Result<(), String> {
         }
         let p = st.world.lvm.pvs.iter_mut().find(|p| p.kname == k).unwrap();
         if let Some(other) = &p.vg {
-            return Err(format!("  Physical volume \"{dev}\" is already in volume group \"{other}\"\n"));
+            return Err(format!(
+                "  Physical volume \"{dev}\" is already in volume group \"{other}\"\n"
+            ));
         }
         p.vg = Some(vg.to_string());
     }
@@ -132,7 +204,13 @@ fn vgcreate(st: &mut SimState, vg: &str, devs: &[&str]) -> Result<String, String
     }
     add_pvs(st, vg, devs)?;
     let n = st.next_serial();
-    st.world.lvm.vgs.push(Vg { name: vg.into(), uuid: format!("vg{n:04}-sim"), size: 0, free: 0, extent_size: EXTENT });
+    st.world.lvm.vgs.push(Vg {
+        name: vg.into(),
+        uuid: format!("vg{n:04}-sim"),
+        size: 0,
+        free: 0,
+        extent_size: EXTENT,
+    });
     Ok(format!("  Volume group \"{vg}\" successfully created\n"))
 }
 
@@ -153,7 +231,11 @@ enum Amount {
 fn parse_amount(flag: &str, v: &str) -> Result<Amount, String> {
     let bad = || format!("  Invalid argument for {flag}: {v}\n");
     match flag {
-        "-L" => v.strip_suffix('b').and_then(|n| n.parse().ok()).map(Amount::Bytes).ok_or_else(bad),
+        "-L" => v
+            .strip_suffix('b')
+            .and_then(|n| n.parse().ok())
+            .map(Amount::Bytes)
+            .ok_or_else(bad),
         "-l" => {
             if let Some(p) = v.strip_suffix("%FREE") {
                 p.parse().map(Amount::PctFree).map_err(|_| bad())
@@ -173,13 +255,24 @@ fn pv_free_extents(st: &SimState, k: &str) -> u64 {
 }
 
 /// Allocate `extents` over `pvs` (striped over `stripes` of them, or linear in order).
-fn allocate(st: &SimState, pvs: &[String], extents: u64, stripes: u32) -> Result<BTreeMap<String, u64>, String> {
+fn allocate(
+    st: &SimState,
+    pvs: &[String],
+    extents: u64,
+    stripes: u32,
+) -> Result<BTreeMap<String, u64>, String> {
     let mut out = BTreeMap::new();
     if stripes > 1 {
         let per = extents / stripes as u64;
-        let chosen: Vec<&String> = pvs.iter().filter(|p| pv_free_extents(st, p) >= per).take(stripes as usize).collect();
+        let chosen: Vec<&String> = pvs
+            .iter()
+            .filter(|p| pv_free_extents(st, p) >= per)
+            .take(stripes as usize)
+            .collect();
         if chosen.len() < stripes as usize {
-            return Err(format!("  Insufficient suitable allocatable extents for logical volume: {extents} more required\n"));
+            return Err(format!(
+                "  Insufficient suitable allocatable extents for logical volume: {extents} more required\n"
+            ));
         }
         for p in chosen {
             out.insert(p.clone(), per);
@@ -195,13 +288,18 @@ fn allocate(st: &SimState, pvs: &[String], extents: u64, stripes: u32) -> Result
         }
     }
     if left > 0 {
-        return Err(format!("  Volume group has insufficient free space ({} extents): {extents} required.\n", extents - left));
+        return Err(format!(
+            "  Volume group has insufficient free space ({} extents): {extents} required.\n",
+            extents - left
+        ));
     }
     Ok(out)
 }
 
 fn split_lv(path: &str) -> Result<(String, String), String> {
-    path.split_once('/').map(|(a, b)| (a.to_string(), b.to_string())).ok_or_else(|| format!("  Invalid logical volume name {path}\n"))
+    path.split_once('/')
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .ok_or_else(|| format!("  Invalid logical volume name {path}\n"))
 }
 
 fn lvcreate(st: &mut SimState, args: &[&str]) -> Result<String, String> {
@@ -219,22 +317,39 @@ fn lvcreate(st: &mut SimState, args: &[&str]) -> Result<String, String> {
                 i += 1;
             }
             "-i" => {
-                stripes = args.get(i + 1).and_then(|s| s.parse().ok()).ok_or("  Invalid stripes\n")?;
+                stripes = args
+                    .get(i + 1)
+                    .and_then(|s| s.parse().ok())
+                    .ok_or("  Invalid stripes\n")?;
                 i += 1;
             }
-            a if a.starts_with('-') => return Err(format!("  the simulated host does not model lvcreate option {a}\n")),
+            a if a.starts_with('-') => {
+                return Err(format!(
+                    "  the simulated host does not model lvcreate option {a}\n"
+                ));
+            }
             a => pos.push(a.to_string()),
         }
         i += 1;
     }
     let name = name.ok_or("  Please specify a name\n")?;
-    let vg = pos.first().cloned().ok_or("  Please specify a volume group\n")?;
-    let Some(vgo) = st.world.vg(&vg).cloned() else { return Err(format!("  Volume group \"{vg}\" not found\n")) };
+    let vg = pos
+        .first()
+        .cloned()
+        .ok_or("  Please specify a volume group\n")?;
+    let Some(vgo) = st.world.vg(&vg).cloned() else {
+        return Err(format!("  Volume group \"{vg}\" not found\n"));
+    };
     if st.world.lv(&vg, &name).is_some() {
-        return Err(format!("  Logical Volume \"{name}\" already exists in volume group \"{vg}\"\n"));
+        return Err(format!(
+            "  Logical Volume \"{name}\" already exists in volume group \"{vg}\"\n"
+        ));
     }
     let pvs: Vec<String> = if pos.len() > 1 {
-        pos[1..].iter().map(|d| pv_target(st, d)).collect::<Result<_, _>>()?
+        pos[1..]
+            .iter()
+            .map(|d| pv_target(st, d))
+            .collect::<Result<_, _>>()?
     } else {
         st.world.pvs_of(&vg).map(|p| p.kname.clone()).collect()
     };
@@ -261,7 +376,11 @@ fn lvcreate(st: &mut SimState, args: &[&str]) -> Result<String, String> {
         uuid: format!("lv{n:04}-sim"),
         hidden: false,
         size: extents * EXTENT,
-        segtype: if stripes > 1 { "striped".into() } else { "linear".into() },
+        segtype: if stripes > 1 {
+            "striped".into()
+        } else {
+            "linear".into()
+        },
         stripes,
         active: true,
         extents: alloc,
@@ -273,12 +392,23 @@ fn lvcreate(st: &mut SimState, args: &[&str]) -> Result<String, String> {
 fn lvextend(st: &mut SimState, args: &[&str]) -> Result<String, String> {
     let (flag, v, lvpath) = match args {
         [f @ ("-L" | "-l"), v, lv] => (*f, *v, *lv),
-        _ => return Err(format!("  the simulated host models `lvextend -L|-l SIZE VG/LV`, not {}\n", args.join(" "))),
+        _ => {
+            return Err(format!(
+                "  the simulated host models `lvextend -L|-l SIZE VG/LV`, not {}\n",
+                args.join(" ")
+            ));
+        }
     };
     let (vg, name) = split_lv(lvpath)?;
-    let Some(lv) = st.world.lv(&vg, &name).cloned() else { return Err(format!("  Failed to find logical volume \"{lvpath}\"\n")) };
+    let Some(lv) = st.world.lv(&vg, &name).cloned() else {
+        return Err(format!("  Failed to find logical volume \"{lvpath}\"\n"));
+    };
     let vgo = st.world.vg(&vg).cloned().unwrap();
-    let data_name = lv.writecache.as_ref().map(|w| w.origin.clone()).unwrap_or(name.clone());
+    let data_name = lv
+        .writecache
+        .as_ref()
+        .map(|w| w.origin.clone())
+        .unwrap_or(name.clone());
     let data = st.world.lv(&vg, &data_name).cloned().unwrap();
     let cur: u64 = data.extents.values().sum();
     let mut target = match parse_amount(flag, v)? {
@@ -291,12 +421,24 @@ fn lvextend(st: &mut SimState, args: &[&str]) -> Result<String, String> {
         target = target.div_ceil(s) * s;
     }
     if target <= cur {
-        return Err(format!("  New size given ({target} extents) not larger than existing size ({cur} extents)\n"));
+        return Err(format!(
+            "  New size given ({target} extents) not larger than existing size ({cur} extents)\n"
+        ));
     }
     let add = target - cur;
-    let pvs: Vec<String> = if data.stripes > 1 { data.extents.keys().cloned().collect() } else { st.world.pvs_of(&vg).map(|p| p.kname.clone()).collect() };
+    let pvs: Vec<String> = if data.stripes > 1 {
+        data.extents.keys().cloned().collect()
+    } else {
+        st.world.pvs_of(&vg).map(|p| p.kname.clone()).collect()
+    };
     let more = allocate(st, &pvs, add, data.stripes)?;
-    let l = st.world.lvm.lvs.iter_mut().find(|l| l.vg == vg && l.name == data_name).unwrap();
+    let l = st
+        .world
+        .lvm
+        .lvs
+        .iter_mut()
+        .find(|l| l.vg == vg && l.name == data_name)
+        .unwrap();
     for (k, n) in more {
         *l.extents.entry(k).or_insert(0) += n;
     }
@@ -305,7 +447,12 @@ fn lvextend(st: &mut SimState, args: &[&str]) -> Result<String, String> {
 
 fn lv_mut<'a>(st: &'a mut SimState, path: &str) -> Result<&'a mut Lv, String> {
     let (vg, name) = split_lv(path)?;
-    st.world.lvm.lvs.iter_mut().find(|l| l.vg == vg && l.name == name && !l.hidden).ok_or_else(|| format!("  Failed to find logical volume \"{path}\"\n"))
+    st.world
+        .lvm
+        .lvs
+        .iter_mut()
+        .find(|l| l.vg == vg && l.name == name && !l.hidden)
+        .ok_or_else(|| format!("  Failed to find logical volume \"{path}\"\n"))
 }
 
 fn activate(st: &mut SimState, path: &str, on: bool) -> Result<String, String> {
@@ -314,12 +461,19 @@ fn activate(st: &mut SimState, path: &str, on: bool) -> Result<String, String> {
 }
 
 fn parse_settings(s: &str) -> BTreeMap<String, String> {
-    s.split_whitespace().filter_map(|kv| kv.split_once('=')).map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    s.split_whitespace()
+        .filter_map(|kv| kv.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
 }
 
 fn change_settings(st: &mut SimState, s: &str, path: &str) -> Result<String, String> {
     let lv = lv_mut(st, path)?;
-    let Some(wc) = lv.writecache.as_mut() else { return Err(format!("  Operation not permitted on LV {path}: not a writecache LV\n")) };
+    let Some(wc) = lv.writecache.as_mut() else {
+        return Err(format!(
+            "  Operation not permitted on LV {path}: not a writecache LV\n"
+        ));
+    };
     wc.settings = parse_settings(s);
     Ok(format!("  Logical volume {path} changed.\n"))
 }
@@ -331,13 +485,19 @@ fn attach(st: &mut SimState, cv: &str, rest: &[&str]) -> Result<String, String> 
         _ => return Err("  the simulated host models `lvconvert --yes --type writecache --cachevol CV [--cachesettings S] VG/LV`\n".into()),
     };
     let (vg, name) = split_lv(path)?;
-    let Some(main) = st.world.lv(&vg, &name).filter(|l| !l.hidden).cloned() else { return Err(format!("  Failed to find logical volume \"{path}\"\n")) };
-    let Some(cache) = st.world.lv(&vg, cv).filter(|l| !l.hidden).cloned() else { return Err(format!("  Failed to find logical volume \"{vg}/{cv}\"\n")) };
+    let Some(main) = st.world.lv(&vg, &name).filter(|l| !l.hidden).cloned() else {
+        return Err(format!("  Failed to find logical volume \"{path}\"\n"));
+    };
+    let Some(cache) = st.world.lv(&vg, cv).filter(|l| !l.hidden).cloned() else {
+        return Err(format!("  Failed to find logical volume \"{vg}/{cv}\"\n"));
+    };
     if main.writecache.is_some() {
         return Err(format!("  LV {path} is already a writecache LV.\n"));
     }
     if cache.segtype != "linear" || cache.writecache.is_some() {
-        return Err(format!("  LV {vg}/{cv} must be linear to use as a writecache.\n"));
+        return Err(format!(
+            "  LV {vg}/{cv} must be linear to use as a writecache.\n"
+        ));
     }
     if cache.active {
         return Err(format!("  LV {vg}/{cv} must be inactive to attach.\n"));
@@ -365,9 +525,21 @@ fn attach(st: &mut SimState, cv: &str, rest: &[&str]) -> Result<String, String> 
         stripes: 1,
         active: main.active,
         extents: BTreeMap::new(),
-        writecache: Some(LvWritecache { cachevol: cvol, origin, settings, block_size: Some(4096), writeback_blocks: Some(0) }),
+        writecache: Some(LvWritecache {
+            cachevol: cvol,
+            origin,
+            settings,
+            block_size: Some(4096),
+            writeback_blocks: Some(0),
+        }),
     });
-    if let Some(o) = st.world.lvm.lvs.iter_mut().find(|l| l.vg == vg && l.name == format!("{name}_wcorig")) {
+    if let Some(o) = st
+        .world
+        .lvm
+        .lvs
+        .iter_mut()
+        .find(|l| l.vg == vg && l.name == format!("{name}_wcorig"))
+    {
         o.uuid = format!("lv{n:04}-sim");
     }
     Ok(format!("  Logical volume {path} now has writecache.\n"))
@@ -375,10 +547,20 @@ fn attach(st: &mut SimState, cv: &str, rest: &[&str]) -> Result<String, String> 
 
 fn split(st: &mut SimState, path: &str) -> Result<String, String> {
     let (vg, name) = split_lv(path)?;
-    let Some(lv) = st.world.lv(&vg, &name).filter(|l| !l.hidden).cloned() else { return Err(format!("  Failed to find logical volume \"{path}\"\n")) };
-    let Some(wc) = lv.writecache.clone() else { return Err(format!("  Operation not permitted on LV {path}: not a writecache LV\n")) };
+    let Some(lv) = st.world.lv(&vg, &name).filter(|l| !l.hidden).cloned() else {
+        return Err(format!("  Failed to find logical volume \"{path}\"\n"));
+    };
+    let Some(wc) = lv.writecache.clone() else {
+        return Err(format!(
+            "  Operation not permitted on LV {path}: not a writecache LV\n"
+        ));
+    };
     st.world.lvm.lvs.retain(|l| !(l.vg == vg && l.name == name));
-    let cv = wc.cachevol.strip_suffix("_cvol").unwrap_or(&wc.cachevol).to_string();
+    let cv = wc
+        .cachevol
+        .strip_suffix("_cvol")
+        .unwrap_or(&wc.cachevol)
+        .to_string();
     for l in st.world.lvm.lvs.iter_mut().filter(|l| l.vg == vg) {
         if l.name == wc.origin {
             l.name = name.clone();
@@ -391,19 +573,31 @@ fn split(st: &mut SimState, path: &str) -> Result<String, String> {
             l.active = false;
         }
     }
-    Ok(format!("  Detaching writecache already clean.\n  Logical volume {path} writecache has been detached.\n"))
+    Ok(format!(
+        "  Detaching writecache already clean.\n  Logical volume {path} writecache has been detached.\n"
+    ))
 }
 
 fn lvremove(st: &mut SimState, path: &str) -> Result<String, String> {
     let (vg, name) = split_lv(path)?;
-    let lv = st.world.lv(&vg, &name).filter(|l| !l.hidden).cloned().ok_or_else(|| format!("  Failed to find logical volume \"{path}\"\n"))?;
+    let lv = st
+        .world
+        .lv(&vg, &name)
+        .filter(|l| !l.hidden)
+        .cloned()
+        .ok_or_else(|| format!("  Failed to find logical volume \"{path}\"\n"))?;
     let mut gone = vec![name.clone()];
     if let Some(wc) = &lv.writecache {
         gone.push(wc.origin.clone());
         gone.push(wc.cachevol.clone());
     }
-    st.world.lvm.lvs.retain(|l| !(l.vg == vg && gone.contains(&l.name)));
-    Ok(format!("  Logical volume \"{name}\" successfully removed.\n"))
+    st.world
+        .lvm
+        .lvs
+        .retain(|l| !(l.vg == vg && gone.contains(&l.name)));
+    Ok(format!(
+        "  Logical volume \"{name}\" successfully removed.\n"
+    ))
 }
 
 fn vgremove(st: &mut SimState, vg: &str) -> Result<String, String> {
@@ -412,7 +606,13 @@ fn vgremove(st: &mut SimState, vg: &str) -> Result<String, String> {
     }
     st.world.lvm.lvs.retain(|l| l.vg != vg);
     st.world.lvm.vgs.retain(|v| v.name != vg);
-    for p in st.world.lvm.pvs.iter_mut().filter(|p| p.vg.as_deref() == Some(vg)) {
+    for p in st
+        .world
+        .lvm
+        .pvs
+        .iter_mut()
+        .filter(|p| p.vg.as_deref() == Some(vg))
+    {
         p.vg = None;
     }
     Ok(format!("  Volume group \"{vg}\" successfully removed\n"))
@@ -432,5 +632,7 @@ fn pvremove(st: &mut SimState, dev: &str) -> Result<String, String> {
         d.fstype = None;
         d.signatures = Some(vec![]);
     }
-    Ok(format!("  Labels on physical volume \"{dev}\" successfully wiped.\n"))
+    Ok(format!(
+        "  Labels on physical volume \"{dev}\" successfully wiped.\n"
+    ))
 }

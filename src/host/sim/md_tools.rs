@@ -13,7 +13,10 @@ fn parse_chunk(s: &str) -> Option<u64> {
         'T' | 't' => (&s[..s.len() - 1], 1 << 40),
         _ => (s, 1 << 10),
     };
-    n.parse::<u64>().ok().map(|v| v * mult).filter(|v| v.is_power_of_two())
+    n.parse::<u64>()
+        .ok()
+        .map(|v| v * mult)
+        .filter(|v| v.is_power_of_two())
 }
 
 /// Data offset (sectors) mdadm 4.2 picks for 1.2 metadata on a device of `sectors`.
@@ -36,11 +39,17 @@ pub fn finish_sync(a: &mut MdArray) {
     if a.sync_action == "idle" {
         return;
     }
-    for m in a.members.iter_mut().filter(|m| !m.faulty() && m.has("spare") && m.slot.is_some()) {
+    for m in a
+        .members
+        .iter_mut()
+        .filter(|m| !m.faulty() && m.has("spare") && m.slot.is_some())
+    {
         m.state.retain(|s| s != "spare");
         m.state.insert(0, "in_sync".into());
     }
-    a.degraded = a.raid_disks.saturating_sub(a.members.iter().filter(|m| m.has("in_sync")).count() as u32);
+    a.degraded = a
+        .raid_disks
+        .saturating_sub(a.members.iter().filter(|m| m.has("in_sync")).count() as u32);
     a.sync_action = "idle".into();
     a.sync_completed = None;
 }
@@ -48,7 +57,10 @@ pub fn finish_sync(a: &mut MdArray) {
 fn md_target(st: &SimState, path: &str) -> Result<String, Result<CmdOutput, HostError>> {
     match st.resolve(path) {
         Some(Target::Md(k)) => Ok(k),
-        _ => Err(fail(1, format!("mdadm: error opening {path}: No such file or directory\n"))),
+        _ => Err(fail(
+            1,
+            format!("mdadm: error opening {path}: No such file or directory\n"),
+        )),
     }
 }
 
@@ -74,7 +86,12 @@ pub fn mdadm(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> {
                 Err(e) => return e,
             };
             if st.world.pv(&k).is_some_and(|p| p.vg.is_some()) {
-                return fail(1, format!("mdadm: Cannot get exclusive access to {md}:Perhaps a running process, mounted filesystem or active volume group?\n"));
+                return fail(
+                    1,
+                    format!(
+                        "mdadm: Cannot get exclusive access to {md}:Perhaps a running process, mounted filesystem or active volume group?\n"
+                    ),
+                );
             }
             let a = st.world.arrays.iter().position(|a| a.kname == k).unwrap();
             let arr = st.world.arrays.remove(a);
@@ -88,27 +105,51 @@ pub fn mdadm(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> {
         }
         ["--zero-superblock", devs @ ..] => {
             for dev in devs {
-                let Some(Target::Block(k)) = st.resolve(dev) else { return fail(1, format!("mdadm: Couldn't open {dev} for write - not zeroing\n")) };
+                let Some(Target::Block(k)) = st.resolve(dev) else {
+                    return fail(
+                        1,
+                        format!("mdadm: Couldn't open {dev} for write - not zeroing\n"),
+                    );
+                };
                 if st.busy(&Target::Block(k.clone())) {
-                    return fail(1, format!("mdadm: Couldn't open {dev} for write - not zeroing\n"));
+                    return fail(
+                        1,
+                        format!("mdadm: Couldn't open {dev} for write - not zeroing\n"),
+                    );
                 }
                 let d = st.dev_mut(&k).unwrap();
                 d.fstype = None;
-                d.signatures = Some(d.signatures.take().unwrap_or_default().into_iter().filter(|s| s.kind != "linux_raid_member").collect());
+                d.signatures = Some(
+                    d.signatures
+                        .take()
+                        .unwrap_or_default()
+                        .into_iter()
+                        .filter(|s| s.kind != "linux_raid_member")
+                        .collect(),
+                );
             }
             out("")
         }
         [md, "--add", rest @ ..] => add(st, md, rest),
-        _ => fail(2, format!("mdadm: the simulated host does not model `mdadm {}`\n", args.join(" "))),
+        _ => fail(
+            2,
+            format!(
+                "mdadm: the simulated host does not model `mdadm {}`\n",
+                args.join(" ")
+            ),
+        ),
     }
 }
 
 fn create(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutput, HostError> {
-    let Some(name) = md.strip_prefix("/dev/md/") else { return fail(2, "mdadm: sim expects /dev/md/NAME\n") };
+    let Some(name) = md.strip_prefix("/dev/md/") else {
+        return fail(2, "mdadm: sim expects /dev/md/NAME\n");
+    };
     if st.world.array_named(name).is_some() {
         return fail(1, format!("mdadm: {md} is already in use.\n"));
     }
-    let (mut level, mut raid_devices, mut bitmap, mut chunk, mut wb, mut run) = (None, None, None, None, 0u32, false);
+    let (mut level, mut raid_devices, mut bitmap, mut chunk, mut wb, mut run) =
+        (None, None, None, None, 0u32, false);
     let mut devices: Vec<(String, bool)> = Vec::new();
     let mut write_mostly = false;
     for a in rest {
@@ -126,13 +167,23 @@ fn create(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutput, HostE
         } else if let Some(v) = a.strip_prefix("--write-behind=") {
             match v.parse::<u32>() {
                 Ok(n) if n <= 16383 => wb = n,
-                _ => return fail(2, format!("mdadm: Invalid value for maximum outstanding write-behind writes: {v}.\n\tMust be between 0 and 16383.\n")),
+                _ => {
+                    return fail(
+                        2,
+                        format!(
+                            "mdadm: Invalid value for maximum outstanding write-behind writes: {v}.\n\tMust be between 0 and 16383.\n"
+                        ),
+                    );
+                }
             }
         } else if *a == "--run" {
             run = true;
         } else if *a == "--write-mostly" {
             write_mostly = true;
-        } else if a.starts_with("--metadata=") || a.starts_with("--name=") || a.starts_with("--homehost=") {
+        } else if a.starts_with("--metadata=")
+            || a.starts_with("--name=")
+            || a.starts_with("--homehost=")
+        {
         } else if a.starts_with("--") {
             return fail(2, format!("mdadm: sim does not model option {a}\n"));
         } else {
@@ -143,44 +194,83 @@ fn create(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutput, HostE
         return fail(2, "mdadm: sim models RAID1 only\n");
     }
     if raid_devices != Some(devices.len() as u32) {
-        return fail(2, format!("mdadm: {} devices given, but --raid-devices={:?}\n", devices.len(), raid_devices));
+        return fail(
+            2,
+            format!(
+                "mdadm: {} devices given, but --raid-devices={:?}\n",
+                devices.len(),
+                raid_devices
+            ),
+        );
     }
     let mut knames = Vec::new();
     let mut warnings = String::new();
     for (d, _) in &devices {
-        let Some(Target::Block(k)) = st.resolve(d) else { return fail(1, format!("mdadm: cannot open {d}: No such file or directory\n")) };
+        let Some(Target::Block(k)) = st.resolve(d) else {
+            return fail(
+                1,
+                format!("mdadm: cannot open {d}: No such file or directory\n"),
+            );
+        };
         if st.busy(&Target::Block(k.clone())) {
-            return fail(1, format!("mdadm: cannot open {d}: Device or resource busy\n"));
+            return fail(
+                1,
+                format!("mdadm: cannot open {d}: Device or resource busy\n"),
+            );
         }
         let dev = st.world.device(&k).unwrap();
         for s in dev.signatures.clone().unwrap_or_default() {
             // mdadm 4.2 only notices ext2/3/4, other md superblocks and partition tables.
             match s.kind.as_str() {
-                "ext2" | "ext3" | "ext4" => warnings.push_str(&format!("mdadm: {d} appears to contain an ext2fs file system\n")),
-                "linux_raid_member" => warnings.push_str(&format!("mdadm: {d} appears to be part of a raid array:\n")),
-                "gpt" | "dos" | "PMBR" => warnings.push_str(&format!("mdadm: partition table exists on {d}\n")),
+                "ext2" | "ext3" | "ext4" => warnings.push_str(&format!(
+                    "mdadm: {d} appears to contain an ext2fs file system\n"
+                )),
+                "linux_raid_member" => {
+                    warnings.push_str(&format!("mdadm: {d} appears to be part of a raid array:\n"))
+                }
+                "gpt" | "dos" | "PMBR" => {
+                    warnings.push_str(&format!("mdadm: partition table exists on {d}\n"))
+                }
                 _ => {}
             }
         }
         knames.push(k);
     }
-    let sizes: Vec<u64> = knames.iter().map(|k| st.world.device(k).unwrap().size).collect();
-    let (min, max) = (*sizes.iter().min().unwrap_or(&0), *sizes.iter().max().unwrap_or(&0));
+    let sizes: Vec<u64> = knames
+        .iter()
+        .map(|k| st.world.device(k).unwrap().size)
+        .collect();
+    let (min, max) = (
+        *sizes.iter().min().unwrap_or(&0),
+        *sizes.iter().max().unwrap_or(&0),
+    );
     if max > min + min / 100 {
         warnings.push_str("mdadm: largest drive exceeds size by more than 1%\n");
     }
     if !warnings.is_empty() && !run {
-        return fail(1, format!("{warnings}Continue creating array? mdadm: create aborted.\n"));
+        return fail(
+            1,
+            format!("{warnings}Continue creating array? mdadm: create aborted.\n"),
+        );
     }
     let min_sectors = min / 512;
     let size_kib = (min_sectors - data_offset(min_sectors)) / 8 * 8 / 2;
-    let minor = (0..=127u32).rev().find(|n| st.world.array(&format!("md{n}")).is_none()).unwrap_or(0);
+    let minor = (0..=127u32)
+        .rev()
+        .find(|n| st.world.array(&format!("md{n}")).is_none())
+        .unwrap_or(0);
     let kname = format!("md{minor}");
     let serial = st.next_serial();
     let bitmap = match bitmap.as_deref() {
-        Some("internal") => Some(MdBitmap { chunk: chunk.unwrap_or(64 << 20), backlog: wb }),
+        Some("internal") => Some(MdBitmap {
+            chunk: chunk.unwrap_or(64 << 20),
+            backlog: wb,
+        }),
         Some("none") => None,
-        None if size_kib > 100 << 20 || wb > 0 => Some(MdBitmap { chunk: chunk.unwrap_or(64 << 20), backlog: wb }),
+        None if size_kib > 100 << 20 || wb > 0 => Some(MdBitmap {
+            chunk: chunk.unwrap_or(64 << 20),
+            backlog: wb,
+        }),
         None => None,
         Some(other) => return fail(2, format!("mdadm: sim does not model --bitmap={other}\n")),
     };
@@ -191,7 +281,11 @@ fn create(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutput, HostE
         .map(|(i, ((_, wm), k))| MdMember {
             kname: k.clone(),
             slot: Some(i as u32),
-            state: if *wm { vec!["in_sync".into(), "write_mostly".into()] } else { vec!["in_sync".into()] },
+            state: if *wm {
+                vec!["in_sync".into(), "write_mostly".into()]
+            } else {
+                vec!["in_sync".into()]
+            },
         })
         .collect();
     st.world.arrays.push(MdArray {
@@ -213,9 +307,16 @@ fn create(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutput, HostE
         let d = st.dev_mut(k).unwrap();
         d.holders.push(kname.clone());
         d.fstype = Some("linux_raid_member".into());
-        d.signatures = Some(vec![Signature { offset: "0x1000".into(), kind: "linux_raid_member".into() }]);
+        d.signatures = Some(vec![Signature {
+            offset: "0x1000".into(),
+            kind: "linux_raid_member".into(),
+        }]);
     }
-    Ok(CmdOutput { status: 0, stdout: String::new(), stderr: format!("{warnings}mdadm: array {md} started.\n") })
+    Ok(CmdOutput {
+        status: 0,
+        stdout: String::new(),
+        stderr: format!("{warnings}mdadm: array {md} started.\n"),
+    })
 }
 
 fn grow(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutput, HostError> {
@@ -235,7 +336,12 @@ fn grow(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutput, HostErr
         } else if let Some(v) = a.strip_prefix("--write-behind=") {
             wb = match v.parse() {
                 Ok(n) if n <= 16383 => n,
-                _ => return fail(2, "mdadm: Invalid value for maximum outstanding write-behind writes\n"),
+                _ => {
+                    return fail(
+                        2,
+                        "mdadm: Invalid value for maximum outstanding write-behind writes\n",
+                    );
+                }
             };
         } else {
             return fail(2, format!("mdadm: sim does not model --grow option {a}\n"));
@@ -258,9 +364,15 @@ fn grow(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutput, HostErr
                 return fail(1, format!("mdadm: bitmap already present on {md}\n"));
             }
             if a.sync_action != "idle" {
-                return fail(1, "mdadm: Cannot add bitmap while array is resyncing or reshaping etc.\nmdadm: failed to set internal bitmap.\n");
+                return fail(
+                    1,
+                    "mdadm: Cannot add bitmap while array is resyncing or reshaping etc.\nmdadm: failed to set internal bitmap.\n",
+                );
             }
-            a.bitmap = Some(MdBitmap { chunk: chunk.unwrap_or(64 << 20), backlog: wb });
+            a.bitmap = Some(MdBitmap {
+                chunk: chunk.unwrap_or(64 << 20),
+                backlog: wb,
+            });
             out("")
         }
         _ => fail(1, "mdadm: no changes to --grow\n"),
@@ -277,21 +389,31 @@ fn add(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutput, HostErro
         [dev] => (false, *dev),
         _ => return fail(2, "mdadm: sim models `--add [--write-mostly] DEV`\n"),
     };
-    let Some(Target::Block(dk)) = st.resolve(dev) else { return fail(1, format!("mdadm: {dev} does not exist\n")) };
+    let Some(Target::Block(dk)) = st.resolve(dev) else {
+        return fail(1, format!("mdadm: {dev} does not exist\n"));
+    };
     if st.busy(&Target::Block(dk.clone())) {
-        return fail(1, format!("mdadm: Cannot open {dev}: Device or resource busy\n"));
+        return fail(
+            1,
+            format!("mdadm: Cannot open {dev}: Device or resource busy\n"),
+        );
     }
     let a = st.world.array(&k).unwrap();
     if st.world.device(&dk).unwrap().size / 1024 < a.size_kib {
         return fail(1, format!("mdadm: {dev} not large enough to join array\n"));
     }
-    let free_slot = (0..a.raid_disks).find(|s| !a.members.iter().any(|m| m.slot == Some(*s) && !m.faulty()));
+    let free_slot =
+        (0..a.raid_disks).find(|s| !a.members.iter().any(|m| m.slot == Some(*s) && !m.faulty()));
     let a = st.array_mut(&k).unwrap();
     let mut state = vec!["spare".to_string()];
     if wm {
         state.insert(0, "write_mostly".into());
     }
-    a.members.push(MdMember { kname: dk.clone(), slot: free_slot, state });
+    a.members.push(MdMember {
+        kname: dk.clone(),
+        slot: free_slot,
+        state,
+    });
     if free_slot.is_some() {
         a.sync_action = "recover".into();
         a.sync_completed = Some((0, a.size_kib * 2));
@@ -299,32 +421,65 @@ fn add(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutput, HostErro
     let d = st.dev_mut(&dk).unwrap();
     d.holders.push(k);
     d.fstype = Some("linux_raid_member".into());
-    d.signatures = Some(vec![Signature { offset: "0x1000".into(), kind: "linux_raid_member".into() }]);
+    d.signatures = Some(vec![Signature {
+        offset: "0x1000".into(),
+        kind: "linux_raid_member".into(),
+    }]);
     out(&format!("mdadm: added {dev}\n"))
 }
 
 pub fn sysfs_write(st: &mut SimState, path: &str, value: &str) -> Result<(), HostError> {
-    let inval = |detail: &str| Err(HostError::Io { path: path.to_string(), detail: detail.to_string() });
-    let nf = || Err(HostError::NotFound { path: path.to_string() });
-    let Some(rest) = path.strip_prefix("/sys/block/") else { return nf() };
-    let Some((md, attr)) = rest.split_once("/md/") else { return nf() };
-    let Some(a) = st.array_mut(md) else { return nf() };
-    if let Some(m) = attr.strip_prefix("dev-").and_then(|m| m.strip_suffix("/state")) {
-        let Some(mem) = a.members.iter_mut().find(|x| x.kname == m) else { return nf() };
+    let inval = |detail: &str| {
+        Err(HostError::Io {
+            path: path.to_string(),
+            detail: detail.to_string(),
+        })
+    };
+    let nf = || {
+        Err(HostError::NotFound {
+            path: path.to_string(),
+        })
+    };
+    let Some(rest) = path.strip_prefix("/sys/block/") else {
+        return nf();
+    };
+    let Some((md, attr)) = rest.split_once("/md/") else {
+        return nf();
+    };
+    let Some(a) = st.array_mut(md) else {
+        return nf();
+    };
+    if let Some(m) = attr
+        .strip_prefix("dev-")
+        .and_then(|m| m.strip_suffix("/state"))
+    {
+        let Some(mem) = a.members.iter_mut().find(|x| x.kname == m) else {
+            return nf();
+        };
         match value {
             "writemostly" => {
                 if !mem.write_mostly() {
-                    let pos = mem.state.iter().position(|s| s != "faulty" && s != "in_sync").unwrap_or(mem.state.len());
+                    let pos = mem
+                        .state
+                        .iter()
+                        .position(|s| s != "faulty" && s != "in_sync")
+                        .unwrap_or(mem.state.len());
                     mem.state.insert(pos, "write_mostly".into());
                 }
             }
             "-writemostly" => mem.state.retain(|s| s != "write_mostly"),
-            _ => return inval("Invalid argument (the simulated host models writemostly/-writemostly)"),
+            _ => {
+                return inval(
+                    "Invalid argument (the simulated host models writemostly/-writemostly)",
+                );
+            }
         }
         return Ok(());
     }
     if attr == "bitmap/backlog" {
-        let Ok(n) = value.parse::<u32>() else { return inval("Invalid argument") };
+        let Ok(n) = value.parse::<u32>() else {
+            return inval("Invalid argument");
+        };
         if n > 16383 {
             return inval("Invalid argument");
         }
@@ -341,10 +496,15 @@ pub fn sysfs_write(st: &mut SimState, path: &str, value: &str) -> Result<(), Hos
 }
 
 pub fn hdparm(st: &mut SimState, flag: &str, dev: &str) -> Result<CmdOutput, HostError> {
-    let Some(Target::Block(k)) = st.resolve(dev) else { return fail(2, format!("{dev}: No such file or directory\n")) };
+    let Some(Target::Block(k)) = st.resolve(dev) else {
+        return fail(2, format!("{dev}: No such file or directory\n"));
+    };
     let d = st.dev_mut(&k).unwrap();
     let ata = matches!(d.tran.as_deref(), Some("sata") | Some("ata"));
-    let scsi = matches!(d.tran.as_deref(), Some("sas") | Some("scsi") | Some("iscsi") | Some("fc"));
+    let scsi = matches!(
+        d.tran.as_deref(),
+        Some("sas") | Some("scsi") | Some("iscsi") | Some("fc")
+    );
     let set = match flag {
         "-W" => None,
         "-W0" => Some(false),
@@ -353,37 +513,74 @@ pub fn hdparm(st: &mut SimState, flag: &str, dev: &str) -> Result<CmdOutput, Hos
     };
     let mut o = format!("\n{dev}:\n");
     if !ata && !scsi {
-        if set.is_some() {
-            let v = set.unwrap() as u8;
-            o.push_str(&format!(" setting drive write-caching to {v} ({})\n", if v == 1 { "on" } else { "off" }));
-            return Ok(CmdOutput { status: 25, stdout: o, stderr: " HDIO_DRIVE_CMD(setcache) failed: Inappropriate ioctl for device\n".into() });
+        if let Some(on) = set {
+            let v = on as u8;
+            o.push_str(&format!(
+                " setting drive write-caching to {v} ({})\n",
+                if v == 1 { "on" } else { "off" }
+            ));
+            return Ok(CmdOutput {
+                status: 25,
+                stdout: o,
+                stderr: " HDIO_DRIVE_CMD(setcache) failed: Inappropriate ioctl for device\n".into(),
+            });
         }
         return out(&o);
     }
     if scsi {
         // hdparm cannot switch a SAS/SCSI disk's cache, and still exits 0.
         if let Some(v) = set {
-            o.push_str(&format!(" setting drive write-caching to {} ({})\n", v as u8, if v { "on" } else { "off" }));
+            o.push_str(&format!(
+                " setting drive write-caching to {} ({})\n",
+                v as u8,
+                if v { "on" } else { "off" }
+            ));
         }
         o.push_str(" write-caching = not supported\n");
         return out(&o);
     }
     if let Some(v) = set {
-        o.push_str(&format!(" setting drive write-caching to {} ({})\n", v as u8, if v { "on" } else { "off" }));
-        let source = d.write_cache.map(|c| c.source).unwrap_or(WriteCacheSource::Hdparm);
-        d.write_cache = Some(crate::observe::WriteCacheState { enabled: Some(v), source });
+        o.push_str(&format!(
+            " setting drive write-caching to {} ({})\n",
+            v as u8,
+            if v { "on" } else { "off" }
+        ));
+        let source = d
+            .write_cache
+            .map(|c| c.source)
+            .unwrap_or(WriteCacheSource::Hdparm);
+        d.write_cache = Some(crate::observe::WriteCacheState {
+            enabled: Some(v),
+            source,
+        });
     }
     match d.write_cache.and_then(|c| c.enabled) {
-        Some(on) => o.push_str(&format!(" write-caching = {:>2} ({})\n", on as u8, if on { "on" } else { "off" })),
+        Some(on) => o.push_str(&format!(
+            " write-caching = {:>2} ({})\n",
+            on as u8,
+            if on { "on" } else { "off" }
+        )),
         None => o.push_str(" write-caching = not supported\n"),
     }
     out(&o)
 }
 
 pub fn wipefs_all(st: &mut SimState, dev: &str) -> Result<CmdOutput, HostError> {
-    let Some(t @ Target::Block(_)) = st.resolve(dev) else { return fail(1, format!("wipefs: error: {dev}: probing initialization failed: No such file or directory\n")) };
+    let Some(t @ Target::Block(_)) = st.resolve(dev) else {
+        return fail(
+            1,
+            format!(
+                "wipefs: error: {dev}: probing initialization failed: No such file or directory\n"
+            ),
+        );
+    };
     if st.busy(&t) {
-        return fail(1, format!("wipefs: error: {dev}: probing initialization failed: Device or resource busy\n"));
+        return fail(
+            1,
+            format!(
+                "wipefs: error: {dev}: probing initialization failed: Device or resource busy\n"
+            ),
+        );
     }
     let k = SimState::kname(&t);
     let d = st.dev_mut(&k).unwrap();

@@ -43,13 +43,26 @@ pub(crate) enum Target {
 
 impl SimHost {
     pub fn new(world: Observed) -> SimHost {
-        SimHost { state: RefCell::new(SimState { world, serial: 0, log: Vec::new(), faults: Vec::new(), root: true }) }
+        SimHost {
+            state: RefCell::new(SimState {
+                world,
+                serial: 0,
+                log: Vec::new(),
+                faults: Vec::new(),
+                root: true,
+            }),
+        }
     }
 
     pub fn from_json(text: &str) -> Result<SimHost, String> {
-        let w: Observed = serde_json::from_str(text).map_err(|e| format!("not a hyraid snapshot: {e}"))?;
+        let w: Observed =
+            serde_json::from_str(text).map_err(|e| format!("not a hyraid snapshot: {e}"))?;
         if w.format != crate::observe::SNAPSHOT_FORMAT {
-            return Err(format!("snapshot format {} is not supported (this hyraid reads {})", w.format, crate::observe::SNAPSHOT_FORMAT));
+            return Err(format!(
+                "snapshot format {} is not supported (this hyraid reads {})",
+                w.format,
+                crate::observe::SNAPSHOT_FORMAT
+            ));
         }
         Ok(SimHost::new(w))
     }
@@ -109,23 +122,25 @@ impl SimState {
             if w.device(k).is_some() {
                 return Some(Target::Block(k.to_string()));
             }
-            if let Some((vg, lv)) = k.split_once('/') {
-                if w.lv(vg, lv).is_some_and(|l| !l.hidden) {
-                    return Some(Target::Lv(vg.into(), lv.into()));
-                }
+            if let Some((vg, lv)) = k.split_once('/')
+                && w.lv(vg, lv).is_some_and(|l| !l.hidden)
+            {
+                return Some(Target::Lv(vg.into(), lv.into()));
             }
         }
         None
     }
 
     pub fn dev_mut(&mut self, kname: &str) -> Option<&mut BlockDevice> {
-        self.world.block_devices.iter_mut().find(|d| d.kname == kname)
+        self.world
+            .block_devices
+            .iter_mut()
+            .find(|d| d.kname == kname)
     }
 
     pub fn array_mut(&mut self, kname: &str) -> Option<&mut MdArray> {
         self.world.arrays.iter_mut().find(|a| a.kname == kname)
     }
-
 
     pub fn kname(t: &Target) -> String {
         match t {
@@ -139,10 +154,13 @@ impl SimState {
         match t {
             Target::Block(k) => {
                 let w = &self.world;
-                w.device(k).is_some_and(|d| !d.holders.is_empty() || d.mountpoint.is_some())
+                w.device(k)
+                    .is_some_and(|d| !d.holders.is_empty() || d.mountpoint.is_some())
                     || w.array_of_member(k).is_some()
                     || w.pv(k).is_some_and(|p| p.vg.is_some())
-                    || w.block_devices.iter().any(|d| d.parent.as_deref() == Some(k.as_str()))
+                    || w.block_devices
+                        .iter()
+                        .any(|d| d.parent.as_deref() == Some(k.as_str()))
             }
             Target::Md(k) => self.world.pv(k).is_some_and(|p| p.vg.is_some()),
             Target::Lv(..) => true,
@@ -159,7 +177,10 @@ pub(crate) fn fail(status: i32, stderr: impl Into<String>) -> Result<CmdOutput, 
 }
 
 fn unsupported(argv: &[String]) -> Result<CmdOutput, HostError> {
-    Err(HostError::Spawn { program: argv.join(" "), detail: "the simulated host does not model this command".into() })
+    Err(HostError::Spawn {
+        program: argv.join(" "),
+        detail: "the simulated host does not model this command".into(),
+    })
 }
 
 impl Host for SimHost {
@@ -173,15 +194,36 @@ impl Host for SimHost {
         }
         let args: Vec<&str> = argv.iter().map(String::as_str).collect();
         match args.as_slice() {
-            ["lsblk", "--json", "--bytes", "-o", cols] if *cols == crate::observe::lsblk::COLUMNS => out(&render::lsblk(&st.world)),
-            ["lvm", "fullreport", "--all", "--reportformat", "json", "--units", "b", "--nosuffix"] => out(&render::fullreport(&st.world)),
+            ["lsblk", "--json", "--bytes", "-o", cols]
+                if *cols == crate::observe::lsblk::COLUMNS =>
+            {
+                out(&render::lsblk(&st.world))
+            }
+            [
+                "lvm",
+                "fullreport",
+                "--all",
+                "--reportformat",
+                "json",
+                "--units",
+                "b",
+                "--nosuffix",
+            ] => out(&render::fullreport(&st.world)),
             ["wipefs", "--no-act", "--json", dev] => render::wipefs(&st, dev),
             ["wipefs", "--all", dev] => md_tools::wipefs_all(&mut st, dev),
             ["hdparm", flag, dev] if flag.starts_with("-W") => md_tools::hdparm(&mut st, flag, dev),
             ["udevadm", "settle", ..] => out(""),
             ["mdadm", ..] => md_tools::mdadm(&mut st, &args[1..]),
-            ["pvcreate", ..] | ["vgcreate", ..] | ["vgextend", ..] | ["lvcreate", ..] | ["lvextend", ..] | ["lvchange", ..]
-            | ["lvconvert", ..] | ["lvremove", ..] | ["vgremove", ..] | ["pvremove", ..] => lvm_tools::run(&mut st, &args),
+            ["pvcreate", ..]
+            | ["vgcreate", ..]
+            | ["vgextend", ..]
+            | ["lvcreate", ..]
+            | ["lvextend", ..]
+            | ["lvchange", ..]
+            | ["lvconvert", ..]
+            | ["lvremove", ..]
+            | ["vgremove", ..]
+            | ["pvremove", ..] => lvm_tools::run(&mut st, &args),
             _ => unsupported(argv),
         }
     }
@@ -191,12 +233,15 @@ impl Host for SimHost {
         if path == "/proc/mdstat" {
             return Ok(render::mdstat(&st.world));
         }
-        render::sysfs_read(&st.world, path).ok_or(HostError::NotFound { path: path.to_string() })
+        render::sysfs_read(&st.world, path).ok_or(HostError::NotFound {
+            path: path.to_string(),
+        })
     }
 
     fn write_file(&self, path: &str, content: &str) -> Result<(), HostError> {
         let mut st = self.state.borrow_mut();
-        st.log.push(vec!["(write)".into(), path.into(), content.trim().into()]);
+        st.log
+            .push(vec!["(write)".into(), path.into(), content.trim().into()]);
         md_tools::sysfs_write(&mut st, path, content.trim())
     }
 
@@ -204,15 +249,35 @@ impl Host for SimHost {
         let st = self.state.borrow();
         let w = &st.world;
         let mut v: Vec<String> = match path {
-            "/dev/disk/by-id" => w.block_devices.iter().flat_map(|d| d.by_id.clone()).collect(),
+            "/dev/disk/by-id" => w
+                .block_devices
+                .iter()
+                .flat_map(|d| d.by_id.clone())
+                .collect(),
             "/dev/md" => w.arrays.iter().filter_map(|a| a.name.clone()).collect(),
             _ => {
-                let k = path.strip_prefix("/sys/block/").and_then(|p| p.strip_suffix("/device/scsi_disk"));
+                let k = path
+                    .strip_prefix("/sys/block/")
+                    .and_then(|p| p.strip_suffix("/device/scsi_disk"));
                 match k.and_then(|k| w.device(k)) {
-                    Some(d) if d.write_cache.is_some_and(|c| c.source == crate::observe::WriteCacheSource::ScsiCacheType) => {
-                        vec![format!("{}:0:0:0", w.block_devices.iter().position(|x| x.kname == d.kname).unwrap_or(0))]
+                    Some(d)
+                        if d.write_cache.is_some_and(|c| {
+                            c.source == crate::observe::WriteCacheSource::ScsiCacheType
+                        }) =>
+                    {
+                        vec![format!(
+                            "{}:0:0:0",
+                            w.block_devices
+                                .iter()
+                                .position(|x| x.kname == d.kname)
+                                .unwrap_or(0)
+                        )]
                     }
-                    _ => return Err(HostError::NotFound { path: path.to_string() }),
+                    _ => {
+                        return Err(HostError::NotFound {
+                            path: path.to_string(),
+                        });
+                    }
                 }
             }
         };
@@ -222,12 +287,22 @@ impl Host for SimHost {
 
     fn read_link(&self, path: &str) -> Result<String, HostError> {
         let st = self.state.borrow();
-        let nf = || HostError::NotFound { path: path.to_string() };
+        let nf = || HostError::NotFound {
+            path: path.to_string(),
+        };
         if let Some(id) = path.strip_prefix("/dev/disk/by-id/") {
-            return st.world.by_id(id).map(|d| format!("../../{}", d.kname)).ok_or_else(nf);
+            return st
+                .world
+                .by_id(id)
+                .map(|d| format!("../../{}", d.kname))
+                .ok_or_else(nf);
         }
         if let Some(name) = path.strip_prefix("/dev/md/") {
-            return st.world.array_named(name).map(|a| format!("../{}", a.kname)).ok_or_else(nf);
+            return st
+                .world
+                .array_named(name)
+                .map(|a| format!("../{}", a.kname))
+                .ok_or_else(nf);
         }
         Err(nf())
     }

@@ -6,14 +6,24 @@ use crate::observe::{DevKind, Lv, Observed, WriteCacheSource};
 use serde_json::{Value, json};
 
 fn s(v: &Option<String>) -> Value {
-    v.as_ref().map(|x| Value::String(x.clone())).unwrap_or(Value::Null)
+    v.as_ref()
+        .map(|x| Value::String(x.clone()))
+        .unwrap_or(Value::Null)
 }
 
 fn lv_dm_name(l: &Lv) -> String {
     format!("{}-{}", l.vg.replace('-', "--"), l.name.replace('-', "--"))
 }
 
-fn node(name: &str, kind: &str, size: u64, rota: bool, maj_min: &str, fstype: Value, children: Vec<Value>) -> Value {
+fn node(
+    name: &str,
+    kind: &str,
+    size: u64,
+    rota: bool,
+    maj_min: &str,
+    fstype: Value,
+    children: Vec<Value>,
+) -> Value {
     let mut n = json!({
         "name": name, "kname": name, "path": format!("/dev/{name}"), "type": kind, "size": size, "rota": rota,
         "serial": null, "wwn": null, "model": null, "tran": null, "fstype": fstype, "uuid": null, "partuuid": null,
@@ -44,10 +54,34 @@ fn lv_node(w: &Observed, i: usize, l: &Lv) -> Value {
         .lvs
         .iter()
         .enumerate()
-        .filter(|(_, top)| top.vg == l.vg && top.writecache.as_ref().is_some_and(|wc| wc.origin == l.name || wc.cachevol == l.name))
-        .map(|(j, top)| node(&lv_dm_name(top), "lvm", top.size, true, &format!("254:{j}"), Value::Null, vec![]))
+        .filter(|(_, top)| {
+            top.vg == l.vg
+                && top
+                    .writecache
+                    .as_ref()
+                    .is_some_and(|wc| wc.origin == l.name || wc.cachevol == l.name)
+        })
+        .map(|(j, top)| {
+            node(
+                &lv_dm_name(top),
+                "lvm",
+                top.size,
+                true,
+                &format!("254:{j}"),
+                Value::Null,
+                vec![],
+            )
+        })
         .collect();
-    let mut n = node(&lv_dm_name(l), "lvm", l.size, true, &format!("254:{i}"), Value::Null, above);
+    let mut n = node(
+        &lv_dm_name(l),
+        "lvm",
+        l.size,
+        true,
+        &format!("254:{i}"),
+        Value::Null,
+        above,
+    );
     n["kname"] = json!(format!("dm-{i}"));
     n
 }
@@ -60,14 +94,34 @@ pub fn lsblk(w: &Observed) -> String {
             .filter(|a| a.member(kname).is_some())
             .map(|a| {
                 let n: u32 = a.kname.trim_start_matches("md").parse().unwrap_or(0);
-                node(&a.kname, &a.level, a.size_kib * 1024, true, &format!("9:{n}"), s(&a.fstype), lv_children(w, &a.kname))
+                node(
+                    &a.kname,
+                    &a.level,
+                    a.size_kib * 1024,
+                    true,
+                    &format!("9:{n}"),
+                    s(&a.fstype),
+                    lv_children(w, &a.kname),
+                )
             })
             .collect();
         v.extend(lv_children(w, kname));
         v
     };
     let dev_node = |d: &crate::observe::BlockDevice, children: Vec<Value>| {
-        let mut n = node(&d.kname, if d.kind == DevKind::Disk { "disk" } else { "part" }, d.size, d.rotational, &d.maj_min, s(&d.fstype), children);
+        let mut n = node(
+            &d.kname,
+            if d.kind == DevKind::Disk {
+                "disk"
+            } else {
+                "part"
+            },
+            d.size,
+            d.rotational,
+            &d.maj_min,
+            s(&d.fstype),
+            children,
+        );
         n["serial"] = s(&d.serial);
         n["wwn"] = s(&d.wwn);
         n["model"] = s(&d.model);
@@ -135,7 +189,13 @@ pub fn fullreport(w: &Observed) -> String {
                 pvseg.push(json!({"pvseg_start":start.to_string(),"pvseg_size":(total-start).to_string(),"pv_uuid":p.uuid,"lv_uuid":""}));
             }
         }
-        let name_of = |l: &Lv| if l.hidden { format!("[{}]", l.name) } else { l.name.clone() };
+        let name_of = |l: &Lv| {
+            if l.hidden {
+                format!("[{}]", l.name)
+            } else {
+                l.name.clone()
+            }
+        };
         let lv_rows: Vec<Value> = lvs
             .iter()
             .map(|l| {
@@ -179,12 +239,21 @@ pub fn fullreport(w: &Observed) -> String {
             "lv": lv_rows, "pvseg": pvseg, "seg": seg_rows
         }));
     }
-    let orphans: Vec<Value> = w.lvm.pvs.iter().filter(|p| p.vg.is_none()).map(pv_row).collect();
+    let orphans: Vec<Value> = w
+        .lvm
+        .pvs
+        .iter()
+        .filter(|p| p.vg.is_none())
+        .map(pv_row)
+        .collect();
     if !orphans.is_empty() {
         sections.push(json!({"vg": [], "pv": orphans, "lv": [], "pvseg": [], "seg": []}));
     }
     // lvm2 prints its report with two-space indentation and string values.
-    format!("  {}\n", serde_json::to_string_pretty(&json!({ "report": sections })).unwrap())
+    format!(
+        "  {}\n",
+        serde_json::to_string_pretty(&json!({ "report": sections })).unwrap()
+    )
 }
 
 pub fn mdstat(w: &Observed) -> String {
@@ -203,19 +272,36 @@ pub fn mdstat(w: &Observed) -> String {
             }
             members.push(t);
         }
-        o.push_str(&format!("{} : active {} {}\n", a.kname, a.level, members.join(" ")));
+        o.push_str(&format!(
+            "{} : active {} {}\n",
+            a.kname,
+            a.level,
+            members.join(" ")
+        ));
         let working = a.members.iter().filter(|m| m.has("in_sync")).count() as u32;
         let slots: String = (0..a.raid_disks)
-            .map(|s| if a.members.iter().any(|m| m.slot == Some(s) && m.has("in_sync")) { 'U' } else { '_' })
+            .map(|s| {
+                if a.members
+                    .iter()
+                    .any(|m| m.slot == Some(s) && m.has("in_sync"))
+                {
+                    'U'
+                } else {
+                    '_'
+                }
+            })
             .collect();
-        o.push_str(&format!("      {} blocks super 1.2 [{}/{}] [{}]\n", a.size_kib, a.raid_disks, working, slots));
+        o.push_str(&format!(
+            "      {} blocks super 1.2 [{}/{}] [{}]\n",
+            a.size_kib, a.raid_disks, working, slots
+        ));
         if let Some((done, total)) = a.sync_completed {
             let op = match a.sync_action.as_str() {
                 "recover" => "recovery",
                 "check" => "check",
                 _ => "resync",
             };
-            let permille = if total > 0 { done * 1000 / total } else { 0 };
+            let permille = (done * 1000).checked_div(total).unwrap_or(0);
             let bar = (permille / 50) as usize;
             o.push_str(&format!(
                 "      [{}>{}]  {op} = {:>3}.{}% ({}/{}) finish=1.0min speed=100000K/sec\n",
@@ -228,7 +314,10 @@ pub fn mdstat(w: &Observed) -> String {
             ));
         }
         if let Some(b) = &a.bitmap {
-            o.push_str(&format!("      bitmap: 0/1 pages [0KB], {}KB chunk\n", b.chunk / 1024));
+            o.push_str(&format!(
+                "      bitmap: 0/1 pages [0KB], {}KB chunk\n",
+                b.chunk / 1024
+            ));
         }
         o.push('\n');
     }
@@ -246,7 +335,12 @@ pub fn sysfs_read(w: &Observed, path: &str) -> Option<String> {
             let mem = a.member(k)?;
             return match file {
                 "state" => Some(format!("{}\n", mem.state.join(","))),
-                "slot" => Some(format!("{}\n", mem.slot.map(|s| s.to_string()).unwrap_or_else(|| "none".into()))),
+                "slot" => Some(format!(
+                    "{}\n",
+                    mem.slot
+                        .map(|s| s.to_string())
+                        .unwrap_or_else(|| "none".into())
+                )),
                 _ => None,
             };
         }
@@ -255,18 +349,34 @@ pub fn sysfs_read(w: &Observed, path: &str) -> Option<String> {
             "raid_disks" => a.raid_disks.to_string(),
             "array_state" => a.array_state.clone(),
             "sync_action" => a.sync_action.clone(),
-            "sync_completed" => a.sync_completed.map(|(d, t)| format!("{d} / {t}")).unwrap_or_else(|| "none".into()),
+            "sync_completed" => a
+                .sync_completed
+                .map(|(d, t)| format!("{d} / {t}"))
+                .unwrap_or_else(|| "none".into()),
             "degraded" => a.degraded.to_string(),
             "uuid" => a.uuid.clone()?,
-            "bitmap/location" => if a.bitmap.is_some() { "+8".into() } else { "none".into() },
+            "bitmap/location" => {
+                if a.bitmap.is_some() {
+                    "+8".into()
+                } else {
+                    "none".into()
+                }
+            }
             "bitmap/chunksize" => a.bitmap.as_ref().map(|b| b.chunk).unwrap_or(0).to_string(),
-            "bitmap/backlog" => a.bitmap.as_ref().map(|b| b.backlog).unwrap_or(0).to_string(),
+            "bitmap/backlog" => a
+                .bitmap
+                .as_ref()
+                .map(|b| b.backlog)
+                .unwrap_or(0)
+                .to_string(),
             _ => return None,
         };
         return Some(format!("{v}\n"));
     }
     let d = w.device(dev)?;
-    let wc = d.write_cache.filter(|c| c.source == WriteCacheSource::ScsiCacheType)?;
+    let wc = d
+        .write_cache
+        .filter(|c| c.source == WriteCacheSource::ScsiCacheType)?;
     if attr.starts_with("device/scsi_disk/") && attr.ends_with("/cache_type") {
         return Some(match wc.enabled {
             Some(true) => "write back\n".into(),
@@ -279,7 +389,12 @@ pub fn sysfs_read(w: &Observed, path: &str) -> Option<String> {
 
 pub fn wipefs(st: &SimState, dev: &str) -> Result<CmdOutput, HostError> {
     let Some(Target::Block(k)) = st.resolve(dev) else {
-        return fail(1, format!("wipefs: error: {dev}: probing initialization failed: No such file or directory\n"));
+        return fail(
+            1,
+            format!(
+                "wipefs: error: {dev}: probing initialization failed: No such file or directory\n"
+            ),
+        );
     };
     let d = st.world.device(&k).unwrap();
     let sigs: Vec<Value> = d
