@@ -57,6 +57,14 @@ fn expectation(pointer: &str) -> &'static str {
     }
 }
 
+fn invalid_value(v: &serde_json::Value, pointer: &str) -> String {
+    format!(
+        "invalid value {}: expected {}",
+        short(v),
+        expectation(pointer)
+    )
+}
+
 fn short(v: &serde_json::Value) -> String {
     let s = v.to_string();
     if s.chars().count() > 40 {
@@ -151,11 +159,7 @@ fn convert(
                 None => push(
                     pos.value(&pointer),
                     path_of(&pointer),
-                    format!(
-                        "invalid value {}: expected {}",
-                        short(instance),
-                        expectation(&pointer)
-                    ),
+                    invalid_value(instance, &pointer),
                     None,
                 ),
             }
@@ -178,11 +182,7 @@ fn convert(
         ValidationErrorKind::Type { .. } | ValidationErrorKind::Enum { .. } => push(
             pos.value(&pointer),
             path_of(&pointer),
-            format!(
-                "invalid value {}: expected {}",
-                short(instance),
-                expectation(&pointer)
-            ),
+            invalid_value(instance, &pointer),
             None,
         ),
         ValidationErrorKind::Minimum { limit } | ValidationErrorKind::Maximum { limit } => {

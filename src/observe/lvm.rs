@@ -242,11 +242,7 @@ mod tests {
     use super::*;
 
     fn fx(name: &str) -> String {
-        std::fs::read_to_string(format!(
-            "{}/tests/fixtures/{name}",
-            env!("CARGO_MANIFEST_DIR")
-        ))
-        .unwrap()
+        crate::observe::parse_util::fixture(name)
     }
 
     fn by_basename(_mm: &str, name: &str) -> String {

@@ -70,3 +70,10 @@ pub fn colon_fields(text: &str) -> Vec<(String, String)> {
         })
         .collect()
 }
+
+/// A real capture from tests/fixtures, for the parsers' unit tests.
+#[cfg(test)]
+pub(crate) fn fixture(name: &str) -> String {
+    let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}

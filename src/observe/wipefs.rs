@@ -51,11 +51,7 @@ mod tests {
     use super::*;
 
     fn fx(name: &str) -> String {
-        std::fs::read_to_string(format!(
-            "{}/tests/fixtures/layout-three-arrays/{name}",
-            env!("CARGO_MANIFEST_DIR")
-        ))
-        .unwrap()
+        crate::observe::parse_util::fixture(&format!("layout-three-arrays/{name}"))
     }
 
     #[test]
