@@ -1,0 +1,46 @@
+# Sourced by every scenario inside the guest. Assertions read the kernel and the real tools,
+# never hyraid's own report.
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+HY=/mnt/host/files/hyraid
+CFG=/mnt/host/files
+OUT=/mnt/host/out
+FAILS=0
+CHECKS=0
+
+say() { echo "--- $*"; }
+ok() { CHECKS=$((CHECKS+1)); echo "ok - $*"; }
+bad() { CHECKS=$((CHECKS+1)); FAILS=$((FAILS+1)); echo "NOT OK - $*"; }
+# check DESCRIPTION COMMAND...: the command's exit status decides.
+check() { d=$1; shift; if "$@" >/dev/null 2>&1; then ok "$d"; else bad "$d (command: $*)"; fi; }
+# expect DESCRIPTION ACTUAL WANTED
+expect() { if [ "$2" = "$3" ]; then ok "$1 ($2)"; else bad "$1: got '$2', want '$3'"; fi; }
+finish() { echo "checks: $CHECKS, failed: $FAILS"; [ "$FAILS" = 0 ]; exit $?; }
+
+kname() { basename "$(readlink -f "/dev/disk/by-id/$1")"; }
+md() { basename "$(readlink -f "/dev/md/$1")"; }
+member_state() { cat "/sys/block/$(md "$1")/md/dev-$(kname "$2")/state"; }
+is_wm() { member_state "$1" "$2" | tr , '\n' | grep -qx write_mostly; }
+bitmap_chunk() { cat "/sys/block/$(md "$1")/md/bitmap/chunksize"; }
+backlog() { cat "/sys/block/$(md "$1")/md/bitmap/backlog"; }
+wcache() { hdparm -W "/dev/disk/by-id/$1" | sed -n 's/.*write-caching = *\([01]\).*/\1/p'; }
+lvfield() { lvs --noheadings -o "$2" "$1" 2>/dev/null | tr -d ' '; }
+
+# Run hyraid and keep its output; returns hyraid's exit code.
+hy() { echo "\$ hyraid $*"; "$HY" "$@" > /tmp/hy.out 2>&1; r=$?; cat /tmp/hy.out; return $r; }
+# Exit code of hyraid (output kept in /tmp/hy.out).
+hy_rc() { "$HY" "$@" > /tmp/hy.out 2>&1; echo $?; }
+
+wait_idle() { for a in "$@"; do mdadm --wait "/dev/md/$a" >/dev/null 2>&1; done; true; }
+
+# Tear down everything hyraid may have built (used between crash iterations).
+teardown() {
+    vgchange -an >/dev/null 2>&1
+    for vg in $(vgs --noheadings -o vg_name 2>/dev/null); do vgremove -ff -y "$vg" >/dev/null 2>&1; done
+    for pv in $(pvs --noheadings -o pv_name 2>/dev/null); do pvremove -ff -y "$pv" >/dev/null 2>&1; done
+    for m in /dev/md/*; do [ -e "$m" ] && mdadm --stop "$m" >/dev/null 2>&1; done
+    for d in /dev/disk/by-id/ata-HYRAID_*; do
+        case "$d" in *-part*) continue;; esac
+        mdadm --zero-superblock "$d" >/dev/null 2>&1; wipefs -a -q "$d" >/dev/null 2>&1
+    done
+    udevadm settle
+}

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# hyraid's real-kernel suite: each scenario in tests/vm/scenarios boots its own Debian 12 VM
+# (QEMU, stock 6.1 kernel, real mdadm 4.2 / lvm2 2.03.16 / hdparm) with fresh virtual SATA SSDs
+# and HDDs, runs hyraid there, and checks the result with the kernel's and the tools' own output.
+#
+# Usage: tests/vm/run.sh [--capture DIR] [SCENARIO-NAME ...]
+#   --capture DIR   keep each scenario's guest output (tool captures, logs) under DIR
+# Env: HYRAID_VM_CACHE (guest image cache, default /tmp/hyraid-vm, outside the checkout)
+#
+# Prints one PASS/FAIL line per scenario and a final "N passed, N failed" line; exits non-zero
+# on any failure. When QEMU cannot run here at all it says SKIPPED (not a pass) and exits 0.
+set -uo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+CAPTURE=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --capture) CAPTURE=$(mkdir -p "$2" && cd "$2" && pwd); shift 2;;
+        -h|--help) sed -n '2,/^set -uo/p' "$0" | sed '$d'; exit 0;;
+        *) break;;
+    esac
+done
+ONLY=("$@")
+
+skip() { echo "VM suite SKIPPED: $*"; exit 0; }
+[ "$(id -u)" = 0 ] || skip "needs root (debootstrap, image build)"
+"$HERE/install-host-deps.sh" > /tmp/hyraid-vm-deps.log 2>&1 || { tail -5 /tmp/hyraid-vm-deps.log; skip "cannot install qemu-system-x86/debootstrap"; }
+command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not available"
+qemu-system-x86_64 -accel help 2>/dev/null | grep -q tcg || skip "this QEMU has no TCG accelerator"
+
+echo "== building hyraid (release)"
+(cd "$ROOT" && cargo build --release --locked --quiet) || { echo "cargo build failed"; echo "0 passed, 1 failed"; exit 1; }
+echo "== guest image"
+T=$(date +%s)
+"$HERE/build-image.sh" || { echo "image build failed"; echo "0 passed, 1 failed"; exit 1; }
+echo "image ready in $(( $(date +%s) - T ))s"
+
+pass=0; fail=0; timings=()
+for script in "$HERE"/scenarios/*.sh; do
+    name=$(basename "$script" .sh)
+    if [ ${#ONLY[@]} -gt 0 ] && ! printf '%s\n' "${ONLY[@]}" | grep -qx "$name"; then continue; fi
+    W=$(mktemp -d "${TMPDIR:-/tmp}/hyraid-scn.XXXXXX")
+    disk_args=()
+    for spec in $(sed -n 's/^# disks: //p' "$script"); do
+        IFS=: read -r dname kind size <<<"$spec"
+        truncate -s "$size" "$W/$dname.raw"
+        disk_args+=(--disk "$dname:$kind:$size:sata:file=$W/$dname.raw")
+    done
+    for prep in $(sed -n 's/^# prep: //p' "$script"); do
+        case "$prep" in
+            *=ext4)
+                d=${prep%=ext4}; mkdir -p "$W/ext4src"; echo hyraid-test-data > "$W/ext4src/precious.txt"
+                mkfs.ext4 -q -F -d "$W/ext4src" "$W/$d.raw" >/dev/null;;
+            *) echo "unknown prep $prep in $name"; exit 2;;
+        esac
+    done
+    checksum=0; grep -q '^# host: checksum' "$script" && checksum=1
+    [ $checksum = 1 ] && (cd "$W" && sha256sum ./*.raw > before.sha)
+    files=(--file "$ROOT/target/release/hyraid" --file "$HERE/guest-lib.sh")
+    for c in "$HERE"/configs/*.yaml; do files+=(--file "$c"); done
+    T=$(date +%s)
+    "$HERE/run-vm.sh" --quiet --timeout 900 --out "$W/out" "${files[@]}" "${disk_args[@]}" "$script" > "$W/log" 2>&1
+    rc=$?
+    if [ $checksum = 1 ] && [ $rc = 0 ]; then
+        (cd "$W" && sha256sum ./*.raw > after.sha)
+        if ! cmp -s "$W/before.sha" "$W/after.sha"; then
+            echo "host: disk images changed:" >> "$W/log"; diff "$W/before.sha" "$W/after.sha" >> "$W/log"; rc=1
+        else
+            echo "ok - host: every disk image byte-identical ($(wc -l < "$W/after.sha") images)" >> "$W/log"
+        fi
+    fi
+    secs=$(( $(date +%s) - T ))
+    checks=$(sed -n 's/^checks: \([0-9]*\), failed.*/\1/p' "$W/log" | tail -1)
+    if [ $rc = 0 ]; then
+        pass=$((pass+1)); echo "PASS $name (${secs}s, ${checks:-?} checks)"
+    else
+        fail=$((fail+1)); echo "FAIL $name (${secs}s, exit $rc)"
+        grep -E '^(NOT OK|run-vm.sh|host:)' "$W/log" | head -20
+        echo "   --- last lines of $name:"; tail -25 "$W/log" | sed 's/^/   /'
+    fi
+    timings+=("$name ${secs}s")
+    [ -n "$CAPTURE" ] && { mkdir -p "$CAPTURE/$name"; cp -a "$W/out/." "$W/log" "$CAPTURE/$name/" 2>/dev/null; }
+    rm -rf "$W"
+done
+echo "timings: ${timings[*]}"
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
