@@ -72,6 +72,10 @@ enum Cmd {
     Observe {
         #[arg(short = 'o', long = "out")]
         out: Option<PathBuf>,
+        /// Also record every command, file and link hyraid read, with the answers, into FILE
+        /// (for parser fixtures and simulator parity tests).
+        #[arg(long, value_name = "FILE")]
+        capture: Option<PathBuf>,
     },
     /// Print the JSON Schema of the configuration file.
     Schema,
@@ -176,10 +180,19 @@ fn dispatch(cli: Cli) -> Result<u8, CliError> {
             );
             Ok(0)
         }
-        Cmd::Observe { out } => {
+        Cmd::Observe { out, capture } => {
             let m = machine(&cli.sim)?;
-            let obs = apply::observe_for(m.host(), None)
+            let recorder = crate::host::record::Recorder::new(m.host());
+            let obs = apply::observe_for(&recorder, None)
                 .map_err(|e| msg(format!("cannot observe the machine: {e}")))?;
+            if let Some(path) = capture {
+                let cap = crate::host::record::Capture {
+                    hostname: m.host().hostname(),
+                    exchanges: recorder.exchanges.take(),
+                    observed: obs.clone(),
+                };
+                write_out(&path, &(serde_json::to_string_pretty(&cap).unwrap() + "\n"))?;
+            }
             let text = serde_json::to_string_pretty(&obs).unwrap() + "\n";
             match out {
                 Some(p) => write_out(&p, &text)?,

@@ -2,6 +2,7 @@
 //! disks, md, LVM and write caches and answers the same requests in the real tools' formats.
 
 pub mod real;
+pub mod record;
 pub mod sim;
 
 pub use real::RealHost;

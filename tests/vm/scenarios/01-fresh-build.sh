@@ -5,6 +5,7 @@
 . /mnt/host/files/guest-lib.sh
 H1=ata-HYRAID_HDD_HYHDD1; H2=ata-HYRAID_HDD_HYHDD2; S1=ata-HYRAID_SSD_HYSSD1; S2=ata-HYRAID_SSD_HYSSD2
 hdparm -W0 /dev/disk/by-id/$H1 /dev/disk/by-id/$H2 >/dev/null
+"$HY" observe --capture $OUT/capture-blank.json -o /dev/null
 expect "rotational flags as QEMU set them" "$(cat /sys/block/$(kname $S1)/queue/rotational)$(cat /sys/block/$(kname $H1)/queue/rotational)" 01
 expect "plan on the blank machine exits 2" "$(hy_rc plan $CFG/microserver.yaml --detailed-exitcode)" 2
 hy apply $CFG/microserver.yaml --yes; expect "apply exits 0" $? 0
@@ -30,6 +31,8 @@ expect "writecache settings" "$(lvs --noheadings -o cache_settings vg0/nextcloud
 expect "cache volume on the cache SSD" "$(lvs -a --noheadings -o devices vg0/nextcloud_wc_cvol | tr -d ' ')" "/dev/$(kname ata-HYRAID_SSD_HYCACHE)(0)"
 expect "plan after apply exits 0" "$(hy_rc plan $CFG/microserver.yaml --detailed-exitcode)" 0
 grep -q "No changes" /tmp/hy.out && ok "plan says No changes" || bad "plan output: $(cat /tmp/hy.out)"
+"$HY" observe --capture $OUT/capture-resyncing.json -o /dev/null
 wait_idle data0 data1
+"$HY" observe --capture $OUT/capture-built.json -o /dev/null
 expect "plan after the resync still exits 0" "$(hy_rc plan $CFG/microserver.yaml --detailed-exitcode)" 0
 finish

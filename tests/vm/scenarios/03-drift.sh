@@ -11,6 +11,7 @@ echo 512 > /sys/block/$M/md/bitmap/backlog
 echo -writemostly > /sys/block/$M/md/dev-$(kname $H)/state
 hdparm -W0 /dev/disk/by-id/$H >/dev/null
 check "drift is real: hdd0 no longer write-mostly" sh -c "! grep -q write_mostly /sys/block/$M/md/dev-$(kname $H)/state"
+"$HY" observe --capture $OUT/capture-drifted.json -o /dev/null
 hy plan $CFG/pair.yaml --format json >/dev/null; expect "plan exits 0" $? 0
 expect "plan has exactly 3 steps" "$(grep -c '"op":' /tmp/hy.out)" 3
 for op in set_write_cache set_write_mostly set_write_behind; do

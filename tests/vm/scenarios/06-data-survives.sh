@@ -32,8 +32,10 @@ wait_idle data0
 mdadm /dev/md/data0 --fail /dev/disk/by-id/$H >/dev/null 2>&1; mdadm /dev/md/data0 --remove /dev/disk/by-id/$H >/dev/null 2>&1
 mdadm --zero-superblock /dev/disk/by-id/$H; wipefs -a -q /dev/disk/by-id/$H; udevadm settle
 expect "array degraded (sysfs)" "$(cat /sys/block/$(md data0)/md/degraded)" 1
+"$HY" observe --capture $OUT/capture-degraded.json -o /dev/null
 hy plan $C; grep -q "add hdd0 (write-mostly)" /tmp/hy.out && ok "plan adds the HDD back write-mostly" || bad "no add step"
 hy apply $C --yes; expect "rebuild: apply exits 0" $? 0
+"$HY" observe --capture $OUT/capture-recovering.json -o /dev/null
 wait_idle data0
 check "rebuilt member is write-mostly (sysfs)" is_wm data0 $H
 expect "array healthy (sysfs)" "$(cat /sys/block/$(md data0)/md/degraded)" 0

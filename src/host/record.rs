@@ -1,0 +1,146 @@
+//! Recording and replaying what a host answered. `hyraid observe --capture FILE` wraps the real
+//! host in a [`Recorder`] and saves every request with its answer next to the observed state;
+//! [`Replay`] answers the same requests from such a file, so tests parse real captures exactly as
+//! the observer received them, and can compare the simulated host's answers against them.
+
+use super::{CmdOutput, Host, HostError};
+use crate::observe::Observed;
+use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "request", rename_all = "snake_case")]
+pub enum Exchange {
+    Run { argv: Vec<String>, status: i32, stdout: String, stderr: String },
+    Read { path: String, content: Option<String> },
+    ListDir { path: String, entries: Option<Vec<String>> },
+    ReadLink { path: String, target: Option<String> },
+}
+
+/// A capture: what the host was asked and answered, and what hyraid observed from it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Capture {
+    pub hostname: String,
+    pub exchanges: Vec<Exchange>,
+    pub observed: Observed,
+}
+
+pub struct Recorder<'a> {
+    inner: &'a dyn Host,
+    pub exchanges: RefCell<Vec<Exchange>>,
+}
+
+impl<'a> Recorder<'a> {
+    pub fn new(inner: &'a dyn Host) -> Recorder<'a> {
+        Recorder { inner, exchanges: RefCell::new(Vec::new()) }
+    }
+}
+
+fn found<T>(r: &Result<T, HostError>) -> Result<Option<T>, HostError>
+where
+    T: Clone,
+{
+    match r {
+        Ok(v) => Ok(Some(v.clone())),
+        Err(HostError::NotFound { .. }) => Ok(None),
+        Err(e) => Err(e.clone()),
+    }
+}
+
+impl Host for Recorder<'_> {
+    fn run(&self, argv: &[String]) -> Result<CmdOutput, HostError> {
+        let out = self.inner.run(argv)?;
+        self.exchanges.borrow_mut().push(Exchange::Run { argv: argv.to_vec(), status: out.status, stdout: out.stdout.clone(), stderr: out.stderr.clone() });
+        Ok(out)
+    }
+    fn read_file(&self, path: &str) -> Result<String, HostError> {
+        let r = self.inner.read_file(path);
+        self.exchanges.borrow_mut().push(Exchange::Read { path: path.into(), content: found(&r)? });
+        r
+    }
+    fn write_file(&self, path: &str, _content: &str) -> Result<(), HostError> {
+        Err(HostError::Io { path: path.into(), detail: "a capture only observes".into() })
+    }
+    fn list_dir(&self, path: &str) -> Result<Vec<String>, HostError> {
+        let r = self.inner.list_dir(path);
+        self.exchanges.borrow_mut().push(Exchange::ListDir { path: path.into(), entries: found(&r)? });
+        r
+    }
+    fn read_link(&self, path: &str) -> Result<String, HostError> {
+        let r = self.inner.read_link(path);
+        self.exchanges.borrow_mut().push(Exchange::ReadLink { path: path.into(), target: found(&r)? });
+        r
+    }
+    fn hostname(&self) -> String {
+        self.inner.hostname()
+    }
+    fn is_root(&self) -> bool {
+        self.inner.is_root()
+    }
+    fn is_simulated(&self) -> bool {
+        self.inner.is_simulated()
+    }
+}
+
+/// Answers requests from a capture; a request that was not captured is an error.
+pub struct Replay {
+    capture: Capture,
+}
+
+impl Replay {
+    pub fn new(capture: Capture) -> Replay {
+        Replay { capture }
+    }
+}
+
+impl Host for Replay {
+    fn run(&self, argv: &[String]) -> Result<CmdOutput, HostError> {
+        self.capture
+            .exchanges
+            .iter()
+            .find_map(|e| match e {
+                Exchange::Run { argv: a, status, stdout, stderr } if a == argv => Some(CmdOutput { status: *status, stdout: stdout.clone(), stderr: stderr.clone() }),
+                _ => None,
+            })
+            .ok_or_else(|| HostError::Spawn { program: argv.join(" "), detail: "not in the capture".into() })
+    }
+    fn read_file(&self, path: &str) -> Result<String, HostError> {
+        match self.capture.exchanges.iter().find_map(|e| match e {
+            Exchange::Read { path: p, content } if p == path => Some(content.clone()),
+            _ => None,
+        }) {
+            Some(Some(c)) => Ok(c),
+            _ => Err(HostError::NotFound { path: path.into() }),
+        }
+    }
+    fn write_file(&self, path: &str, _content: &str) -> Result<(), HostError> {
+        Err(HostError::Io { path: path.into(), detail: "a replayed capture cannot change".into() })
+    }
+    fn list_dir(&self, path: &str) -> Result<Vec<String>, HostError> {
+        match self.capture.exchanges.iter().find_map(|e| match e {
+            Exchange::ListDir { path: p, entries } if p == path => Some(entries.clone()),
+            _ => None,
+        }) {
+            Some(Some(v)) => Ok(v),
+            _ => Err(HostError::NotFound { path: path.into() }),
+        }
+    }
+    fn read_link(&self, path: &str) -> Result<String, HostError> {
+        match self.capture.exchanges.iter().find_map(|e| match e {
+            Exchange::ReadLink { path: p, target } if p == path => Some(target.clone()),
+            _ => None,
+        }) {
+            Some(Some(t)) => Ok(t),
+            _ => Err(HostError::NotFound { path: path.into() }),
+        }
+    }
+    fn hostname(&self) -> String {
+        self.capture.hostname.clone()
+    }
+    fn is_root(&self) -> bool {
+        true
+    }
+    fn is_simulated(&self) -> bool {
+        true
+    }
+}
