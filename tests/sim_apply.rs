@@ -192,13 +192,7 @@ fn bitmap_rechunk_and_write_behind_on_a_live_array() {
 fn writecache_detach_and_settings_change() {
     let (mut d, h) = example("microserver-gen8");
     apply(&h, &d, Policy::default()).unwrap();
-    let lv = d
-        .volume_groups
-        .get_mut("vg0")
-        .unwrap()
-        .lvs
-        .get_mut("nextcloud")
-        .unwrap();
+    let lv = nextcloud(&mut d);
     lv.writecache
         .as_mut()
         .unwrap()
@@ -208,13 +202,7 @@ fn writecache_detach_and_settings_change() {
     assert!(
         matches!(&p.steps[0].step, Step::SetWritecacheSettings { settings, .. } if settings == "high_watermark=60 writeback_jobs=1024")
     );
-    let lv = d
-        .volume_groups
-        .get_mut("vg0")
-        .unwrap()
-        .lvs
-        .get_mut("nextcloud")
-        .unwrap();
+    let lv = nextcloud(&mut d);
     lv.writecache = None;
     let p = apply(&h, &d, Policy::default()).unwrap();
     assert!(
@@ -230,24 +218,12 @@ fn writecache_detach_and_settings_change() {
 fn lv_grows_never_shrinks() {
     let (mut d, h) = example("microserver-gen8");
     apply(&h, &d, Policy::default()).unwrap();
-    let lv = d
-        .volume_groups
-        .get_mut("vg0")
-        .unwrap()
-        .lvs
-        .get_mut("nextcloud")
-        .unwrap();
+    let lv = nextcloud(&mut d);
     lv.size = hyraid::config::size::LvSize::Bytes(900 << 30);
     let p = apply(&h, &d, Policy::default()).unwrap();
     assert!(matches!(p.steps[0].step, Step::ExtendLv { .. }));
     assert_eq!(h.world().lv("vg0", "nextcloud").unwrap().size, 900 << 30);
-    let lv = d
-        .volume_groups
-        .get_mut("vg0")
-        .unwrap()
-        .lvs
-        .get_mut("nextcloud")
-        .unwrap();
+    let lv = nextcloud(&mut d);
     lv.size = hyraid::config::size::LvSize::Bytes(100 << 30);
     let p = plan_for(&h, &d, Policy::default());
     assert!(p.steps.is_empty());

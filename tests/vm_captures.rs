@@ -12,7 +12,12 @@ fn captures() -> Vec<(String, Capture)> {
         .unwrap()
         .filter_map(|e| {
             let p = e.unwrap().path();
-            (p.extension()? == "json").then(|| (p.display().to_string(), serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap()))
+            (p.extension()? == "json").then(|| {
+                (
+                    p.display().to_string(),
+                    serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap(),
+                )
+            })
         })
         .collect();
     v.sort_by(|a, b| a.0.cmp(&b.0));
@@ -22,7 +27,10 @@ fn captures() -> Vec<(String, Capture)> {
 #[test]
 fn real_captures_parse_to_their_recorded_state() {
     let caps = captures();
-    assert!(caps.len() >= 3, "expected the VM captures in tests/fixtures/vm");
+    assert!(
+        caps.len() >= 3,
+        "expected the VM captures in tests/fixtures/vm"
+    );
     for (name, cap) in caps {
         let replayed = observe(&Replay::new(cap.clone())).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(replayed, cap.observed, "{name}");
@@ -34,29 +42,50 @@ fn simulated_host_answers_like_the_real_tools() {
     for (name, cap) in captures() {
         let sim = SimHost::new(cap.observed.clone());
         let from_sim = observe(&sim).unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert_eq!(from_sim, cap.observed, "{name}: the simulated host's answers parse differently");
+        assert_eq!(
+            from_sim, cap.observed,
+            "{name}: the simulated host's answers parse differently"
+        );
         // And it asks the same things the real host was asked, no more.
-        let real: Vec<Vec<String>> = cap.exchanges.iter().filter_map(|e| match e {
-            Exchange::Run { argv, .. } => Some(argv.clone()),
-            _ => None,
-        }).collect();
+        let real: Vec<Vec<String>> = cap
+            .exchanges
+            .iter()
+            .filter_map(|e| match e {
+                Exchange::Run { argv, .. } => Some(argv.clone()),
+                _ => None,
+            })
+            .collect();
         assert_eq!(sim.commands(), real, "{name}: commands run");
     }
 }
 
 #[test]
 fn built_layout_as_the_real_kernel_reports_it() {
-    let (_, cap) = captures().into_iter().find(|(n, _)| n.ends_with("fresh-build-built.json")).expect("capture of the built layout");
+    let (_, cap) = captures()
+        .into_iter()
+        .find(|(n, _)| n.ends_with("fresh-build-built.json"))
+        .expect("capture of the built layout");
     let o = cap.observed;
     let data0 = o.array_named("data0").unwrap();
     assert!(data0.is_idle());
     let hdd = o.by_id("ata-HYRAID_HDD_HYHDD1").unwrap();
     assert!(data0.member(&hdd.kname).unwrap().write_mostly());
     assert_eq!(data0.bitmap.as_ref().unwrap().chunk, 64 << 20);
-    assert_eq!(o.array_named("data1").unwrap().bitmap.as_ref().unwrap().backlog, 256);
+    assert_eq!(
+        o.array_named("data1")
+            .unwrap()
+            .bitmap
+            .as_ref()
+            .unwrap()
+            .backlog,
+        256
+    );
     assert_eq!(hdd.write_cache.unwrap().enabled, Some(true));
     let lv = o.lv("vg0", "nextcloud").unwrap();
-    assert_eq!(lv.writecache.as_ref().unwrap().cachevol, "nextcloud_wc_cvol");
+    assert_eq!(
+        lv.writecache.as_ref().unwrap().cachevol,
+        "nextcloud_wc_cvol"
+    );
     assert_eq!(o.lv("vg0", "nextcloud_wcorig").unwrap().stripes, 2);
     assert!(o.lv("vg0", "nextcloud_wc_cvol").unwrap().hidden);
 }

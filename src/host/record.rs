@@ -11,10 +11,24 @@ use std::cell::RefCell;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "request", rename_all = "snake_case")]
 pub enum Exchange {
-    Run { argv: Vec<String>, status: i32, stdout: String, stderr: String },
-    Read { path: String, content: Option<String> },
-    ListDir { path: String, entries: Option<Vec<String>> },
-    ReadLink { path: String, target: Option<String> },
+    Run {
+        argv: Vec<String>,
+        status: i32,
+        stdout: String,
+        stderr: String,
+    },
+    Read {
+        path: String,
+        content: Option<String>,
+    },
+    ListDir {
+        path: String,
+        entries: Option<Vec<String>>,
+    },
+    ReadLink {
+        path: String,
+        target: Option<String>,
+    },
 }
 
 /// A capture: what the host was asked and answered, and what hyraid observed from it.
@@ -32,7 +46,10 @@ pub struct Recorder<'a> {
 
 impl<'a> Recorder<'a> {
     pub fn new(inner: &'a dyn Host) -> Recorder<'a> {
-        Recorder { inner, exchanges: RefCell::new(Vec::new()) }
+        Recorder {
+            inner,
+            exchanges: RefCell::new(Vec::new()),
+        }
     }
 }
 
@@ -50,25 +67,42 @@ where
 impl Host for Recorder<'_> {
     fn run(&self, argv: &[String]) -> Result<CmdOutput, HostError> {
         let out = self.inner.run(argv)?;
-        self.exchanges.borrow_mut().push(Exchange::Run { argv: argv.to_vec(), status: out.status, stdout: out.stdout.clone(), stderr: out.stderr.clone() });
+        self.exchanges.borrow_mut().push(Exchange::Run {
+            argv: argv.to_vec(),
+            status: out.status,
+            stdout: out.stdout.clone(),
+            stderr: out.stderr.clone(),
+        });
         Ok(out)
     }
     fn read_file(&self, path: &str) -> Result<String, HostError> {
         let r = self.inner.read_file(path);
-        self.exchanges.borrow_mut().push(Exchange::Read { path: path.into(), content: found(&r)? });
+        self.exchanges.borrow_mut().push(Exchange::Read {
+            path: path.into(),
+            content: found(&r)?,
+        });
         r
     }
     fn write_file(&self, path: &str, _content: &str) -> Result<(), HostError> {
-        Err(HostError::Io { path: path.into(), detail: "a capture only observes".into() })
+        Err(HostError::Io {
+            path: path.into(),
+            detail: "a capture only observes".into(),
+        })
     }
     fn list_dir(&self, path: &str) -> Result<Vec<String>, HostError> {
         let r = self.inner.list_dir(path);
-        self.exchanges.borrow_mut().push(Exchange::ListDir { path: path.into(), entries: found(&r)? });
+        self.exchanges.borrow_mut().push(Exchange::ListDir {
+            path: path.into(),
+            entries: found(&r)?,
+        });
         r
     }
     fn read_link(&self, path: &str) -> Result<String, HostError> {
         let r = self.inner.read_link(path);
-        self.exchanges.borrow_mut().push(Exchange::ReadLink { path: path.into(), target: found(&r)? });
+        self.exchanges.borrow_mut().push(Exchange::ReadLink {
+            path: path.into(),
+            target: found(&r)?,
+        });
         r
     }
     fn hostname(&self) -> String {
@@ -99,10 +133,22 @@ impl Host for Replay {
             .exchanges
             .iter()
             .find_map(|e| match e {
-                Exchange::Run { argv: a, status, stdout, stderr } if a == argv => Some(CmdOutput { status: *status, stdout: stdout.clone(), stderr: stderr.clone() }),
+                Exchange::Run {
+                    argv: a,
+                    status,
+                    stdout,
+                    stderr,
+                } if a == argv => Some(CmdOutput {
+                    status: *status,
+                    stdout: stdout.clone(),
+                    stderr: stderr.clone(),
+                }),
                 _ => None,
             })
-            .ok_or_else(|| HostError::Spawn { program: argv.join(" "), detail: "not in the capture".into() })
+            .ok_or_else(|| HostError::Spawn {
+                program: argv.join(" "),
+                detail: "not in the capture".into(),
+            })
     }
     fn read_file(&self, path: &str) -> Result<String, HostError> {
         match self.capture.exchanges.iter().find_map(|e| match e {
@@ -114,7 +160,10 @@ impl Host for Replay {
         }
     }
     fn write_file(&self, path: &str, _content: &str) -> Result<(), HostError> {
-        Err(HostError::Io { path: path.into(), detail: "a replayed capture cannot change".into() })
+        Err(HostError::Io {
+            path: path.into(),
+            detail: "a replayed capture cannot change".into(),
+        })
     }
     fn list_dir(&self, path: &str) -> Result<Vec<String>, HostError> {
         match self.capture.exchanges.iter().find_map(|e| match e {

@@ -50,3 +50,13 @@ pub fn run(h: &SimHost, argv: &[&str]) -> hyraid::host::CmdOutput {
     h.run(&argv.iter().map(|s| s.to_string()).collect::<Vec<_>>())
         .unwrap()
 }
+
+/// The example microserver's `vg0/nextcloud`, to edit in tests.
+pub fn nextcloud(d: &mut Desired) -> &mut hyraid::config::LvSpec {
+    d.volume_groups
+        .get_mut("vg0")
+        .unwrap()
+        .lvs
+        .get_mut("nextcloud")
+        .unwrap()
+}

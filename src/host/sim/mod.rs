@@ -193,22 +193,14 @@ impl Host for SimHost {
             return fail(f.status, f.stderr);
         }
         let args: Vec<&str> = argv.iter().map(String::as_str).collect();
+        // The observer's own argv: the simulator answers exactly what the observer asks.
+        if argv == crate::observe::lsblk::argv() {
+            return out(&render::lsblk(&st.world));
+        }
+        if argv == crate::observe::lvm::argv() {
+            return out(&render::fullreport(&st.world));
+        }
         match args.as_slice() {
-            ["lsblk", "--json", "--bytes", "-o", cols]
-                if *cols == crate::observe::lsblk::COLUMNS =>
-            {
-                out(&render::lsblk(&st.world))
-            }
-            [
-                "lvm",
-                "fullreport",
-                "--all",
-                "--reportformat",
-                "json",
-                "--units",
-                "b",
-                "--nosuffix",
-            ] => out(&render::fullreport(&st.world)),
             ["wipefs", "--no-act", "--json", dev] => render::wipefs(&st, dev),
             ["wipefs", "--all", dev] => md_tools::wipefs_all(&mut st, dev),
             ["hdparm", flag, dev] if flag.starts_with("-W") => md_tools::hdparm(&mut st, flag, dev),
