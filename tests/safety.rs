@@ -450,3 +450,48 @@ fn simulated_tools_refuse_what_the_real_ones_refuse() {
             .is_err()
     );
 }
+
+#[test]
+fn only_tagged_leftover_cache_volumes_are_cleaned_up() {
+    // A detach interrupted between --splitcache and lvremove: hyraid's tagged volume goes.
+    let (mut d, h) = example("microserver-gen8");
+    apply(&h, &d, Policy::default()).unwrap();
+    assert_eq!(
+        run(&h, &["lvconvert", "--yes", "--splitcache", "vg0/nextcloud"]).status,
+        0
+    );
+    nextcloud(&mut d).writecache = None;
+    let p = plan_for(&h, &d, Policy::default());
+    assert_eq!(p.steps.len(), 1);
+    assert_eq!(
+        p.steps[0].step,
+        Step::RemoveLv {
+            vg: "vg0".into(),
+            lv: "nextcloud_wc".into()
+        }
+    );
+    assert!(p.foreign.is_empty());
+    // A user's own LV of the same name, without hyraid's tag, is foreign and left alone.
+    let (mut d, h) = example("microserver-gen8");
+    nextcloud(&mut d).writecache = None;
+    apply(&h, &d, Policy::default()).unwrap();
+    assert_eq!(
+        run(
+            &h,
+            &[
+                "lvcreate",
+                "--yes",
+                "-n",
+                "nextcloud_wc",
+                "-L",
+                "1073741824b",
+                "vg0"
+            ]
+        )
+        .status,
+        0
+    );
+    let p = plan_for(&h, &d, Policy::default());
+    assert!(p.steps.is_empty(), "{:?}", p.steps);
+    assert_eq!(p.foreign[0].object, "lv vg0/nextcloud_wc");
+}

@@ -99,3 +99,6 @@ impl WritecacheSpec {
 pub fn cachevol_name(lv: &str) -> String {
     format!("{lv}_wc")
 }
+
+/// LVM tag on every cache volume hyraid creates: only LVs carrying it are ever cleaned up.
+pub const CACHEVOL_TAG: &str = "hyraid_cachevol";

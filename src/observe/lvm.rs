@@ -186,6 +186,9 @@ pub fn parse_fullreport(
                 active,
                 extents: extents.remove(&uuid).unwrap_or_default(),
                 writecache,
+                tags: f(l, "lv_tags")
+                    .map(|t| t.split(',').map(str::to_string).collect())
+                    .unwrap_or_default(),
             });
         }
     }

@@ -235,6 +235,9 @@ pub struct Lv {
     pub extents: BTreeMap<String, u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub writecache: Option<LvWritecache>,
+    /// LVM tags (`lv_tags`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -6,7 +6,8 @@ use super::step::{ArrayDevice, Risk, SizeArg, Step};
 use super::{Foreign, PLAN_FORMAT, Plan, PlanError, PlannedStep, Policy, Refusal};
 use crate::config::size::{LvSize, human};
 use crate::config::{
-    Desired, DeviceRef, DiskSpec, LvSpec, MirrorSpec, VgSpec, WriteMostly, cachevol_name,
+    CACHEVOL_TAG, Desired, DeviceRef, DiskSpec, LvSpec, MirrorSpec, VgSpec, WriteMostly,
+    cachevol_name,
 };
 use crate::observe::{BlockDevice, DevKind, MdArray, Observed};
 use std::collections::{BTreeMap, BTreeSet};
@@ -914,9 +915,25 @@ impl<'a> Planner<'a> {
         let have = observed.and_then(|l| l.writecache.as_ref());
         let object = format!("lv {}/{}", vg.name, lv.name);
         match (&lv.writecache, have) {
-            (None, None) => {}
+            (None, None) => {
+                // A detach interrupted between --splitcache and the removal leaves hyraid's own,
+                // already flushed, cache volume behind.
+                let cv = cachevol_name(&lv.name);
+                if self.o.lv(&vg.name, &cv).is_some_and(|c| {
+                    !c.hidden && c.writecache.is_none() && c.tags.iter().any(|t| t == CACHEVOL_TAG)
+                }) {
+                    out.push(ps(
+                        Step::RemoveLv { vg: vg.name.clone(), lv: cv },
+                        Risk::Safe,
+                        "leftover cache volume of an interrupted writecache detach (tagged hyraid_cachevol; flushed, holds no data)",
+                    ));
+                }
+            }
             (None, Some(wc)) => {
-                let ours = wc.cachevol == format!("{}_cvol", cachevol_name(&lv.name));
+                let ours = self
+                    .o
+                    .lv(&vg.name, &wc.cachevol)
+                    .is_some_and(|c| c.tags.iter().any(|t| t == CACHEVOL_TAG));
                 out.push(ps(
                     Step::DetachWritecache { vg: vg.name.clone(), lv: lv.name.clone(), remove_cachevol: ours.then(|| cachevol_name(&lv.name)) },
                     Risk::Safe,
@@ -1087,10 +1104,11 @@ impl<'a> Planner<'a> {
                         .iter()
                         .filter(|l| l.vg == v.name && !l.hidden)
                     {
-                        let ours_cv = spec
-                            .lvs
-                            .values()
-                            .any(|x| x.writecache.is_some() && cachevol_name(&x.name) == l.name);
+                        let ours_cv = spec.lvs.values().any(|x| {
+                            cachevol_name(&x.name) == l.name
+                                && (x.writecache.is_some()
+                                    || l.tags.iter().any(|t| t == CACHEVOL_TAG))
+                        });
                         if !spec.lvs.contains_key(&l.name) && !ours_cv {
                             f.push(Foreign {
                                 object: format!("lv {}/{}", v.name, l.name),

@@ -363,6 +363,8 @@ impl Step {
                     cachevol.clone(),
                     "-L".into(),
                     format!("{size}b"),
+                    "--addtag".into(),
+                    crate::config::CACHEVOL_TAG.into(),
                     vg.clone(),
                 ];
                 a.extend(pvs.iter().cloned());

@@ -304,6 +304,7 @@ fn split_lv(path: &str) -> Result<(String, String), String> {
 
 fn lvcreate(st: &mut SimState, args: &[&str]) -> Result<String, String> {
     let (mut name, mut amount, mut stripes, mut pos) = (None, None, 1u32, Vec::new());
+    let mut tags = Vec::new();
     let mut i = 0;
     while i < args.len() {
         match args[i] {
@@ -314,6 +315,14 @@ fn lvcreate(st: &mut SimState, args: &[&str]) -> Result<String, String> {
             }
             f @ ("-L" | "-l") => {
                 amount = Some(parse_amount(f, args.get(i + 1).copied().unwrap_or(""))?);
+                i += 1;
+            }
+            "--addtag" => {
+                tags.push(
+                    args.get(i + 1)
+                        .ok_or("  --addtag needs a tag\n")?
+                        .to_string(),
+                );
                 i += 1;
             }
             "-i" => {
@@ -385,6 +394,7 @@ fn lvcreate(st: &mut SimState, args: &[&str]) -> Result<String, String> {
         active: true,
         extents: alloc,
         writecache: None,
+        tags,
     });
     Ok(format!("  Logical volume \"{name}\" created.\n"))
 }
@@ -508,6 +518,7 @@ fn attach(st: &mut SimState, cv: &str, rest: &[&str]) -> Result<String, String> 
         if l.name == name {
             l.name = origin.clone();
             l.hidden = true;
+            l.tags.clear();
         } else if l.name == cv {
             l.name = cvol.clone();
             l.hidden = true;
@@ -532,6 +543,7 @@ fn attach(st: &mut SimState, cv: &str, rest: &[&str]) -> Result<String, String> 
             block_size: Some(4096),
             writeback_blocks: Some(0),
         }),
+        tags: main.tags.clone(),
     });
     if let Some(o) = st
         .world
@@ -567,6 +579,7 @@ fn split(st: &mut SimState, path: &str) -> Result<String, String> {
             l.hidden = false;
             l.uuid = lv.uuid.clone();
             l.active = lv.active;
+            l.tags = lv.tags.clone();
         } else if l.name == wc.cachevol {
             l.name = cv.clone();
             l.hidden = false;

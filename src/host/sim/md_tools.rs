@@ -131,6 +131,8 @@ pub fn mdadm(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> {
             out("")
         }
         [md, "--add", rest @ ..] => add(st, md, rest),
+        [md, "--fail", dev] => fail_member(st, md, dev),
+        [md, "--remove", dev] => remove_member(st, md, dev),
         _ => fail(
             2,
             format!(
@@ -377,6 +379,65 @@ fn grow(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutput, HostErr
         }
         _ => fail(1, "mdadm: no changes to --grow\n"),
     }
+}
+
+fn member_target(
+    st: &SimState,
+    md: &str,
+    dev: &str,
+) -> Result<(String, String), Result<CmdOutput, HostError>> {
+    let k = md_target(st, md)?;
+    match st.resolve(dev) {
+        Some(Target::Block(d)) if st.world.array(&k).unwrap().member(&d).is_some() => Ok((k, d)),
+        _ => Err(fail(1, format!("mdadm: {dev} is not a member of {md}\n"))),
+    }
+}
+
+fn fail_member(st: &mut SimState, md: &str, dev: &str) -> Result<CmdOutput, HostError> {
+    let (k, d) = match member_target(st, md, dev) {
+        Ok(x) => x,
+        Err(e) => return e,
+    };
+    let a = st.array_mut(&k).unwrap();
+    let others_in_sync = a
+        .members
+        .iter()
+        .filter(|m| m.kname != d && m.has("in_sync") && !m.faulty())
+        .count();
+    if others_in_sync == 0 {
+        // Kernel 6.1 (MD_BROKEN): the last in-sync leg cannot be failed.
+        return fail(
+            1,
+            format!("mdadm: set device faulty failed for {dev}:  Device or resource busy\n"),
+        );
+    }
+    let m = a.members.iter_mut().find(|m| m.kname == d).unwrap();
+    m.state.retain(|w| w == "write_mostly");
+    m.state.insert(0, "faulty".into());
+    m.slot = None;
+    a.degraded = a
+        .raid_disks
+        .saturating_sub(a.members.iter().filter(|m| m.has("in_sync")).count() as u32);
+    out(&format!("mdadm: set {dev} faulty in {md}\n"))
+}
+
+fn remove_member(st: &mut SimState, md: &str, dev: &str) -> Result<CmdOutput, HostError> {
+    let (k, d) = match member_target(st, md, dev) {
+        Ok(x) => x,
+        Err(e) => return e,
+    };
+    let a = st.array_mut(&k).unwrap();
+    if !a.member(&d).unwrap().faulty() && !a.member(&d).unwrap().has("spare") {
+        return fail(
+            1,
+            format!("mdadm: hot remove failed for {dev}: Device or resource busy\n"),
+        );
+    }
+    a.members.retain(|m| m.kname != d);
+    if let Some(dv) = st.dev_mut(&d) {
+        dv.holders.retain(|h| *h != k);
+    }
+    out(&format!("mdadm: hot removed {dev} from {md}\n"))
 }
 
 fn add(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutput, HostError> {

@@ -102,9 +102,31 @@ impl SimHost {
 }
 
 impl SimState {
+    /// A number no simulated object's uuid uses yet (snapshots may already hold some).
     pub fn next_serial(&mut self) -> u64 {
-        self.serial += 1;
-        self.serial
+        loop {
+            self.serial += 1;
+            let (short, long) = (
+                format!("{:04}-sim", self.serial),
+                format!("{:08x}-", self.serial),
+            );
+            let w = &self.world;
+            let taken = w
+                .lvm
+                .lvs
+                .iter()
+                .map(|l| &l.uuid)
+                .chain(w.lvm.pvs.iter().map(|p| &p.uuid))
+                .chain(w.lvm.vgs.iter().map(|v| &v.uuid))
+                .any(|u| u.ends_with(&short))
+                || w.arrays
+                    .iter()
+                    .filter_map(|a| a.uuid.as_ref())
+                    .any(|u| u.starts_with(&long));
+            if !taken {
+                return self.serial;
+            }
+        }
     }
 
     pub fn resolve(&self, path: &str) -> Option<Target> {
@@ -234,6 +256,13 @@ impl Host for SimHost {
         let mut st = self.state.borrow_mut();
         st.log
             .push(vec!["(write)".into(), path.into(), content.trim().into()]);
+        if let Some(i) = st.faults.iter().position(|f| path.contains(&f.needle)) {
+            let f = st.faults.remove(i);
+            return Err(HostError::Io {
+                path: path.into(),
+                detail: f.stderr,
+            });
+        }
         md_tools::sysfs_write(&mut st, path, content.trim())
     }
 

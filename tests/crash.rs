@@ -1,0 +1,264 @@
+//! Crash at every point: for each example and for changes to a machine holding data, apply is
+//! interrupted after every single command (the process dies; the machine keeps what the commands
+//! did), or a command fails; the next apply must converge to an empty plan without a destroying
+//! command, and every array and LV that held data before still exists, no smaller.
+//! `cargo test --test crash -- --nocapture` prints the scenario table.
+
+mod common;
+use common::*;
+use hyraid::config::Desired;
+use hyraid::host::Host;
+use hyraid::host::sim::{Fault, SimHost};
+use hyraid::observe::BlockDevice;
+use hyraid::plan::{Command, Policy};
+use hyraid::render::command_line;
+
+struct Case {
+    name: String,
+    desired: Desired,
+    before: hyraid::observe::Observed,
+    /// Commands that remove something but are part of the change asked for.
+    allowed_removals: Vec<String>,
+}
+
+fn converged(name: &str) -> (Desired, SimHost) {
+    let (d, h) = example(name);
+    apply(&h, &d, Policy::default()).unwrap();
+    h.finish_syncs();
+    (d, h)
+}
+
+fn cases() -> Vec<Case> {
+    let mut v = Vec::new();
+    for name in EXAMPLES {
+        let (d, h) = example(name);
+        v.push(Case {
+            name: format!("{name}: fresh build"),
+            desired: d,
+            before: h.world(),
+            allowed_removals: vec![],
+        });
+    }
+    let (mut d, h) = converged("microserver-gen8");
+    nextcloud(&mut d).size = hyraid::config::size::LvSize::Bytes(900 << 30);
+    v.push(Case {
+        name: "grow a filled LV".into(),
+        desired: d,
+        before: h.world(),
+        allowed_removals: vec![],
+    });
+
+    let (mut d, _) = example("microserver-gen8");
+    let wc = nextcloud(&mut d).writecache.take();
+    let (_, h) = example("microserver-gen8");
+    apply(&h, &d, Policy::default()).unwrap();
+    h.finish_syncs();
+    nextcloud(&mut d).writecache = wc;
+    v.push(Case {
+        name: "writecache onto a filled LV".into(),
+        desired: d,
+        before: h.world(),
+        allowed_removals: vec![],
+    });
+
+    let (mut d, h) = converged("microserver-gen8");
+    nextcloud(&mut d).writecache = None;
+    v.push(Case {
+        name: "detach a writecache".into(),
+        desired: d,
+        before: h.world(),
+        allowed_removals: vec!["lvremove --yes vg0/nextcloud_wc".into()],
+    });
+
+    let (mut d, h) = converged("single-pair");
+    for c in [
+        "mdadm /dev/md/md-home --fail /dev/disk/by-id/ata-ST500DM009-2F110A_ZA4000001",
+        "mdadm /dev/md/md-home --remove /dev/disk/by-id/ata-ST500DM009-2F110A_ZA4000001",
+    ] {
+        assert_eq!(run(&h, &c.split(' ').collect::<Vec<_>>()).status, 0, "{c}");
+    }
+    let mut w = h.world();
+    let mut new: BlockDevice = w.device("sdb").unwrap().clone();
+    new.kname = "sdc".into();
+    new.maj_min = "8:32".into();
+    new.serial = Some("ZA4000099".into());
+    new.by_id = vec!["ata-ST500DM009-2F110A_ZA4000099".into()];
+    new.holders = vec![];
+    new.fstype = None;
+    new.signatures = Some(vec![]);
+    w.block_devices.push(new);
+    d.disks.get_mut("hdd").unwrap().id = Some("ata-ST500DM009-2F110A_ZA4000099".into());
+    v.push(Case {
+        name: "replace a failed HDD member".into(),
+        desired: d,
+        before: w,
+        allowed_removals: vec![],
+    });
+
+    let (mut d, h) = converged("single-pair");
+    let m = d.mirrors.get_mut("md-home").unwrap();
+    m.bitmap_chunk = Some(128 << 20);
+    m.write_behind = 1024;
+    v.push(Case {
+        name: "change bitmap chunk + write-behind".into(),
+        desired: d,
+        before: h.world(),
+        allowed_removals: vec![],
+    });
+    v
+}
+
+fn flat(h: &SimHost, d: &Desired) -> Vec<Command> {
+    plan_for(h, d, Policy::default())
+        .steps
+        .iter()
+        .flat_map(|s| s.step.commands())
+        .collect()
+}
+
+fn run_cmd(h: &SimHost, c: &Command) {
+    match c {
+        Command::Run { argv, ok_exit } => {
+            let o = h.run(argv).unwrap();
+            assert!(
+                ok_exit.contains(&o.status),
+                "{}: {}",
+                argv.join(" "),
+                o.stderr
+            );
+        }
+        Command::Write { path, value } => h.write_file(path, value).unwrap(),
+    }
+}
+
+/// Arrays and visible LVs that existed before, by uuid, with their sizes.
+fn holdings(w: &hyraid::observe::Observed) -> Vec<(String, u64)> {
+    let mut v: Vec<(String, u64)> = w
+        .arrays
+        .iter()
+        .filter_map(|a| Some((a.uuid.clone()?, a.size_kib * 1024)))
+        .collect();
+    v.extend(
+        w.lvm
+            .lvs
+            .iter()
+            .filter(|l| !l.hidden)
+            .map(|l| (l.uuid.clone(), l.size)),
+    );
+    v
+}
+
+fn check_outcome(case: &Case, h: &SimHost, what: &str) {
+    assert!(
+        plan_for(h, &case.desired, Policy::default())
+            .steps
+            .is_empty(),
+        "{}: {what}: residue",
+        case.name
+    );
+    let removing = [
+        "wipefs --all",
+        "lvremove",
+        "vgremove",
+        "pvremove",
+        "--zero-superblock",
+        "mdadm --stop",
+        "lvreduce",
+    ];
+    for c in changes(h) {
+        if removing.iter().any(|r| c.contains(r)) && !case.allowed_removals.contains(&c) {
+            panic!("{}: {what}: destroying command `{c}`", case.name);
+        }
+    }
+    let foreign = |w: &hyraid::observe::Observed| {
+        hyraid::plan::plan(&case.desired, w, Policy::default())
+            .unwrap()
+            .foreign
+    };
+    assert_eq!(
+        foreign(&observe(h, &case.desired)),
+        foreign(&case.before.normalized()),
+        "{}: {what}: leftovers",
+        case.name
+    );
+    let now = h.world();
+    let after = holdings(&now);
+    for (uuid, size) in holdings(&case.before) {
+        let got = after.iter().find(|(u, _)| *u == uuid).map(|(_, s)| *s);
+        assert!(
+            got.is_some_and(|s| s >= size),
+            "{}: {what}: {uuid} ({size} bytes) lost or shrunk: {got:?}",
+            case.name
+        );
+    }
+}
+
+#[test]
+fn interrupted_after_every_command_then_converges() {
+    eprintln!("| scenario | commands | interrupted points | result |\n|---|---|---|---|");
+    let mut total = 0;
+    for case in cases() {
+        let cmds = flat(&SimHost::new(case.before.clone()), &case.desired);
+        assert!(!cmds.is_empty(), "{}", case.name);
+        for k in 0..=cmds.len() {
+            let h = SimHost::new(case.before.clone());
+            // The process dies after k commands: the machine keeps their effects.
+            for c in &cmds[..k] {
+                run_cmd(&h, c);
+            }
+            apply(&h, &case.desired, Policy::default()).unwrap_or_else(|e| {
+                panic!(
+                    "{}: killed after {k} commands, re-apply failed: {e}",
+                    case.name
+                )
+            });
+            check_outcome(&case, &h, &format!("killed after {k} commands"));
+            total += 1;
+        }
+        eprintln!(
+            "| {} | {} | {} | converged, no data lost |",
+            case.name,
+            cmds.len(),
+            cmds.len() + 1
+        );
+    }
+    eprintln!("{total} interrupted applies converged");
+}
+
+#[test]
+fn a_failing_command_stops_apply_and_a_rerun_converges() {
+    let mut total = 0;
+    for case in cases() {
+        let cmds = flat(&SimHost::new(case.before.clone()), &case.desired);
+        for (j, c) in cmds.iter().enumerate() {
+            let h = SimHost::new(case.before.clone());
+            let needle = match c {
+                Command::Run { argv, .. } => argv.join(" "),
+                Command::Write { path, .. } => path.clone(),
+            };
+            h.inject_fault(Fault {
+                needle: needle.clone(),
+                status: 5,
+                stderr: "  simulated failure\n".into(),
+            });
+            let e = apply(&h, &case.desired, Policy::default())
+                .expect_err(&format!("{}: command {j} fails", case.name))
+                .to_string();
+            assert!(
+                e.contains(&command_line(c)) || e.contains(&needle),
+                "{}: error names the command: {e}",
+                case.name
+            );
+            assert!(
+                e.contains("simulated failure") && e.contains("run apply again"),
+                "{e}"
+            );
+            h.clear_faults();
+            apply(&h, &case.desired, Policy::default())
+                .unwrap_or_else(|e| panic!("{}: after a failure at command {j}: {e}", case.name));
+            check_outcome(&case, &h, &format!("failure at command {j}"));
+            total += 1;
+        }
+    }
+    eprintln!("{total} failed-command runs recovered");
+}
