@@ -10,6 +10,14 @@ const EXPECTED: &[(&str, &str)] = &[
         "6:52: mirrors.data0.bitmap.chunk: bitmap chunk 104857600 bytes must be a power of two of at least 4KiB",
     ),
     (
+        "bitmap-yes.yaml",
+        r#"6:43: mirrors.data0.bitmap: invalid value "yes": expected `none`, or `{ chunk: SIZE }`"#,
+    ),
+    (
+        "block-size-1024.yaml",
+        "9:75: volume_groups.vg0.lvs.data.writecache.settings.block_size: `block_size` must be 512 or 4096, not `1024`",
+    ),
+    (
         "disk-in-two-mirrors.yaml",
         "8:22: mirrors.data1.members[0]: disk `ssd0` is already used by mirror `data0`",
     ),
@@ -17,7 +25,35 @@ const EXPECTED: &[(&str, &str)] = &[
         "disk-no-id.yaml",
         "3:3: disks.ssd0: disk `ssd0` has neither `id` nor `serial`",
     ),
+    (
+        "disks-as-list.yaml",
+        r#"2:8: disks: invalid value ["ssd0","hdd0"]: expected a mapping of disk names to `{ id: … }`"#,
+    ),
+    (
+        "duplicate-key.yaml",
+        "4:3: disks.ssd0: key `ssd0` appears twice in the same mapping",
+    ),
     ("empty-file.yaml", "1:1: (file): file is empty"),
+    (
+        "fua-and-nofua.yaml",
+        "9:83: volume_groups.vg0.lvs.data.writecache.settings.nofua: `fua` and `nofua` exclude each other",
+    ),
+    (
+        "host-with-space.yaml",
+        "2:7: host: `my host` is not a hostname",
+    ),
+    (
+        "id-dev-path.yaml",
+        "3:12: disks.d.id: `/dev/sda` is not a name under /dev/disk/by-id",
+    ),
+    (
+        "id-is-dm.yaml",
+        "3:12: disks.d.id: `dm-name-vg0-data` names an md or device-mapper device, not a disk",
+    ),
+    (
+        "id-is-lvm-pv.yaml",
+        "3:12: disks.d.id: `lvm-pv-uuid-IeyjLi-0000-0000` names an md or device-mapper device, not a disk",
+    ),
     (
         "id-is-md.yaml",
         "3:15: disks.ssd0.id: `md-uuid-263e1fc9:5e52a71e:0141a8e8:fe8e251e` names an md or device-mapper device, not a disk",
@@ -27,12 +63,28 @@ const EXPECTED: &[(&str, &str)] = &[
         "3:15: disks.ssd0.id: `ata-SSD_1-part2` names a partition, not a whole disk",
     ),
     (
+        "id-shell-metachar.yaml",
+        "3:12: disks.d.id: `ata-D_1;reboot` is not a name under /dev/disk/by-id",
+    ),
+    (
         "id-twice.yaml",
         "4:15: disks.ssd1.id: id `ata-SSD_1` is already used by disk `ssd0`",
     ),
     (
+        "lv-name-leading-dash.yaml",
+        "5:27: volume_groups.vg0.lvs.-rf: name `-rf` is not allowed: use letters, digits, `.`, `_` and `-`, starting with a letter or digit",
+    ),
+    (
+        "lv-name-space.yaml",
+        "5:27: volume_groups.vg0.lvs.my data: name `my data` is not allowed: use letters, digits, `.`, `_` and `-`, starting with a letter or digit",
+    ),
+    (
         "lv-reserved-name.yaml",
         "8:7: volume_groups.vg0.lvs.data_wcorig: LV name `data_wcorig` contains `_wcorig`, which LVM reserves for hidden volumes",
+    ),
+    (
+        "lvs-as-list.yaml",
+        r#"5:25: volume_groups.vg0.lvs: invalid value ["data"]: expected a mapping of LV names to `{ size: … }`"#,
     ),
     (
         "many-errors.yaml",
@@ -47,12 +99,24 @@ const EXPECTED: &[(&str, &str)] = &[
         "5:28: mirrors.data0.members[1]: `ssd0` is listed twice in mirror `data0`",
     ),
     (
+        "members-as-string.yaml",
+        r#"5:21: mirrors.data0.members: invalid value "ssd0": expected a list of names"#,
+    ),
+    (
+        "mirror-of-mirror.yaml",
+        "8:22: mirrors.outer.members[0]: `inner` is a mirror; the members of a mirror are disks",
+    ),
+    (
         "missing-version.yaml",
         "1:1: (top level): missing required key `version`",
     ),
     (
         "name-shell.yaml",
         "6:3: mirrors.data;reboot: name `data;reboot` is not allowed: use letters, digits, `.`, `_` and `-`, starting with a letter or digit",
+    ),
+    (
+        "name-slash.yaml",
+        "3:3: disks.a/b: name `a/b` is not allowed: use letters, digits, `.`, `_` and `-`, starting with a letter or digit",
     ),
     (
         "one-member.yaml",
@@ -67,8 +131,20 @@ const EXPECTED: &[(&str, &str)] = &[
         "8:23: volume_groups.vg0.pvs[1]: `hdd0` is already used by mirror `data0`",
     ),
     (
+        "pv-in-two-vgs.yaml",
+        "6:16: volume_groups.vg1.pvs[0]: `d` is already used by volume group `vg0`",
+    ),
+    (
         "pv-undefined.yaml",
         "5:16: volume_groups.vg0.pvs[0]: `dat0` is neither a mirror nor a disk",
+    ),
+    (
+        "settings-as-list.yaml",
+        r#"9:73: volume_groups.vg0.lvs.data.writecache.settings: invalid value ["high_watermark"]: expected a mapping of setting names to values"#,
+    ),
+    (
+        "size-negative.yaml",
+        "5:38: volume_groups.vg0.lvs.a.size: -5 is out of range (limit 0)",
     ),
     (
         "size-overflow.yaml",
@@ -79,20 +155,64 @@ const EXPECTED: &[(&str, &str)] = &[
         "11:21: volume_groups.vg0.lvs.data.size: unknown unit `parsecs` in size `12 parsecs`; write bytes as an integer, or a number with one of B, KiB, MiB, GiB, TiB, PiB (powers of 1024) or kB, MB, GB, TB, PB (powers of 1000), e.g. `1TiB` or `500GB`",
     ),
     (
+        "size-percent-over.yaml",
+        "5:38: volume_groups.vg0.lvs.a.size: percentage in `150%VG` must be a whole number from 1 to 100",
+    ),
+    (
+        "size-u64-overflow-int.yaml",
+        "5:38: volume_groups.vg0.lvs.a.size: number is too large (more than 2^64-1)",
+    ),
+    (
         "size-zero.yaml",
         "8:18: volume_groups.vg0.lvs.a.size: size is zero",
+    ),
+    (
+        "state-gone.yaml",
+        r#"6:42: mirrors.data0.state: invalid value "gone": expected `present` or `absent`"#,
+    ),
+    (
+        "stripes-float.yaml",
+        "5:53: volume_groups.vg0.lvs.a.stripes: invalid value 1.5: expected a whole number from 1 to 128",
     ),
     (
         "stripes-too-many.yaml",
         "8:33: volume_groups.vg0.lvs.a.stripes: 2 stripes need 2 PVs, but only 1 are available to this LV",
     ),
     (
+        "stripes-zero.yaml",
+        "5:53: volume_groups.vg0.lvs.a.stripes: 0 is out of range (limit 1)",
+    ),
+    (
+        "tab-indent.yaml",
+        "3:1: (file): not valid YAML: found character that cannot start any token",
+    ),
+    (
+        "top-level-list.yaml",
+        r#"1:1: (top level): invalid value [{"version":1}]: expected a mapping that starts with `version: 1`"#,
+    ),
+    (
+        "top-level-scalar.yaml",
+        r#"1:1: (top level): invalid value "hello": expected a mapping that starts with `version: 1`"#,
+    ),
+    (
+        "two-documents.yaml",
+        "1:1: (file): not valid YAML: deserializing from YAML containing more than one document is not supported",
+    ),
+    (
         "two-percent-free.yaml",
         "9:18: volume_groups.vg0.lvs.b.size: LV `a` already takes a share of free space in `vg0`",
     ),
     (
+        "unclosed-quote.yaml",
+        "4:1: (file): not valid YAML: found unexpected end of stream",
+    ),
+    (
         "undefined-member.yaml",
         "6:28: mirrors.data0.members[1]: member `hdd9` is not defined under `disks:`",
+    ),
+    (
+        "unknown-bitmap-key.yaml",
+        "6:59: mirrors.data0.bitmap.chunks: unknown key `chunks`",
     ),
     (
         "unknown-disk-key.yaml",
@@ -106,7 +226,15 @@ const EXPECTED: &[(&str, &str)] = &[
         "unknown-lv-key.yaml",
         "8:27: volume_groups.vg0.lvs.data.stripe: unknown key `stripe`",
     ),
+    (
+        "unknown-partition-key.yaml",
+        "5:44: disks.d.partitions[0].typ: unknown key `typ`",
+    ),
     ("unknown-top-key.yaml", "2:1: disk: unknown key `disk`"),
+    (
+        "unknown-vg-key.yaml",
+        "5:8: volume_groups.vg0: missing required key `pvs`",
+    ),
     (
         "unknown-writecache-key.yaml",
         "11:45: volume_groups.vg0.lvs.data.writecache.setings: unknown key `setings`",
@@ -114,6 +242,22 @@ const EXPECTED: &[(&str, &str)] = &[
     (
         "version-2.yaml",
         "1:10: version: 2 is out of range (limit 1)",
+    ),
+    (
+        "version-string.yaml",
+        r#"1:10: version: invalid value "one": expected `1`"#,
+    ),
+    (
+        "vg-name-subshell.yaml",
+        "5:3: volume_groups.vg$(id): name `vg$(id)` is not allowed: use letters, digits, `.`, `_` and `-`, starting with a letter or digit",
+    ),
+    (
+        "vg-no-pvs.yaml",
+        "3:15: volume_groups.vg0.pvs: volume group `vg0` has no PVs",
+    ),
+    (
+        "watermarks-crossed.yaml",
+        "9:95: volume_groups.vg0.lvs.data.writecache.settings.low_watermark: low_watermark 60 is above high_watermark 40",
     ),
     (
         "wm-not-member.yaml",
@@ -124,12 +268,20 @@ const EXPECTED: &[(&str, &str)] = &[
         "9:19: mirrors.data0.write_behind: write_behind > 0 without a write-mostly member",
     ),
     (
+        "write-behind-string.yaml",
+        r#"6:49: mirrors.data0.write_behind: invalid value "lots": expected a whole number from 0 to 16383"#,
+    ),
+    (
         "write-behind-too-large.yaml",
         "6:49: mirrors.data0.write_behind: 16384 is out of range (limit 16383)",
     ),
     (
         "write-cache-maybe.yaml",
         r#"3:39: disks.hdd0.write_cache: invalid value "maybe": expected `on` or `off`"#,
+    ),
+    (
+        "write-mostly-yes.yaml",
+        r#"6:49: mirrors.data0.write_mostly: invalid value "yes": expected `auto`, or a list of member names (`[]` for none)"#,
     ),
     (
         "writecache-on-data-pv.yaml",
@@ -219,7 +371,7 @@ fn all_errors_are_reported_at_once() {
 
 #[test]
 fn oversized_and_hostile_yaml_is_refused_cleanly() {
-    let big = format!("version: 1\n# {}\n", "x".repeat(2 << 20));
+    let big = format!("version: 1\n# {}\n", "x".repeat(10 << 20));
     let e = load_str("big.yaml", &big).unwrap_err();
     assert!(e.0[0].message.contains("at most 1048576 bytes"), "{e}");
     // An alias bomb: serde_yaml bounds expansion; whatever happens, no panic and an error.
@@ -241,4 +393,35 @@ fn good_config_resolves_references_and_sizes() {
     let wc = lv.writecache.as_ref().unwrap();
     assert_eq!(wc.size, 32 << 30);
     assert_eq!(wc.settings_arg(), "high_watermark=50 writeback_jobs=1024");
+}
+
+#[test]
+fn commands_are_argv_never_a_shell() {
+    // Everything hyraid runs goes through Host::run(argv); nothing builds a shell command line.
+    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out)
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p)
+            }
+        }
+    }
+    let mut files = vec![];
+    walk(Path::new("src"), &mut files);
+    assert!(files.len() > 20);
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        for bad in ["Command::new(\"sh\")", "Command::new(\"bash\")", "\"-c\""] {
+            assert!(!text.contains(bad), "{} contains {bad}", f.display());
+        }
+        if !f.ends_with("host/real.rs") {
+            assert!(
+                !text.contains("std::process::Command"),
+                "{}: only the real host spawns processes",
+                f.display()
+            );
+        }
+    }
 }

@@ -118,6 +118,19 @@ pub fn load_str(name: &str, text: &str) -> Result<Desired, ConfigErrors> {
                 .unwrap_or((1, 1));
             let msg = e.to_string();
             let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
+            if msg.contains("number out of range") {
+                let path = msg.split(": ").next().unwrap_or("(file)").to_string();
+                return Err(ConfigErrors(vec![err_at(
+                    line,
+                    col,
+                    &path,
+                    "number is too large (more than 2^64-1)".into(),
+                    Some(
+                        "sizes are bytes up to 16 EiB; write a size with a unit, e.g. `2TiB`"
+                            .into(),
+                    ),
+                )]));
+            }
             return Err(ConfigErrors(vec![err_at(
                 line,
                 col,
@@ -137,6 +150,24 @@ pub fn load_str(name: &str, text: &str) -> Result<Desired, ConfigErrors> {
         )]));
     }
     let positions = Positions::index(text);
+    if !positions.duplicates.is_empty() {
+        return Err(ConfigErrors(
+            positions
+                .duplicates
+                .iter()
+                .map(|(ptr, pos)| {
+                    let key = ptr.rsplit('/').next().unwrap_or("").replace("~1", "/").replace("~0", "~");
+                    err_at(
+                        pos.line,
+                        pos.col,
+                        &path_of(ptr),
+                        format!("key `{key}` appears twice in the same mapping"),
+                        Some("YAML would silently keep only the last one; remove or rename one of them".into()),
+                    )
+                })
+                .collect(),
+        ));
+    }
     // 2. Schema: shape, types and unknown keys, all errors at once.
     let schema_errors = validate::schema_errors(&value, &positions, name);
     if !schema_errors.is_empty() {

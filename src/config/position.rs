@@ -18,6 +18,8 @@ pub struct Positions {
     values: HashMap<String, Pos>,
     /// Where the key that introduces a path starts (mapping entries only).
     keys: HashMap<String, Pos>,
+    /// Keys that appear twice in one mapping: (pointer, position of the second).
+    pub duplicates: Vec<(String, Pos)>,
 }
 
 impl Positions {
@@ -119,7 +121,9 @@ impl Recorder {
                         _ => String::from("?"),
                     };
                     let p = format!("{path}/{}", escape_segment(&name));
-                    self.out.keys.insert(p, Self::pos(mark));
+                    if self.out.keys.insert(p.clone(), Self::pos(mark)).is_some() {
+                        self.out.duplicates.push((p, Self::pos(mark)));
+                    }
                     *key = Some(name);
                     None
                 }

@@ -41,9 +41,35 @@ fn allowed_keys(schema: &serde_json::Value, pointer: &str) -> Vec<String> {
 
 /// What a value at this place must look like, for messages about untagged alternatives.
 fn expectation(pointer: &str) -> &'static str {
-    let last = pointer.rsplit('/').next().unwrap_or("");
-    let parent = pointer.rsplit('/').nth(1).unwrap_or("");
+    let segs: Vec<&str> = pointer.split('/').skip(1).collect();
+    let last = segs.last().copied().unwrap_or("");
+    let parent = if segs.len() >= 2 {
+        segs[segs.len() - 2]
+    } else {
+        ""
+    };
+    if segs.is_empty() {
+        return "a mapping that starts with `version: 1`";
+    }
+    if matches!(
+        segs.as_slice(),
+        ["disks", _] | ["mirrors", _] | ["volume_groups", _] | ["volume_groups", _, "lvs", _]
+    ) {
+        return "a mapping of settings for this object";
+    }
     match (parent, last) {
+        ("", "version") => "`1`",
+        ("", "disks") => "a mapping of disk names to `{ id: … }`",
+        ("", "mirrors") => "a mapping of mirror names to `{ members: […] }`",
+        ("", "volume_groups") => "a mapping of VG names to `{ pvs: […], lvs: {…} }`",
+        ("", "host") => "a hostname",
+        (_, "lvs") => "a mapping of LV names to `{ size: … }`",
+        (_, "members") | (_, "pvs") => "a list of names",
+        (_, "write_behind") => "a whole number from 0 to 16383",
+        (_, "stripes") => "a whole number from 1 to 128",
+        (_, "settings") => "a mapping of setting names to values",
+        (_, "partitions") => "a list of `{ name, size }`",
+        (_, "id") | (_, "serial") | (_, "name") => "a string",
         (_, "write_cache") => "`on` or `off`",
         (_, "write_mostly") => "`auto`, or a list of member names (`[]` for none)",
         (_, "bitmap") => "`none`, or `{ chunk: SIZE }`",
@@ -345,11 +371,11 @@ pub(super) fn semantic(
         }
         if let Some(i) = &id {
             let pi = format!("{p}/id");
-            if i.is_empty()
-                || i.contains('/')
-                || i.starts_with('.')
-                || i.chars().any(|ch| ch.is_whitespace() || ch.is_control())
-            {
+            // udev's by-id names: letters, digits and a few separators; nothing a shell interprets.
+            let by_id_chars = i
+                .chars()
+                .all(|ch| ch.is_ascii_alphanumeric() || "._:+@=,#-".contains(ch));
+            if i.is_empty() || i.starts_with('.') || !by_id_chars {
                 c.err(
                     &pi,
                     false,
@@ -452,6 +478,15 @@ pub(super) fn semantic(
                     false,
                     format!("`{member}` refers to a partition; partitions are not supported yet"),
                     Some("use the whole disk's name".into()),
+                );
+                continue;
+            }
+            if raw.mirrors.contains_key(member) {
+                c.err(
+                    &mp,
+                    false,
+                    format!("`{member}` is a mirror; the members of a mirror are disks"),
+                    Some("md RAID1 over other arrays is not supported: list disks here".into()),
                 );
                 continue;
             }
@@ -744,10 +779,17 @@ pub(super) fn semantic(
                 for (k, v) in &wc.settings {
                     let v = v.render();
                     if let Err(msg) = check_writecache_setting(k, &v) {
-                        let hint = nearest(k, WC_KEYS.iter()).map(|n| format!("did you mean `{n}`?")).or_else(|| Some(format!("lvm2 2.03.16 knows: {}", WC_KEYS.join(", "))));
+                        let hint = if WC_KEYS.contains(&k.as_str()) {
+                            None
+                        } else {
+                            nearest(k, WC_KEYS.iter()).map(|n| format!("did you mean `{n}`?")).or_else(|| Some(format!("lvm2 2.03.16 knows: {}", WC_KEYS.join(", "))))
+                        };
                         c.err(&format!("{wp}/settings/{}", seg(k)), true, msg, hint);
                     }
                     settings.insert(k.clone(), v);
+                }
+                if settings.get("fua").is_some_and(|v| v == "1") && settings.get("nofua").is_some_and(|v| v == "1") {
+                    c.err(&format!("{wp}/settings/nofua"), true, "`fua` and `nofua` exclude each other", Some("set one of them".into()));
                 }
                 if let (Some(h), Some(l)) = (settings.get("high_watermark"), settings.get("low_watermark"))
                     && let (Ok(h), Ok(l)) = (h.parse::<u64>(), l.parse::<u64>())
