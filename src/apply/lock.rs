@@ -22,6 +22,20 @@ pub struct Lock {
 }
 
 impl Lock {
+    /// The pid of a running apply that holds the lock, if any (does not take the lock).
+    pub fn holder(path: &Path) -> Option<String> {
+        let file = File::open(path).ok()?;
+        match Flock::lock(file, FlockArg::LockSharedNonblock) {
+            Ok(_) => None,
+            Err((mut f, Errno::EWOULDBLOCK)) => {
+                let mut pid = String::new();
+                let _ = f.read_to_string(&mut pid);
+                Some(pid.trim().to_string())
+            }
+            Err(_) => None,
+        }
+    }
+
     pub fn acquire(path: &Path) -> Result<Lock, LockError> {
         if let Some(dir) = path.parent() {
             let _ = std::fs::create_dir_all(dir);

@@ -119,6 +119,21 @@ enum Machine {
 }
 
 impl Machine {
+    /// One apply at a time per machine (per snapshot file when simulated).
+    fn lock_path(&self) -> PathBuf {
+        match self {
+            Machine::Real(_) => PathBuf::from("/run/lock/hyraid.lock"),
+            Machine::Sim(_, p) => p.with_extension("lock"),
+        }
+    }
+
+    fn journal_path(&self) -> PathBuf {
+        match self {
+            Machine::Real(_) => PathBuf::from("/var/log/hyraid/journal.jsonl"),
+            Machine::Sim(_, p) => p.with_extension("journal.jsonl"),
+        }
+    }
+
     fn host(&self) -> &dyn Host {
         match self {
             Machine::Real(h) => h,
@@ -209,6 +224,11 @@ fn dispatch(cli: Cli) -> Result<u8, CliError> {
         } => {
             let d = load(&file)?;
             let m = machine(&cli.sim)?;
+            if let Some(pid) = Lock::holder(&m.lock_path()) {
+                eprintln!(
+                    "warning: an apply (pid {pid}) is running on this machine; this plan shows the machine in the middle of it — plan again when it has finished"
+                );
+            }
             let obs = apply::observe_for(m.host(), Some(&d))
                 .map_err(|e| msg(format!("cannot observe the machine: {e}")))?;
             let p = plan(&d, &obs, Policy { allow_destroy }).map_err(|e| msg(e.to_string()))?;
@@ -274,13 +294,7 @@ fn apply_cmd(
 ) -> Result<u8, CliError> {
     let m = machine(sim)?;
     let host = m.host();
-    let (lock_path, default_journal) = match &m {
-        Machine::Real(_) => (
-            PathBuf::from("/run/lock/hyraid.lock"),
-            PathBuf::from("/var/log/hyraid/journal.jsonl"),
-        ),
-        Machine::Sim(_, p) => (p.with_extension("lock"), p.with_extension("journal.jsonl")),
-    };
+    let (lock_path, default_journal) = (m.lock_path(), m.journal_path());
     let _lock = if dry_run {
         None
     } else {
