@@ -79,6 +79,12 @@ enum Cmd {
     },
     /// Print the JSON Schema of the configuration file.
     Schema,
+    /// Write a configuration describing what is on the machine now (adopt a hand-built box).
+    Import {
+        /// Write to FILE instead of standard output (an existing file is never overwritten).
+        #[arg(short = 'o', long = "out")]
+        out: Option<PathBuf>,
+    },
 }
 
 #[derive(Debug)]
@@ -186,6 +192,27 @@ fn dispatch(cli: Cli) -> Result<u8, CliError> {
                 d.volume_groups.len(),
                 d.volume_groups.values().map(|v| v.lvs.len()).sum::<usize>()
             );
+            Ok(0)
+        }
+        Cmd::Import { out } => {
+            let m = machine(&cli.sim)?;
+            let obs = apply::observe_for(m.host(), None)
+                .map_err(|e| msg(format!("cannot observe the machine: {e}")))?;
+            let imp = config::import::import(&obs);
+            let text = config::import::to_yaml(&imp);
+            for s in &imp.skipped {
+                eprintln!("not imported: {s}");
+            }
+            match out {
+                Some(p) if p.exists() => {
+                    return Err(msg(format!(
+                        "{} exists; hyraid import does not overwrite files",
+                        p.display()
+                    )));
+                }
+                Some(p) => write_out(&p, &text)?,
+                None => print!("{text}"),
+            }
             Ok(0)
         }
         Cmd::Schema => {
