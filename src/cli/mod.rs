@@ -77,6 +77,14 @@ enum Cmd {
         #[arg(long, value_name = "FILE")]
         capture: Option<PathBuf>,
     },
+    /// Health (degraded, resyncing, failed members, dirty writecache, drive caches) and lints, with
+    /// the reason and the fix. Exit 0 healthy, 1 error, 2 degraded or lint findings.
+    Status {
+        /// The machine's file (adds checks of the disks and drive caches it names).
+        file: Option<PathBuf>,
+        #[arg(long, value_enum, default_value = "text")]
+        format: StatusFormat,
+    },
     /// Print the JSON Schema of the configuration file.
     Schema,
     /// Write a configuration describing what is on the machine now (adopt a hand-built box).
@@ -85,6 +93,12 @@ enum Cmd {
         #[arg(short = 'o', long = "out")]
         out: Option<PathBuf>,
     },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum StatusFormat {
+    Text,
+    Json,
 }
 
 #[derive(Debug)]
@@ -214,6 +228,29 @@ fn dispatch(cli: Cli) -> Result<u8, CliError> {
                 None => print!("{text}"),
             }
             Ok(0)
+        }
+        Cmd::Status { file, format } => {
+            let d = file.as_deref().map(load).transpose()?;
+            let m = machine(&cli.sim)?;
+            let obs = apply::observe_for(m.host(), d.as_ref())
+                .map_err(|e| msg(format!("cannot observe the machine: {e}")))?;
+            // mdadm reads /etc/mdadm.conf when it exists, else /etc/mdadm/mdadm.conf.
+            let conf = ["/etc/mdadm.conf", "/etc/mdadm/mdadm.conf"]
+                .iter()
+                .find_map(|p| m.host().read_file(p).ok());
+            let findings = crate::plan::lint::status(&obs, d.as_ref(), conf.as_deref());
+            let code = crate::plan::lint::exit_code(&findings);
+            match format {
+                StatusFormat::Text => print!("{}", crate::plan::lint::render_text(&findings)),
+                StatusFormat::Json => println!(
+                    "{}",
+                    serde_json::to_string_pretty(
+                        &serde_json::json!({ "exit": code, "findings": findings })
+                    )
+                    .unwrap()
+                ),
+            }
+            Ok(code)
         }
         Cmd::Schema => {
             println!(

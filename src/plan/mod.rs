@@ -3,6 +3,7 @@
 
 mod diff;
 pub mod fingerprint;
+pub mod lint;
 pub mod step;
 
 pub use diff::plan;

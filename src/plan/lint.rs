@@ -1,0 +1,319 @@
+//! `hyraid status`: health of the arrays, LVs and drive caches, and lints from the field's
+//! practice, each with the reason and the fix. Pure: observation (+ the file, + mdadm.conf) in,
+//! findings out.
+
+use crate::config::Desired;
+use crate::config::size::human;
+use crate::observe::{DevKind, Observed};
+use serde::Serialize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Lint,
+    Degraded,
+    Error,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    pub severity: Severity,
+    pub object: String,
+    pub message: String,
+    pub reason: String,
+    pub fix: String,
+}
+
+/// Exit code of `hyraid status`: 0 healthy, 1 error, 2 degraded or lint findings.
+pub fn exit_code(findings: &[Finding]) -> u8 {
+    match findings.iter().map(|f| f.severity).max() {
+        Some(Severity::Error) => 1,
+        Some(Severity::Degraded) | Some(Severity::Lint) => 2,
+        _ => 0,
+    }
+}
+
+/// UUIDs of the ARRAY lines of an mdadm.conf, as 32 lowercase hex digits.
+pub fn mdadm_conf_uuids(conf: &str) -> Vec<String> {
+    conf.lines()
+        .filter(|l| l.trim_start().starts_with("ARRAY"))
+        .filter_map(|l| {
+            l.split_whitespace()
+                .find_map(|w| w.strip_prefix("UUID=").or_else(|| w.strip_prefix("uuid=")))
+        })
+        .map(norm_uuid)
+        .collect()
+}
+
+/// `2a5bd1d0:4b8a6c55:…` (mdadm) and `2a5bd1d0-4b8a-…` (sysfs) → the same 32 hex digits.
+pub fn norm_uuid(u: &str) -> String {
+    u.chars()
+        .filter(|c| c.is_ascii_hexdigit())
+        .collect::<String>()
+        .to_lowercase()
+}
+
+pub fn status(o: &Observed, desired: Option<&Desired>, mdadm_conf: Option<&str>) -> Vec<Finding> {
+    let mut f = Vec::new();
+    let mut add = |severity, object: String, message: String, reason: &str, fix: &str| {
+        f.push(Finding {
+            severity,
+            object,
+            message,
+            reason: reason.into(),
+            fix: fix.into(),
+        });
+    };
+    let conf_uuids = mdadm_conf.map(mdadm_conf_uuids).unwrap_or_default();
+    for a in &o.arrays {
+        let object = a
+            .name
+            .clone()
+            .map(|n| format!("mirror {n}"))
+            .unwrap_or(format!("array /dev/{}", a.kname));
+        if a.array_state == "inactive" {
+            add(
+                Severity::Error,
+                object.clone(),
+                "array is inactive (not running)".into(),
+                "an inactive array serves no I/O",
+                "assemble it: `mdadm --assemble --scan`, then check `hyraid status`",
+            );
+            continue;
+        }
+        for m in a.members.iter().filter(|m| m.faulty()) {
+            add(
+                Severity::Degraded,
+                object.clone(),
+                format!("member /dev/{} has failed", m.kname),
+                "a failed member holds no current copy",
+                "replace the disk: name the new disk in the file and run `hyraid apply`",
+            );
+        }
+        let working = a
+            .members
+            .iter()
+            .filter(|m| m.has("in_sync") && !m.faulty())
+            .count() as u32;
+        if a.degraded > 0 || working < a.raid_disks {
+            add(
+                Severity::Degraded,
+                object.clone(),
+                format!("degraded: {working} of {} members in sync", a.raid_disks),
+                "one more failure loses data",
+                "replace or re-add the missing member (`hyraid apply` adds a disk named in the file)",
+            );
+        }
+        if !a.is_idle() {
+            let pct = a
+                .sync_completed
+                .map(|(d, t)| format!(" {:.1}%", d as f64 * 100.0 / t.max(1) as f64))
+                .unwrap_or_default();
+            add(
+                Severity::Info,
+                object.clone(),
+                format!("{}{pct} in progress", a.sync_action),
+                "redundancy is complete only when it finishes",
+                "wait; `cat /proc/mdstat` shows the speed",
+            );
+        }
+        // Lints.
+        let rot: Vec<(bool, bool)> = a
+            .members
+            .iter()
+            .filter(|m| !m.faulty())
+            .filter_map(|m| o.device(&m.kname).map(|d| (d.rotational, m.write_mostly())))
+            .collect();
+        let mixed = rot.iter().any(|(r, _)| !r) && rot.iter().any(|(r, _)| *r);
+        if mixed && rot.iter().any(|(r, wm)| *r && !wm) {
+            add(
+                Severity::Lint,
+                object.clone(),
+                "a rotational member is not write-mostly in a mirror with an SSD".into(),
+                "md may serve reads from the HDD: random reads at HDD speed (16-19x slower at queue depth 1)",
+                "mark it write-mostly: `write_mostly: auto` in the file and `hyraid apply`",
+            );
+        }
+        let large = a.size_kib * 1024 >= 100 << 30;
+        match &a.bitmap {
+            None => add(
+                Severity::Lint,
+                object.clone(),
+                "no write-intent bitmap".into(),
+                "every unclean shutdown means a full resync, and a dropped member a full rebuild",
+                "add one: `bitmap: { chunk: 64MiB }` and `hyraid apply`",
+            ),
+            Some(b) if large && b.chunk < 64 << 20 => add(
+                Severity::Lint,
+                object.clone(),
+                format!(
+                    "bitmap chunk {} on a {} array",
+                    human(b.chunk),
+                    human(a.size_kib * 1024)
+                ),
+                "small chunks cost random-write speed and buy little on large members",
+                "use `bitmap: { chunk: 64MiB }` or larger",
+            ),
+            _ => {}
+        }
+        if a.bitmap.as_ref().is_some_and(|b| b.backlog > 0)
+            && !a.members.iter().any(|m| m.write_mostly())
+        {
+            add(
+                Severity::Lint,
+                object.clone(),
+                "write-behind is set but no member is write-mostly".into(),
+                "write-behind only applies to write-mostly members; the setting waits to surprise you",
+                "set `write_behind: 0`, or mark the slow member write-mostly",
+            );
+        }
+        if let Some(u) = &a.uuid {
+            if !conf_uuids.contains(&norm_uuid(u)) {
+                add(
+                    Severity::Lint,
+                    object.clone(),
+                    "not listed in mdadm.conf".into(),
+                    "after a reboot it may come up under another name (md127, or NAME_0 from another host)",
+                    "add its line from `mdadm --detail --scan` to /etc/mdadm/mdadm.conf and run `update-initramfs -u`",
+                );
+            }
+        }
+    }
+    for l in o.lvm.lvs.iter().filter(|l| !l.hidden) {
+        let Some(wc) = &l.writecache else { continue };
+        let object = format!("lv {}/{}", l.vg, l.name);
+        if let Some(n) = wc.writeback_blocks.filter(|n| *n > 0) {
+            add(
+                Severity::Info,
+                object.clone(),
+                format!("writecache holds {n} blocks not yet written back"),
+                "they live only on the cache device until written back",
+                "nothing to do; `lvconvert --splitcache` flushes them when needed",
+            );
+        }
+        if let Some(cv) = o.lv(&l.vg, &wc.cachevol) {
+            let lone: Vec<&String> = cv.extents.keys().filter(|k| o.array(k).is_none()).collect();
+            if !lone.is_empty() {
+                add(
+                    Severity::Lint,
+                    object.clone(),
+                    format!(
+                        "writecache on a non-redundant device ({})",
+                        lone.iter()
+                            .map(|k| format!("/dev/{k}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                    "dirty data lives only there until written back; losing that device loses it and makes the LV unactivatable",
+                    "put the cache volume on an SSD mirror (a `mirrors:` entry of two SSDs)",
+                );
+            }
+        }
+    }
+    if let Some(d) = desired {
+        for s in d.disks.values() {
+            let dev = s.id.as_ref().and_then(|i| o.by_id(i)).or_else(|| {
+                s.serial.as_ref().and_then(|sr| {
+                    o.block_devices
+                        .iter()
+                        .find(|b| b.kind == DevKind::Disk && b.serial.as_ref() == Some(sr))
+                })
+            });
+            let object = format!("disk {}", s.name);
+            let Some(dev) = dev else {
+                add(
+                    Severity::Error,
+                    object,
+                    format!(
+                        "not present ({})",
+                        s.id.clone().or(s.serial.clone()).unwrap_or_default()
+                    ),
+                    "a disk the file names is missing",
+                    "check cabling, or replace it in the file",
+                );
+                continue;
+            };
+            if let Some(want) = s.write_cache {
+                let cur = dev.write_cache.and_then(|w| w.enabled);
+                if cur != Some(want) {
+                    add(
+                        Severity::Lint,
+                        object.clone(),
+                        format!(
+                            "drive write cache is {}, the file says {}",
+                            cur.map(|c| if c { "on" } else { "off" })
+                                .unwrap_or("unknown"),
+                            if want { "on" } else { "off" }
+                        ),
+                        "the setting is volatile: a power cycle resets it",
+                        "run `hyraid apply`",
+                    );
+                }
+                if want {
+                    add(
+                        Severity::Lint,
+                        object,
+                        "drive write cache is on, but nothing makes it persistent".into(),
+                        "hdparm -W is lost at every power cycle; hyraid does not install a boot-time rule yet",
+                        "run `hyraid apply` at boot (e.g. from a systemd unit) until persistence is built in",
+                    );
+                }
+            }
+        }
+    }
+    f.sort_by(|a, b| b.severity.cmp(&a.severity).then(a.object.cmp(&b.object)));
+    f
+}
+
+pub fn render_text(findings: &[Finding]) -> String {
+    if findings.is_empty() {
+        return "Healthy: no findings.\n".into();
+    }
+    let mut o = String::new();
+    for x in findings {
+        let tag = match x.severity {
+            Severity::Error => "ERROR",
+            Severity::Degraded => "DEGRADED",
+            Severity::Lint => "lint",
+            Severity::Info => "info",
+        };
+        o.push_str(&format!(
+            "{tag:>8}  {}: {}\n          why: {}\n          fix: {}\n",
+            x.object, x.message, x.reason, x.fix
+        ));
+    }
+    let count = |s| findings.iter().filter(|f| f.severity == s).count();
+    o.push_str(&format!(
+        "\n{} error(s), {} degraded, {} lint(s), {} info.\n",
+        count(Severity::Error),
+        count(Severity::Degraded),
+        count(Severity::Lint),
+        count(Severity::Info)
+    ));
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mdadm_conf_uuid_forms_match() {
+        let conf = "HOMEHOST <system>\nARRAY /dev/md/data0 metadata=1.2 name=hyraid-vm:data0 UUID=263e1fc9:5e52a71e:0141a8e8:fe8e251e\n# ARRAY commented\n";
+        assert_eq!(
+            mdadm_conf_uuids(conf),
+            vec!["263e1fc95e52a71e0141a8e8fe8e251e"]
+        );
+        assert_eq!(
+            norm_uuid("263e1fc9-5e52-a71e-0141-a8e8fe8e251e"),
+            "263e1fc95e52a71e0141a8e8fe8e251e"
+        );
+        let scan = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/layout-three-arrays/mdadm-detail-scan-three.txt"
+        ))
+        .unwrap();
+        assert_eq!(mdadm_conf_uuids(&scan).len(), 3);
+    }
+}
