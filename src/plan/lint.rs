@@ -168,16 +168,16 @@ pub fn status(o: &Observed, desired: Option<&Desired>, mdadm_conf: Option<&str>)
                 "set `write_behind: 0`, or mark the slow member write-mostly",
             );
         }
-        if let Some(u) = &a.uuid {
-            if !conf_uuids.contains(&norm_uuid(u)) {
-                add(
-                    Severity::Lint,
-                    object.clone(),
-                    "not listed in mdadm.conf".into(),
-                    "after a reboot it may come up under another name (md127, or NAME_0 from another host)",
-                    "add its line from `mdadm --detail --scan` to /etc/mdadm/mdadm.conf and run `update-initramfs -u`",
-                );
-            }
+        if let Some(u) = &a.uuid
+            && !conf_uuids.contains(&norm_uuid(u))
+        {
+            add(
+                Severity::Lint,
+                object.clone(),
+                "not listed in mdadm.conf".into(),
+                "after a reboot it may come up under another name (md127, or NAME_0 from another host)",
+                "add its line from `mdadm --detail --scan` to /etc/mdadm/mdadm.conf and run `update-initramfs -u`",
+            );
         }
     }
     for l in o.lvm.lvs.iter().filter(|l| !l.hidden) {
