@@ -19,6 +19,8 @@ struct Case {
     before: hyraid::observe::Observed,
     /// Commands that remove something but are part of the change asked for.
     allowed_removals: Vec<String>,
+    /// What must hold once every resync has finished and apply ran once more.
+    finally: Option<fn(&hyraid::observe::Observed) -> bool>,
 }
 
 fn converged(name: &str) -> (Desired, SimHost) {
@@ -37,6 +39,7 @@ fn cases() -> Vec<Case> {
             desired: d,
             before: h.world(),
             allowed_removals: vec![],
+            finally: None,
         });
     }
     let (mut d, h) = converged("microserver-gen8");
@@ -46,6 +49,7 @@ fn cases() -> Vec<Case> {
         desired: d,
         before: h.world(),
         allowed_removals: vec![],
+        finally: None,
     });
 
     let (mut d, _) = example("microserver-gen8");
@@ -59,6 +63,7 @@ fn cases() -> Vec<Case> {
         desired: d,
         before: h.world(),
         allowed_removals: vec![],
+        finally: None,
     });
 
     let (mut d, h) = converged("microserver-gen8");
@@ -68,6 +73,7 @@ fn cases() -> Vec<Case> {
         desired: d,
         before: h.world(),
         allowed_removals: vec!["lvremove --yes vg0/nextcloud_wc".into()],
+        finally: None,
     });
 
     let (mut d, h) = converged("single-pair");
@@ -93,6 +99,49 @@ fn cases() -> Vec<Case> {
         desired: d,
         before: w,
         allowed_removals: vec![],
+        finally: None,
+    });
+
+    // Hot replace of a working HDD by a new disk named in the file.
+    let (mut d, h) = converged("single-pair");
+    let mut w = h.world();
+    let mut new: BlockDevice = w.device("sdb").unwrap().clone();
+    new.kname = "sdc".into();
+    new.maj_min = "8:32".into();
+    new.serial = Some("ZA4000099".into());
+    new.by_id = vec!["ata-ST500DM009-2F110A_ZA4000099".into()];
+    new.holders = vec![];
+    new.fstype = None;
+    new.signatures = Some(vec![]);
+    w.block_devices.push(new);
+    d.disks.get_mut("hdd").unwrap().id = Some("ata-ST500DM009-2F110A_ZA4000099".into());
+    v.push(Case {
+        name: "hot-replace a working HDD".into(),
+        desired: d,
+        before: w,
+        allowed_removals: vec![],
+        finally: Some(|o| {
+            let a = o.array_named("md-home").unwrap();
+            a.member("sdb").is_none()
+                && a.member("sdc")
+                    .is_some_and(|m| m.has("in_sync") && m.write_mostly())
+        }),
+    });
+
+    // The same HDD returns after it was failed and removed: re-added.
+    let (d, h) = converged("single-pair");
+    for c in [
+        "mdadm /dev/md/md-home --fail /dev/disk/by-id/ata-ST500DM009-2F110A_ZA4000001",
+        "mdadm /dev/md/md-home --remove /dev/disk/by-id/ata-ST500DM009-2F110A_ZA4000001",
+    ] {
+        assert_eq!(run(&h, &c.split(' ').collect::<Vec<_>>()).status, 0, "{c}");
+    }
+    v.push(Case {
+        name: "re-add a returning HDD".into(),
+        desired: d,
+        before: h.world(),
+        allowed_removals: vec![],
+        finally: None,
     });
 
     let (mut d, h) = converged("single-pair");
@@ -104,6 +153,7 @@ fn cases() -> Vec<Case> {
         desired: d,
         before: h.world(),
         allowed_removals: vec![],
+        finally: None,
     });
     v
 }
@@ -180,7 +230,25 @@ fn check_outcome(case: &Case, h: &SimHost, what: &str) {
         foreign(&case.before.normalized()),
         "{}: {what}: leftovers",
         case.name
+    ); // Time passes: every resync and copy finishes; one more apply; the final shape holds.
+    h.finish_syncs();
+    apply(h, &case.desired, Policy::default())
+        .unwrap_or_else(|e| panic!("{}: {what}: apply after the resync: {e}", case.name));
+    assert!(
+        plan_for(h, &case.desired, Policy::default())
+            .steps
+            .is_empty(),
+        "{}: {what}: residue after the resync",
+        case.name
     );
+    if let Some(f) = case.finally {
+        assert!(
+            f(&h.world()),
+            "{}: {what}: final state {:?}",
+            case.name,
+            h.world().arrays
+        );
+    }
     let now = h.world();
     let after = holdings(&now);
     for (uuid, size) in holdings(&case.before) {

@@ -127,6 +127,7 @@ fn with_content(kind: &str, offset: &str) -> (hyraid::config::Desired, SimHost) 
     hdd.signatures = Some(vec![Signature {
         offset: offset.into(),
         kind: kind.into(),
+        uuid: None,
     }]);
     hdd.fstype = Some(kind.into());
     (d, SimHost::new(w))

@@ -93,6 +93,9 @@ pub struct Signature {
     pub offset: String,
     #[serde(rename = "type")]
     pub kind: String,
+    /// For an md superblock: the array's UUID (lets a returning member be re-added).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uuid: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

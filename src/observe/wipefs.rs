@@ -16,6 +16,8 @@ struct Raw {
     offset: Flex,
     #[serde(default, rename = "type")]
     kind: Flex,
+    #[serde(default)]
+    uuid: Flex,
 }
 
 pub fn argv(dev: &str) -> Vec<String> {
@@ -42,6 +44,9 @@ pub fn parse(text: &str) -> Result<Vec<Signature>, ParseError> {
         .map(|r| Signature {
             offset: r.offset.string(),
             kind: r.kind.string(),
+            uuid: (r.kind.text() == Some("linux_raid_member"))
+                .then(|| r.uuid.string())
+                .filter(|u| !u.is_empty()),
         })
         .collect())
 }
@@ -60,7 +65,8 @@ mod tests {
             parse(&fx("wipefs-n-json-ext4.json")).unwrap(),
             vec![Signature {
                 offset: "0x438".into(),
-                kind: "ext4".into()
+                kind: "ext4".into(),
+                uuid: None
             }]
         );
         assert!(parse(&fx("wipefs-n-json-blank.json")).unwrap().is_empty());

@@ -456,23 +456,49 @@ impl<'a> Planner<'a> {
             self.blocked.insert(m.name.clone());
             return out;
         }
-        // Members: by kernel name.
+        // Members. A disk the file names that is not in the array joins it: back into its old
+        // place when it carries this array's superblock (--re-add), into a free slot (--add), or
+        // in place of a working member the file no longer names (--replace, no loss of redundancy).
+        let file_knames: BTreeSet<String> = self
+            .disks
+            .values()
+            .filter_map(|r| r.dev.map(|d| d.kname.clone()))
+            .collect();
+        let in_file = |kname: &str| file_knames.contains(kname);
+        let array_uuid = a.uuid.as_deref().map(crate::plan::lint::norm_uuid);
         let mut present: Vec<(&String, &str)> = Vec::new();
+        let mut joining: Vec<(&String, Option<Vec<String>>)> = Vec::new();
+        let mut spares: Vec<&String> = Vec::new(); // None = re-add
         for name in &m.members {
             let r = &self.disks[name];
-            match r.dev {
-                Some(dev) if a.member(&dev.kname).is_some_and(|x| !x.faulty()) => {
-                    present.push((name, dev.kname.as_str()))
+            let Some(dev) = r.dev else {
+                self.notes.push(format!(
+                    "mirror {}: disk {name} ({}) is not present; the array runs without it",
+                    m.name, r.path
+                ));
+                continue;
+            };
+            match a.member(&dev.kname) {
+                // A spare without a slot: added by an interrupted hot replace; finish it.
+                Some(x)
+                    if !x.faulty()
+                        && x.slot.is_none()
+                        && x.has("spare")
+                        && !x.has("replacement") =>
+                {
+                    present.push((name, dev.kname.as_str()));
+                    spares.push(name);
                 }
-                Some(dev) => {
-                    let free_slot = a
-                        .members
-                        .iter()
-                        .filter(|x| !x.faulty() && x.slot.is_some())
-                        .count()
-                        < a.raid_disks as usize;
-                    if !free_slot {
-                        self.refuse(&object, format!("disk {name} (/dev/{}) is not a member and the array has no free slot", dev.kname), "replacing a working member is not supported yet; remove the old member by hand first");
+                Some(x) if !x.faulty() => present.push((name, dev.kname.as_str())),
+                Some(_) => joining.push((name, None)),
+                None => {
+                    let ours = dev.signatures.iter().flatten().any(|s| {
+                        s.kind == "linux_raid_member"
+                            && s.uuid.as_deref().map(crate::plan::lint::norm_uuid) == array_uuid
+                            && array_uuid.is_some()
+                    });
+                    if ours && dev.holders.is_empty() {
+                        joining.push((name, None));
                         continue;
                     }
                     match self.usable(r) {
@@ -482,36 +508,143 @@ impl<'a> Planner<'a> {
                             format!("{} carries {} — adding it to mirror {} destroys that", r.path, found.join(", "), m.name),
                             "check the disk holds nothing you need, then run with --allow-destroy",
                         ),
-                        Ok(found) => {
-                            if !found.is_empty() {
-                                out.push(ps(Step::WipeSignatures { disk: name.clone(), device: r.path.clone(), found: found.clone() }, Risk::Destroys, format!("erases {} before adding the disk", found.join(", "))));
-                            }
-                            out.push(ps(
-                                Step::AddMember { array: m.name.clone(), device: ArrayDevice { path: r.path.clone(), disk: name.clone(), write_mostly: wm.contains(name) } },
-                                Risk::Degrades,
-                                "the mirror is missing a member; it is rebuilt onto this disk (redundancy returns when recovery ends)",
-                            ));
-                        }
+                        Ok(found) => joining.push((name, Some(found))),
                     }
                 }
-                None => self.notes.push(format!(
-                    "mirror {}: disk {name} ({}) is not present; the array runs without it",
-                    m.name, r.path
-                )),
             }
         }
-        for x in &a.members {
-            let named = self
-                .disks
-                .values()
-                .any(|r| r.dev.is_some_and(|d| d.kname == x.kname));
-            if !named && !x.faulty() {
-                self.notes.push(format!(
-                    "mirror {}: member /dev/{} is not in the file; left as it is",
-                    m.name, x.kname
+        if a.members.iter().any(|x| x.faulty()) {
+            out.push(ps(
+                Step::RemoveFailed {
+                    array: m.name.clone(),
+                },
+                Risk::Safe,
+                "failed members hold no current copy; removing them frees their slots",
+            ));
+        }
+        let active = a
+            .members
+            .iter()
+            .filter(|x| !x.faulty() && x.slot.is_some())
+            .count();
+        let mut free = (a.raid_disks as usize).saturating_sub(active);
+        let mut leaving: Vec<&crate::observe::MdMember> = a
+            .members
+            .iter()
+            .filter(|x| {
+                !x.faulty() && x.has("in_sync") && !x.has("want_replacement") && !in_file(&x.kname)
+            })
+            .collect();
+        let mut replaced = false;
+        let joins = !joining.is_empty();
+        for (name, kind) in joining {
+            let r = &self.disks[name];
+            let device = ArrayDevice {
+                path: r.path.clone(),
+                disk: name.clone(),
+                write_mostly: wm.contains(name),
+            };
+            if let Some(found) = kind.as_ref().filter(|f| !f.is_empty()) {
+                out.push(ps(
+                    Step::WipeSignatures {
+                        disk: name.clone(),
+                        device: r.path.clone(),
+                        found: found.clone(),
+                    },
+                    Risk::Destroys,
+                    format!(
+                        "erases {} before the disk joins the mirror",
+                        found.join(", ")
+                    ),
                 ));
             }
+            if free > 0 {
+                free -= 1;
+                out.push(match kind {
+                    None => ps(Step::ReAddMember { array: m.name.clone(), device }, Risk::Degrades, "this disk was a member of the mirror: re-added, only the blocks the bitmap marks as changed are copied"),
+                    Some(_) => ps(Step::AddMember { array: m.name.clone(), device }, Risk::Degrades, "the mirror is missing a member; it is rebuilt onto this disk (redundancy returns when recovery ends)"),
+                });
+            } else if let Some(old) = leaving.pop() {
+                let old_path = self
+                    .o
+                    .device(&old.kname)
+                    .and_then(|d| {
+                        d.by_id
+                            .iter()
+                            .find(|i| i.starts_with("wwn-"))
+                            .or(d.by_id.first())
+                    })
+                    .map(|i| format!("/dev/disk/by-id/{i}"))
+                    .unwrap_or(format!("/dev/{}", old.kname));
+                out.push(ps(Step::ReplaceMember { array: m.name.clone(), old: old_path, new: device, spare_added: false },
+                    Risk::Safe,
+                    format!("/dev/{} is no longer in the file: {name} is copied in its place while it stays in service, so redundancy never drops", old.kname),
+                ));
+                replaced = true;
+            } else {
+                self.refuse(
+                    &object,
+                    format!("disk {name} is not a member and the array has no free slot"),
+                    "name the member it replaces out of the file, or grow the array by hand",
+                );
+            }
         }
+        for name in spares {
+            let Some(old) = leaving.pop() else { break };
+            let r = &self.disks[name];
+            let old_path = self
+                .o
+                .device(&old.kname)
+                .and_then(|d| {
+                    d.by_id
+                        .iter()
+                        .find(|i| i.starts_with("wwn-"))
+                        .or(d.by_id.first())
+                })
+                .map(|i| format!("/dev/disk/by-id/{i}"))
+                .unwrap_or(format!("/dev/{}", old.kname));
+            out.push(ps(
+                Step::ReplaceMember {
+                    array: m.name.clone(),
+                    old: old_path,
+                    new: ArrayDevice {
+                        path: r.path.clone(),
+                        disk: name.clone(),
+                        write_mostly: wm.contains(name),
+                    },
+                    spare_added: true,
+                },
+                Risk::Safe,
+                format!(
+                    "{name} is already a spare: the interrupted replacement of /dev/{} continues",
+                    old.kname
+                ),
+            ));
+            replaced = true;
+        }
+        if replaced {
+            out.push(ps(
+                Step::WaitIdle {
+                    array: m.name.clone(),
+                },
+                Risk::Safe,
+                "the replaced member is failed out when the copy is complete",
+            ));
+            out.push(ps(
+                Step::RemoveFailed {
+                    array: m.name.clone(),
+                },
+                Risk::Safe,
+                "the replaced member leaves the array",
+            ));
+        }
+        for x in leaving {
+            self.notes.push(format!(
+                "mirror {}: member /dev/{} is not in the file; left as it is",
+                m.name, x.kname
+            ));
+        }
+
         if a.degraded > 0 {
             self.notes.push(format!(
                 "mirror {}: degraded ({} member(s) missing)",
@@ -567,7 +700,7 @@ impl<'a> Planner<'a> {
             (w, h) => w.is_some() != h.is_some(),
         };
         if recreate {
-            if !a.is_idle() {
+            if (!a.is_idle() || joins) && !replaced {
                 out.push(ps(
                     Step::WaitIdle {
                         array: m.name.clone(),
@@ -575,7 +708,11 @@ impl<'a> Planner<'a> {
                     Risk::Safe,
                     format!(
                         "the kernel refuses bitmap changes while {} runs",
-                        a.sync_action
+                        if joins {
+                            "the recovery this plan starts"
+                        } else {
+                            a.sync_action.as_str()
+                        }
                     ),
                 ));
             }

@@ -126,6 +126,24 @@ pub enum Step {
         array: String,
         device: ArrayDevice,
     },
+    /// Put a former member back (`--re-add`: with a bitmap only changed blocks are copied).
+    ReAddMember {
+        array: String,
+        device: ArrayDevice,
+    },
+    /// Hot replace: add the new disk as a spare, then copy the old member onto it while it serves.
+    ReplaceMember {
+        array: String,
+        old: String,
+        new: ArrayDevice,
+        /// The new disk is already a spare in the array (an earlier apply added it).
+        #[serde(default)]
+        spare_added: bool,
+    },
+    /// Remove every failed member (`--remove failed` works even when the device node is gone).
+    RemoveFailed {
+        array: String,
+    },
     /// Set or clear write-mostly on a live member (sysfs; mdadm has no command for it).
     SetWriteMostly {
         array: String,
@@ -222,6 +240,16 @@ impl Step {
         format!("/dev/md/{array}")
     }
 
+    /// `mdadm /dev/md/NAME --add|--re-add [--write-mostly] DEV`
+    fn member_cmd(array: &str, op: &str, device: &ArrayDevice) -> Command {
+        let mut a = vec!["mdadm".to_string(), Self::md_path(array), op.into()];
+        if device.write_mostly {
+            a.push("--write-mostly".into());
+        }
+        a.push(device.path.clone());
+        Command::run_owned(a)
+    }
+
     /// The exact commands, in order.
     pub fn commands(&self) -> Vec<Command> {
         match self {
@@ -277,14 +305,36 @@ impl Step {
                 argv: vec!["mdadm".into(), "--wait".into(), Self::md_path(array)],
                 ok_exit: vec![0, 1],
             }],
-            Step::AddMember { array, device } => {
-                let mut a = vec!["mdadm".to_string(), Self::md_path(array), "--add".into()];
-                if device.write_mostly {
-                    a.push("--write-mostly".into());
-                }
-                a.push(device.path.clone());
-                vec![Command::run_owned(a)]
+            Step::AddMember { array, device } => vec![Self::member_cmd(array, "--add", device)],
+            Step::ReAddMember { array, device } => {
+                vec![Self::member_cmd(array, "--re-add", device)]
             }
+            Step::ReplaceMember {
+                array,
+                old,
+                new,
+                spare_added,
+            } => {
+                let mut c = Vec::new();
+                if !spare_added {
+                    c.push(Self::member_cmd(array, "--add", new));
+                }
+                c.push(Command::run_owned(vec![
+                    "mdadm".into(),
+                    Self::md_path(array),
+                    "--replace".into(),
+                    old.clone(),
+                    "--with".into(),
+                    new.path.clone(),
+                ]));
+                c
+            }
+            Step::RemoveFailed { array } => vec![Command::run_owned(vec![
+                "mdadm".into(),
+                Self::md_path(array),
+                "--remove".into(),
+                "failed".into(),
+            ])],
             Step::SetWriteMostly { md, member, on, .. } => vec![Command::Write {
                 path: format!("/sys/block/{md}/md/dev-{member}/state"),
                 value: if *on {
@@ -459,6 +509,7 @@ impl Step {
         match self {
             Step::CreateArray { .. }
             | Step::AddMember { .. }
+            | Step::ReAddMember { .. }
             | Step::AddBitmap { .. }
             | Step::CreatePv { .. }
             | Step::CreateVg { .. }
@@ -466,6 +517,7 @@ impl Step {
             | Step::CreateCachevol { .. }
             | Step::AttachWritecache { .. } => '+',
             Step::WipeSignatures { .. }
+            | Step::RemoveFailed { .. }
             | Step::RemoveBitmap { .. }
             | Step::DetachWritecache { .. }
             | Step::RemoveLv { .. }
@@ -484,6 +536,9 @@ impl Step {
             Step::CreateArray { array, .. }
             | Step::WaitIdle { array }
             | Step::AddMember { array, .. }
+            | Step::ReAddMember { array, .. }
+            | Step::ReplaceMember { array, .. }
+            | Step::RemoveFailed { array }
             | Step::SetWriteMostly { array, .. }
             | Step::SetWriteBehind { array, .. }
             | Step::RemoveBitmap { array }
@@ -541,6 +596,25 @@ impl Step {
                 )
             }
             Step::WaitIdle { .. } => "wait for resync/recovery to finish".into(),
+            Step::ReAddMember { device, .. } => format!(
+                "re-add {}{}",
+                device.disk,
+                if device.write_mostly {
+                    " (write-mostly)"
+                } else {
+                    ""
+                }
+            ),
+            Step::ReplaceMember { old, new, .. } => format!(
+                "replace {old} with {}{}",
+                new.disk,
+                if new.write_mostly {
+                    " (write-mostly)"
+                } else {
+                    ""
+                }
+            ),
+            Step::RemoveFailed { .. } => "remove failed members".into(),
             Step::AddMember { device, .. } => format!(
                 "add {}{}",
                 device.disk,

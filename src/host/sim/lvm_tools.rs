@@ -177,6 +177,7 @@ fn mark_pv(st: &mut SimState, k: &str) {
         d.signatures = Some(vec![Signature {
             offset: "0x218".into(),
             kind: "LVM2_member".into(),
+            uuid: None,
         }]);
     }
 }

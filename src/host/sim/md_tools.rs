@@ -35,9 +35,37 @@ fn data_offset(sectors: u64) -> u64 {
     (headroom + 8 + bm_space + 8).div_ceil(2048) * 2048
 }
 
+/// The md 1.2 superblock signature a member carries, with its array's UUID.
+fn member_signature(uuid: &Option<String>) -> Signature {
+    Signature {
+        offset: "0x1000".into(),
+        kind: "linux_raid_member".into(),
+        uuid: uuid.clone(),
+    }
+}
+
 pub fn finish_sync(a: &mut MdArray) {
     if a.sync_action == "idle" {
         return;
+    }
+    // A finished hot replace: the replacement takes the old member's slot, the old one is failed.
+    let replaced: Vec<(u32, String)> = a
+        .members
+        .iter()
+        .filter(|m| m.has("want_replacement"))
+        .filter_map(|m| Some((m.slot?, m.kname.clone())))
+        .collect();
+    for (slot, old) in replaced {
+        if let Some(new) = a.members.iter_mut().find(|m| m.has("replacement")) {
+            new.state.retain(|s| s != "replacement" && s != "spare");
+            new.state.insert(0, "in_sync".into());
+            new.slot = Some(slot);
+        }
+        if let Some(o) = a.members.iter_mut().find(|m| m.kname == old) {
+            o.state.retain(|s| s == "write_mostly");
+            o.state.insert(0, "faulty".into());
+            o.slot = None;
+        }
     }
     for m in a
         .members
@@ -131,7 +159,10 @@ pub fn mdadm(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> {
             out("")
         }
         [md, "--add", rest @ ..] => add(st, md, rest),
+        [md, "--re-add", rest @ ..] => re_add(st, md, rest),
+        [md, "--replace", old, "--with", new] => replace(st, md, old, new),
         [md, "--fail", dev] => fail_member(st, md, dev),
+        [md, "--remove", "failed"] => remove_failed(st, md),
         [md, "--remove", dev] => remove_member(st, md, dev),
         _ => fail(
             2,
@@ -305,14 +336,12 @@ fn create(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutput, HostE
         members,
         fstype: None,
     });
+    let uuid = st.world.array(&kname).unwrap().uuid.clone();
     for k in &knames {
         let d = st.dev_mut(k).unwrap();
         d.holders.push(kname.clone());
         d.fstype = Some("linux_raid_member".into());
-        d.signatures = Some(vec![Signature {
-            offset: "0x1000".into(),
-            kind: "linux_raid_member".into(),
-        }]);
+        d.signatures = Some(vec![member_signature(&uuid)]);
     }
     Ok(CmdOutput {
         status: 0,
@@ -440,6 +469,113 @@ fn remove_member(st: &mut SimState, md: &str, dev: &str) -> Result<CmdOutput, Ho
     out(&format!("mdadm: hot removed {dev} from {md}\n"))
 }
 
+fn remove_failed(st: &mut SimState, md: &str) -> Result<CmdOutput, HostError> {
+    let k = match md_target(st, md) {
+        Ok(k) => k,
+        Err(e) => return e,
+    };
+    let gone: Vec<String> = st
+        .world
+        .array(&k)
+        .unwrap()
+        .members
+        .iter()
+        .filter(|m| m.faulty())
+        .map(|m| m.kname.clone())
+        .collect();
+    st.array_mut(&k).unwrap().members.retain(|m| !m.faulty());
+    for d in &gone {
+        if let Some(dv) = st.dev_mut(d) {
+            dv.holders.retain(|h| *h != k);
+        }
+    }
+    out(&gone
+        .iter()
+        .map(|d| format!("mdadm: hot removed {d} from {md}\n"))
+        .collect::<String>())
+}
+
+fn re_add(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutput, HostError> {
+    let k = match md_target(st, md) {
+        Ok(k) => k,
+        Err(e) => return e,
+    };
+    let (wm, dev) = match rest {
+        ["--write-mostly", dev] => (true, *dev),
+        [dev] => (false, *dev),
+        _ => return fail(2, "mdadm: sim models `--re-add [--write-mostly] DEV`\n"),
+    };
+    let Some(Target::Block(dk)) = st.resolve(dev) else {
+        return fail(1, format!("mdadm: {dev} does not exist\n"));
+    };
+    let a = st.world.array(&k).unwrap().clone();
+    let d = st.world.device(&dk).unwrap().clone();
+    let ours = d
+        .signatures
+        .iter()
+        .flatten()
+        .any(|s| s.kind == "linux_raid_member" && s.uuid.is_some() && s.uuid == a.uuid);
+    let free_slot =
+        (0..a.raid_disks).find(|s| !a.members.iter().any(|m| m.slot == Some(*s) && !m.faulty()));
+    if !ours || a.bitmap.is_none() || free_slot.is_none() || st.busy(&Target::Block(dk.clone())) {
+        return fail(
+            1,
+            format!("mdadm: --re-add for {dev} to {md} is not possible\n"),
+        );
+    }
+    let was_wm = wm;
+    let mut state = vec!["spare".to_string()];
+    if was_wm {
+        state.insert(0, "write_mostly".into());
+    }
+    let a = st.array_mut(&k).unwrap();
+    a.members.push(MdMember {
+        kname: dk.clone(),
+        slot: free_slot,
+        state,
+    });
+    a.sync_action = "recover".into();
+    a.sync_completed = Some((0, a.size_kib * 2));
+    st.dev_mut(&dk).unwrap().holders.push(k);
+    out(&format!("mdadm: re-added {dev}\n"))
+}
+
+fn replace(st: &mut SimState, md: &str, old: &str, new: &str) -> Result<CmdOutput, HostError> {
+    let (k, o) = match member_target(st, md, old) {
+        Ok(x) => x,
+        Err(e) => return e,
+    };
+    let (_, n) = match member_target(st, md, new) {
+        Ok(x) => x,
+        Err(e) => return e,
+    };
+    let a = st.array_mut(&k).unwrap();
+    let old_ok = a
+        .member(&o)
+        .is_some_and(|m| m.has("in_sync") && !m.faulty());
+    let new_spare = a
+        .member(&n)
+        .is_some_and(|m| m.has("spare") && m.slot.is_none());
+    if !old_ok || !new_spare {
+        return fail(
+            1,
+            format!("mdadm: Marking {old} for replacement with {new} failed\n"),
+        );
+    }
+    for m in a.members.iter_mut() {
+        if m.kname == o {
+            m.state.push("want_replacement".into());
+        } else if m.kname == n {
+            m.state.push("replacement".into());
+        }
+    }
+    a.sync_action = "recover".into();
+    a.sync_completed = Some((0, a.size_kib * 2));
+    out(&format!(
+        "mdadm: Marked {old} (device in {md}) for replacement\nmdadm: Marked {new} in {md} as replacement\n"
+    ))
+}
+
 fn add(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutput, HostError> {
     let k = match md_target(st, md) {
         Ok(k) => k,
@@ -479,13 +615,11 @@ fn add(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutput, HostErro
         a.sync_action = "recover".into();
         a.sync_completed = Some((0, a.size_kib * 2));
     }
+    let uuid = st.world.array(&k).unwrap().uuid.clone();
     let d = st.dev_mut(&dk).unwrap();
     d.holders.push(k);
     d.fstype = Some("linux_raid_member".into());
-    d.signatures = Some(vec![Signature {
-        offset: "0x1000".into(),
-        kind: "linux_raid_member".into(),
-    }]);
+    d.signatures = Some(vec![member_signature(&uuid)]);
     out(&format!("mdadm: added {dev}\n"))
 }
 

@@ -403,7 +403,7 @@ pub fn wipefs(st: &SimState, dev: &str) -> Result<CmdOutput, HostError> {
         .clone()
         .unwrap_or_default()
         .iter()
-        .map(|s| json!({"device": k, "offset": s.offset, "type": s.kind, "uuid": null, "label": null}))
+        .map(|s| json!({"device": k, "offset": s.offset, "type": s.kind, "uuid": s.uuid, "label": null}))
         .collect();
     out(&serde_json::to_string_pretty(&json!({ "signatures": sigs })).unwrap())
 }

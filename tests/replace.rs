@@ -1,0 +1,175 @@
+//! Member replacement on a hybrid mirror: a failed disk swapped for a new one, a failed disk
+//! gone from the machine, a member coming back (re-add), and a hot replace of a working member.
+
+mod common;
+use common::*;
+use hyraid::host::sim::SimHost;
+use hyraid::observe::BlockDevice;
+use hyraid::plan::{Policy, Risk, Step};
+
+const OLD: &str = "/dev/disk/by-id/ata-ST500DM009-2F110A_ZA4000001";
+const NEW_ID: &str = "ata-ST500DM009-2F110A_ZA4000099";
+
+fn ops(p: &hyraid::plan::Plan) -> Vec<String> {
+    p.steps
+        .iter()
+        .map(|s| {
+            serde_json::to_value(&s.step).unwrap()["op"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect()
+}
+
+/// The single-pair box, built, idle; `prep` damages it; a blank disk `sdc` is plugged in.
+fn pair_with_new_disk(prep: &[&str], unplug_old: bool) -> (hyraid::config::Desired, SimHost) {
+    let (d, h) = example("single-pair");
+    apply(&h, &d, Policy::default()).unwrap();
+    h.finish_syncs();
+    for c in prep {
+        let out = run(&h, &c.split(' ').collect::<Vec<_>>());
+        assert_eq!(out.status, 0, "{c}: {}", out.stderr);
+    }
+    let mut w = h.world();
+    let mut new: BlockDevice = w.device("sdb").unwrap().clone();
+    new.kname = "sdc".into();
+    new.maj_min = "8:32".into();
+    new.serial = Some("ZA4000099".into());
+    new.by_id = vec![NEW_ID.into()];
+    new.holders = vec![];
+    new.fstype = None;
+    new.signatures = Some(vec![]);
+    w.block_devices.push(new);
+    if unplug_old {
+        w.block_devices.retain(|b| b.kname != "sdb");
+    }
+    (d, SimHost::new(w))
+}
+
+fn assert_hybrid_again(h: &SimHost, kname: &str) {
+    h.finish_syncs(); // the rebuild runs after apply; let it end
+    let w = h.world();
+    let a = w.array_named("md-home").unwrap();
+    let m = a.member(kname).unwrap();
+    assert!(m.has("in_sync") && m.write_mostly(), "{m:?}");
+    assert_eq!(a.degraded, 0);
+    assert_eq!(a.members.len(), 2, "{:?}", a.members);
+}
+
+#[test]
+fn failed_hdd_swapped_for_a_new_disk() {
+    let (mut d, h) = pair_with_new_disk(&[&format!("mdadm /dev/md/md-home --fail {OLD}")], false);
+    d.disks.get_mut("hdd").unwrap().id = Some(NEW_ID.into());
+    let p = plan_for(&h, &d, Policy::default());
+    assert_eq!(ops(&p), vec!["remove_failed", "add_member"]);
+    assert_eq!(p.steps[1].risk, Risk::Degrades);
+    assert!(matches!(&p.steps[1].step, Step::AddMember { device, .. } if device.write_mostly));
+    eprintln!("{}", hyraid::render::text(&p, false));
+    apply(&h, &d, Policy::default()).unwrap();
+    assert_hybrid_again(&h, "sdc");
+}
+
+#[test]
+fn failed_disk_gone_from_the_machine() {
+    let (mut d, h) = pair_with_new_disk(
+        &[
+            &format!("mdadm /dev/md/md-home --fail {OLD}"),
+            &format!("mdadm /dev/md/md-home --remove {OLD}"),
+        ],
+        true,
+    );
+    d.disks.get_mut("hdd").unwrap().id = Some(NEW_ID.into());
+    let p = plan_for(&h, &d, Policy::default());
+    assert_eq!(ops(&p), vec!["add_member"]);
+    apply(&h, &d, Policy::default()).unwrap();
+    assert_hybrid_again(&h, "sdc");
+}
+
+#[test]
+fn the_same_member_coming_back_is_re_added_not_wiped() {
+    let (d, h) = pair_with_new_disk(
+        &[
+            &format!("mdadm /dev/md/md-home --fail {OLD}"),
+            &format!("mdadm /dev/md/md-home --remove {OLD}"),
+        ],
+        false,
+    );
+    let p = plan_for(
+        &h,
+        &d,
+        Policy {
+            allow_destroy: true,
+        },
+    );
+    assert_eq!(ops(&p), vec!["re_add_member"], "{:?}", p.refused);
+    assert_eq!(p.steps[0].risk, Risk::Degrades);
+    apply(&h, &d, Policy::default()).unwrap();
+    assert_hybrid_again(&h, "sdb");
+}
+
+#[test]
+fn a_disk_from_another_array_is_not_re_added() {
+    // Same shape, but the returning disk's superblock belongs to another array: that is content.
+    let (d, h) = pair_with_new_disk(
+        &[
+            &format!("mdadm /dev/md/md-home --fail {OLD}"),
+            &format!("mdadm /dev/md/md-home --remove {OLD}"),
+        ],
+        false,
+    );
+    let mut w = h.world();
+    w.block_devices
+        .iter_mut()
+        .find(|b| b.kname == "sdb")
+        .unwrap()
+        .signatures
+        .as_mut()
+        .unwrap()[0]
+        .uuid = Some("deadbeef-0000-0000-0000-000000000000".into());
+    let h = SimHost::new(w);
+    let p = plan_for(&h, &d, Policy::default());
+    assert!(p.steps.is_empty());
+    assert!(
+        p.refused
+            .iter()
+            .any(|r| r.reason.contains("linux_raid_member")),
+        "{:?}",
+        p.refused
+    );
+}
+
+#[test]
+fn hot_replace_of_a_working_member_keeps_redundancy() {
+    let (mut d, h) = pair_with_new_disk(&[], false);
+    d.disks.get_mut("hdd").unwrap().id = Some(NEW_ID.into());
+    let p = plan_for(&h, &d, Policy::default());
+    assert_eq!(
+        ops(&p),
+        vec!["replace_member", "wait_idle", "remove_failed"]
+    );
+    assert!(p.steps.iter().all(|s| s.risk == Risk::Safe));
+    let cmds: Vec<String> = p.steps[0]
+        .step
+        .commands()
+        .iter()
+        .map(hyraid::render::command_line)
+        .collect();
+    assert_eq!(
+        cmds,
+        vec![
+            format!("mdadm /dev/md/md-home --add --write-mostly /dev/disk/by-id/{NEW_ID}"),
+            "mdadm /dev/md/md-home --replace /dev/disk/by-id/wwn-0x5000c500c0000001 --with /dev/disk/by-id/ata-ST500DM009-2F110A_ZA4000099".to_string(),
+        ]
+    );
+    apply(&h, &d, Policy::default()).unwrap();
+    assert_hybrid_again(&h, "sdc");
+    assert!(
+        h.world()
+            .array_named("md-home")
+            .unwrap()
+            .member("sdb")
+            .is_none(),
+        "old member left the array"
+    );
+}
