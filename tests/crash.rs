@@ -168,6 +168,8 @@ fn flat(h: &SimHost, d: &Desired) -> Vec<Command> {
 
 fn run_cmd(h: &SimHost, c: &Command) {
     match c {
+        // Waiting is time passing until the array is idle.
+        Command::WaitIdle { .. } => h.finish_syncs(),
         Command::Run { argv, ok_exit } => {
             let o = h.run(argv).unwrap();
             assert!(
@@ -303,6 +305,7 @@ fn a_failing_command_stops_apply_and_a_rerun_converges() {
             let needle = match c {
                 Command::Run { argv, .. } => argv.join(" "),
                 Command::Write { path, .. } => path.clone(),
+                Command::WaitIdle { .. } => continue, // a wait runs no command that could fail
             };
             h.inject_fault(Fault {
                 needle: needle.clone(),

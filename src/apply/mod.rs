@@ -13,6 +13,7 @@ use crate::render::command_line;
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ApplyError {
@@ -65,6 +66,18 @@ pub enum ApplyError {
         planned: String,
         now: String,
     },
+    #[error("stopped before step {index}/{total}: mirror {array} is busy ({action} {pct}) and --no-wait was given; nothing after step {}/{total} ran. Run apply again when it is idle (or without --no-wait to wait).", index - 1)]
+    NotIdle {
+        index: usize,
+        total: usize,
+        array: String,
+        action: String,
+        pct: String,
+    },
+    #[error(
+        "interrupted after step {done}/{total}; the command that was running finished, nothing after it ran. The machine is consistent: run apply again to continue."
+    )]
+    Interrupted { done: usize, total: usize },
     #[error("applied, but the machine still differs from the file ({} step(s) remain):\n{}", .0.steps.len(), .0.steps.iter().map(|s| format!("  {} {}: {}", s.step.symbol(), s.step.object(), s.step.summary())).collect::<Vec<_>>().join("\n"))]
     Residue(Box<Plan>),
 }
@@ -162,6 +175,138 @@ pub fn check_destroy(p: &Plan, allow_destroy: bool) -> Result<(), ApplyError> {
     }
     Ok(())
 }
+/// How the executor behaves around waits.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ExecOptions {
+    /// Stop instead of waiting for a resync/recovery (`--no-wait`).
+    pub no_wait: bool,
+    /// Draw a progress bar (a terminal); otherwise print a line every 30 seconds.
+    pub progress_bar: bool,
+}
+
+static STOP: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_signal(_: nix::libc::c_int) {
+    STOP.store(true, Ordering::SeqCst);
+}
+
+/// Ctrl-C or SIGTERM: finish the command that runs (it is in its own process group, so the
+/// terminal's signal does not reach it), then stop before the next one.
+pub fn install_interrupt_handler() {
+    use nix::sys::signal::{SaFlags, SigAction, SigHandler, SigSet, Signal, sigaction};
+    let action = SigAction::new(
+        SigHandler::Handler(on_signal),
+        SaFlags::empty(),
+        SigSet::empty(),
+    );
+    for sig in [Signal::SIGINT, Signal::SIGTERM] {
+        // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+        unsafe {
+            let _ = sigaction(sig, &action);
+        }
+    }
+}
+
+/// Ask a running apply to stop before its next command (what the signal handler does).
+pub fn request_stop() {
+    STOP.store(true, Ordering::SeqCst);
+}
+
+pub fn stop_requested() -> bool {
+    STOP.load(Ordering::SeqCst)
+}
+
+pub fn clear_stop() {
+    STOP.store(false, Ordering::SeqCst);
+}
+
+enum WaitEnd {
+    Busy { action: String, pct: String },
+    Stopped,
+    Host(HostError),
+}
+
+/// Poll `/sys/block/mdX/md/sync_action` until idle, showing progress from `sync_completed`.
+fn wait_idle(
+    host: &dyn Host,
+    array: &str,
+    opts: &ExecOptions,
+    out: &mut dyn Write,
+) -> Result<(), WaitEnd> {
+    let md = host
+        .read_link(&format!("/dev/md/{array}"))
+        .map_err(WaitEnd::Host)?;
+    let md = md.rsplit('/').next().unwrap_or("").to_string();
+    let attr = |name: &str| {
+        host.read_file(&format!("/sys/block/{md}/md/{name}"))
+            .map(|s| s.trim().to_string())
+    };
+    let mut bar: Option<indicatif::ProgressBar> = None;
+    let mut polls = 0u64;
+    loop {
+        let action = attr("sync_action").map_err(WaitEnd::Host)?;
+        if action == "idle" {
+            if let Some(b) = bar {
+                b.finish_and_clear();
+            }
+            let _ = writeln!(
+                out,
+                "      {array}: {}",
+                if polls == 0 { "idle" } else { "idle now" }
+            );
+            return Ok(());
+        }
+        let done_total = attr("sync_completed").ok().and_then(|s| {
+            crate::observe::mdadm::parse_sync_completed(&s)
+                .ok()
+                .flatten()
+        });
+        let pct = done_total
+            .map(|(d, t)| format!("{:.1}%", d as f64 * 100.0 / t.max(1) as f64))
+            .unwrap_or_else(|| "?".into());
+        if opts.no_wait {
+            return Err(WaitEnd::Busy { action, pct });
+        }
+        if stop_requested() {
+            return Err(WaitEnd::Stopped);
+        }
+        if opts.progress_bar {
+            let b = bar.get_or_insert_with(|| {
+                let b = indicatif::ProgressBar::new(0);
+                b.set_style(
+                    indicatif::ProgressStyle::with_template(
+                        "      {msg} [{bar:30}] {percent:>3}% {binary_bytes_per_sec} ETA {eta}",
+                    )
+                    .expect("template")
+                    .progress_chars("=> "),
+                );
+                b
+            });
+            if let Some((d, t)) = done_total {
+                b.set_length(t * 512);
+                b.set_position(d * 512);
+            }
+            b.set_message(format!("{array}: {action}"));
+        } else if polls.is_multiple_of(30) {
+            let speed = attr("sync_speed").ok().and_then(|s| s.parse::<u64>().ok());
+            let eta = match (done_total, speed) {
+                (Some((d, t)), Some(k)) if k > 0 => {
+                    format!(", about {} min left", ((t - d.min(t)) / 2 / k).div_ceil(60))
+                }
+                _ => String::new(),
+            };
+            let _ = writeln!(
+                out,
+                "      {array}: {action} {pct}{}{eta}",
+                speed
+                    .map(|k| format!(" at {} MiB/s", k / 1024))
+                    .unwrap_or_default()
+            );
+        }
+        polls += 1;
+        host.sleep(std::time::Duration::from_secs(1));
+    }
+}
 
 /// Run every step in order. `obs` is the observation the plan was made from: each by-id path a
 /// step uses must still point at the device it pointed at then.
@@ -171,6 +316,18 @@ pub fn execute(
     obs: &Observed,
     journal: &Journal,
     out: &mut dyn Write,
+) -> Result<usize, ApplyError> {
+    execute_with(host, p, obs, journal, out, &ExecOptions::default())
+}
+
+/// [`execute`] with options (`--no-wait`, progress bar). Stops cleanly when a stop is requested.
+pub fn execute_with(
+    host: &dyn Host,
+    p: &Plan,
+    obs: &Observed,
+    journal: &Journal,
+    out: &mut dyn Write,
+    opts: &ExecOptions,
 ) -> Result<usize, ApplyError> {
     let total = p.steps.len();
     let hostname = host.hostname();
@@ -204,6 +361,13 @@ pub fn execute(
             }
         }
         for c in &cmds {
+            // Any command boundary is a consistent place to stop (the crash tests prove it).
+            if stop_requested() {
+                return Err(ApplyError::Interrupted {
+                    done: index - 1,
+                    total,
+                });
+            }
             let line = command_line(c);
             let _ = writeln!(out, "      $ {line}");
             let (status, stdout, stderr, ok) = match c {
@@ -221,6 +385,28 @@ pub fn execute(
                     Ok(()) => (0, String::new(), String::new(), true),
                     Err(e) => (1, String::new(), e.to_string(), false),
                 },
+                Command::WaitIdle { array } => {
+                    wait_idle(host, array, opts, out).map_err(|e| match e {
+                        WaitEnd::Busy { action, pct } => ApplyError::NotIdle {
+                            index,
+                            total,
+                            array: array.clone(),
+                            action,
+                            pct,
+                        },
+                        WaitEnd::Stopped => ApplyError::Interrupted {
+                            done: index - 1,
+                            total,
+                        },
+                        WaitEnd::Host(error) => ApplyError::StepHost {
+                            index,
+                            total,
+                            object: object.clone(),
+                            error,
+                        },
+                    })?;
+                    (0, String::new(), String::new(), true)
+                }
             };
             journal.record(&JournalEntry {
                 time: now_secs(),
@@ -247,9 +433,9 @@ pub fn execute(
     }
     Ok(total)
 }
-
 fn by_id_paths(c: &Command) -> Vec<String> {
     match c {
+        Command::WaitIdle { .. } => vec![],
         Command::Run { argv, .. } => argv
             .iter()
             .filter(|a| a.starts_with("/dev/disk/by-id/"))

@@ -44,24 +44,7 @@ enum Cmd {
         allow_destroy: bool,
     },
     /// Apply a configuration file (plans first) or a saved plan.
-    Apply {
-        /// hyraid.yaml, or a plan saved with `plan -o`.
-        file: PathBuf,
-        /// Show what would run; change nothing.
-        #[arg(long)]
-        dry_run: bool,
-        #[arg(long)]
-        allow_destroy: bool,
-        /// Do not ask for confirmation.
-        #[arg(long)]
-        yes: bool,
-        /// Where to append the journal of what ran (default /var/log/hyraid/journal.jsonl; with --sim, next to the snapshot).
-        #[arg(long)]
-        journal: Option<PathBuf>,
-        /// With --sim: write the simulated machine's new state back to the snapshot file.
-        #[arg(long)]
-        sim_write: bool,
-    },
+    Apply(ApplyArgs),
     /// Render a saved plan.
     Show {
         plan: PathBuf,
@@ -95,6 +78,29 @@ enum Cmd {
     },
 }
 
+#[derive(clap::Args, Debug)]
+struct ApplyArgs {
+    /// hyraid.yaml, or a plan saved with `plan -o`.
+    file: PathBuf,
+    /// Show what would run; change nothing.
+    #[arg(long)]
+    dry_run: bool,
+    #[arg(long)]
+    allow_destroy: bool,
+    /// Do not ask for confirmation.
+    #[arg(long)]
+    yes: bool,
+    /// Where to append the journal of what ran (default /var/log/hyraid/journal.jsonl; with --sim, next to the snapshot).
+    #[arg(long)]
+    journal: Option<PathBuf>,
+    /// With --sim: write the simulated machine's new state back to the snapshot file.
+    #[arg(long)]
+    sim_write: bool,
+    /// Stop at a step that needs an idle array instead of waiting for the resync to finish.
+    #[arg(long)]
+    no_wait: bool,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum StatusFormat {
     Text,
@@ -105,11 +111,16 @@ enum StatusFormat {
 enum CliError {
     Config(ConfigErrors),
     Msg(String),
+    Exit(u8, String),
 }
 
 impl From<ApplyError> for CliError {
     fn from(e: ApplyError) -> Self {
-        CliError::Msg(e.to_string())
+        match e {
+            // The shell's convention for "stopped by SIGINT".
+            ApplyError::Interrupted { .. } => CliError::Exit(130, e.to_string()),
+            e => CliError::Msg(e.to_string()),
+        }
     }
 }
 
@@ -129,6 +140,10 @@ pub fn run() -> ExitCode {
         Err(CliError::Msg(m)) => {
             eprintln!("error: {m}");
             ExitCode::from(1)
+        }
+        Err(CliError::Exit(code, m)) => {
+            eprintln!("error: {m}");
+            ExitCode::from(code)
         }
     }
 }
@@ -317,22 +332,7 @@ fn dispatch(cli: Cli) -> Result<u8, CliError> {
             );
             Ok(0)
         }
-        Cmd::Apply {
-            file,
-            dry_run,
-            allow_destroy,
-            yes,
-            journal,
-            sim_write,
-        } => apply_cmd(
-            &cli.sim,
-            &file,
-            dry_run,
-            allow_destroy,
-            yes,
-            journal,
-            sim_write,
-        ),
+        Cmd::Apply(args) => apply_cmd(&cli.sim, &args),
     }
 }
 
@@ -347,15 +347,15 @@ fn is_saved_plan(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "json")
 }
 
-fn apply_cmd(
-    sim: &Option<PathBuf>,
-    file: &Path,
-    dry_run: bool,
-    allow_destroy: bool,
-    yes: bool,
-    journal: Option<PathBuf>,
-    sim_write: bool,
-) -> Result<u8, CliError> {
+fn apply_cmd(sim: &Option<PathBuf>, a: &ApplyArgs) -> Result<u8, CliError> {
+    let (file, dry_run, allow_destroy, yes, sim_write) = (
+        a.file.as_path(),
+        a.dry_run,
+        a.allow_destroy,
+        a.yes,
+        a.sim_write,
+    );
+    let journal = a.journal.clone();
     let m = machine(sim)?;
     let host = m.host();
     let (lock_path, default_journal) = (m.lock_path(), m.journal_path());
@@ -408,7 +408,12 @@ fn apply_cmd(
     let journal = Journal {
         path: Some(journal.unwrap_or(default_journal)),
     };
-    let result = apply::execute(host, &p, &obs, &journal, stdout).and_then(|n| {
+    apply::install_interrupt_handler();
+    let opts = apply::ExecOptions {
+        no_wait: a.no_wait,
+        progress_bar: std::io::stdout().is_terminal(),
+    };
+    let result = apply::execute_with(host, &p, &obs, &journal, stdout, &opts).and_then(|n| {
         apply::verify(host, &p.desired, Policy { allow_destroy })?;
         Ok(n)
     });

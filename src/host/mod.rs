@@ -54,4 +54,6 @@ pub trait Host {
     fn hostname(&self) -> String;
     fn is_root(&self) -> bool;
     fn is_simulated(&self) -> bool;
+    /// Let time pass (waiting for a resync). The simulated host advances its syncs instead.
+    fn sleep(&self, d: std::time::Duration);
 }

@@ -25,8 +25,10 @@ impl Host for RealHost {
             program: String::new(),
             detail: "empty command".into(),
         })?;
+        use std::os::unix::process::CommandExt;
         let out = Command::new(program)
             .args(args)
+            .process_group(0)
             .stdin(Stdio::null())
             .env("LC_ALL", "C")
             .env("LVM_SUPPRESS_FD_WARNINGS", "1")
@@ -84,8 +86,11 @@ impl Host for RealHost {
     fn is_root(&self) -> bool {
         nix::unistd::geteuid().is_root()
     }
-
     fn is_simulated(&self) -> bool {
         false
+    }
+
+    fn sleep(&self, d: std::time::Duration) {
+        std::thread::sleep(d)
     }
 }

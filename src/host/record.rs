@@ -114,6 +114,9 @@ impl Host for Recorder<'_> {
     fn is_simulated(&self) -> bool {
         self.inner.is_simulated()
     }
+    fn sleep(&self, d: std::time::Duration) {
+        self.inner.sleep(d)
+    }
 }
 
 /// Answers requests from a capture; a request that was not captured is an error.
@@ -192,4 +195,5 @@ impl Host for Replay {
     fn is_simulated(&self) -> bool {
         true
     }
+    fn sleep(&self, _d: std::time::Duration) {}
 }

@@ -41,6 +41,10 @@ pub enum Command {
         path: String,
         value: String,
     },
+    /// Wait until the array's `sync_action` is idle (hyraid polls sysfs and shows progress).
+    WaitIdle {
+        array: String,
+    },
 }
 
 impl Command {
@@ -301,9 +305,8 @@ impl Step {
                 }
                 vec![Command::run_owned(a), Command::run(&["udevadm", "settle"])]
             }
-            Step::WaitIdle { array } => vec![Command::Run {
-                argv: vec!["mdadm".into(), "--wait".into(), Self::md_path(array)],
-                ok_exit: vec![0, 1],
+            Step::WaitIdle { array } => vec![Command::WaitIdle {
+                array: array.clone(),
             }],
             Step::AddMember { array, device } => vec![Self::member_cmd(array, "--add", device)],
             Step::ReAddMember { array, device } => {

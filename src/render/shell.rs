@@ -31,6 +31,10 @@ pub fn command_line(c: &Command) -> String {
         Command::Write { path, value } => {
             format!("printf '%s\\n' {} > {}", quote(value), quote(path))
         }
+        // hyraid polls the same file (and shows progress) instead of running a loop.
+        Command::WaitIdle { array } => format!(
+            "while [ \"$(cat \"/sys/block/$(basename \"$(readlink -f /dev/md/{array})\")/md/sync_action\")\" != idle ]; do sleep 1; done"
+        ),
     }
 }
 

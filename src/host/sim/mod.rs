@@ -335,8 +335,22 @@ impl Host for SimHost {
     fn is_root(&self) -> bool {
         self.state.borrow().root
     }
-
     fn is_simulated(&self) -> bool {
         true
+    }
+
+    /// Time passes: every running resync or recovery moves a quarter of the way on.
+    fn sleep(&self, _d: std::time::Duration) {
+        let mut st = self.state.borrow_mut();
+        for a in st.world.arrays.iter_mut() {
+            if let Some((done, total)) = a.sync_completed {
+                let next = done + total.div_ceil(4);
+                if next >= total {
+                    md_tools::finish_sync(a);
+                } else {
+                    a.sync_completed = Some((next, total));
+                }
+            }
+        }
     }
 }

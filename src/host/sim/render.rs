@@ -355,6 +355,13 @@ pub fn sysfs_read(w: &Observed, path: &str) -> Option<String> {
                 .map(|(d, t)| format!("{d} / {t}"))
                 .unwrap_or_else(|| "none".into()),
             "degraded" => a.degraded.to_string(),
+            "sync_speed" => {
+                if a.sync_completed.is_some() {
+                    "100000".into()
+                } else {
+                    "none".into()
+                }
+            }
             "uuid" => a.uuid.clone()?,
             "bitmap/location" => {
                 if a.bitmap.is_some() {
