@@ -48,7 +48,7 @@ fn plan_apply_plan_with_detailed_exitcode() {
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
     assert!(
-        out.contains("Applied 12 step(s); the machine now matches the file."),
+        out.contains("Applied 16 step(s); the machine now matches the file."),
         "{out}"
     );
     let o = hyraid(&[
@@ -62,7 +62,7 @@ fn plan_apply_plan_with_detailed_exitcode() {
     assert!(text(&o).0.contains("No changes."));
     // The journal records every command with its exit status.
     let journal = std::fs::read_to_string(snap.with_extension("journal.jsonl")).unwrap();
-    assert_eq!(journal.lines().count(), 14);
+    assert_eq!(journal.lines().count(), 18);
     assert!(
         journal
             .lines()
@@ -184,7 +184,7 @@ fn formats_and_observe() {
         "json",
     ]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(v["steps"].as_array().unwrap().len(), 4);
+    assert_eq!(v["steps"].as_array().unwrap().len(), 6);
     let o = hyraid(&[
         "plan",
         "examples/single-pair.yaml",

@@ -170,6 +170,7 @@ fn run_cmd(h: &SimHost, c: &Command) {
     match c {
         // Waiting is time passing until the array is idle.
         Command::WaitIdle { .. } => h.finish_syncs(),
+        Command::ReplaceFile { path, content } => h.replace_file(path, content).unwrap(),
         Command::Run { argv, ok_exit } => {
             let o = h.run(argv).unwrap();
             assert!(
@@ -306,6 +307,7 @@ fn a_failing_command_stops_apply_and_a_rerun_converges() {
                 Command::Run { argv, .. } => argv.join(" "),
                 Command::Write { path, .. } => path.clone(),
                 Command::WaitIdle { .. } => continue, // a wait runs no command that could fail
+                Command::ReplaceFile { path, .. } => path.clone(),
             };
             h.inject_fault(Fault {
                 needle: needle.clone(),

@@ -50,6 +50,17 @@ impl Host for StopAfter<'_> {
     fn sleep(&self, d: std::time::Duration) {
         self.inner.sleep(d)
     }
+    fn exists(&self, p: &str) -> bool {
+        self.inner.exists(p)
+    }
+    fn replace_file(&self, p: &str, c: &str) -> Result<(), HostError> {
+        self.seen.set(self.seen.get() + 1);
+        let r = self.inner.replace_file(p, c);
+        if self.seen.get() == self.k {
+            apply::request_stop();
+        }
+        r
+    }
 }
 
 fn rechunk() -> (hyraid::config::Desired, SimHost) {

@@ -385,6 +385,10 @@ pub fn execute_with(
                     Ok(()) => (0, String::new(), String::new(), true),
                     Err(e) => (1, String::new(), e.to_string(), false),
                 },
+                Command::ReplaceFile { path, content } => match host.replace_file(path, content) {
+                    Ok(()) => (0, String::new(), String::new(), true),
+                    Err(e) => (1, String::new(), e.to_string(), false),
+                },
                 Command::WaitIdle { array } => {
                     wait_idle(host, array, opts, out).map_err(|e| match e {
                         WaitEnd::Busy { action, pct } => ApplyError::NotIdle {
@@ -435,7 +439,7 @@ pub fn execute_with(
 }
 fn by_id_paths(c: &Command) -> Vec<String> {
     match c {
-        Command::WaitIdle { .. } => vec![],
+        Command::WaitIdle { .. } | Command::ReplaceFile { .. } => vec![],
         Command::Run { argv, .. } => argv
             .iter()
             .filter(|a| a.starts_with("/dev/disk/by-id/"))

@@ -53,6 +53,15 @@ pub fn import(o: &Observed) -> Imported {
     }
 }
 
+/// The setting hyraid's udev rule applies to the disk with this serial, if any.
+fn managed_cache(o: &Observed, serial: &str) -> Option<bool> {
+    let rule = o.boot.write_cache_rule.as_deref()?;
+    let line = rule
+        .lines()
+        .find(|l| l.contains(&format!("ENV{{ID_SERIAL_SHORT}}==\"{serial}\"")))?;
+    Some(line.contains("hdparm -W1"))
+}
+
 fn role(d: &BlockDevice) -> &'static str {
     if d.tran.as_deref() == Some("nvme") {
         "nvme"
@@ -96,12 +105,18 @@ fn build(o: &Observed, preassigned: &BTreeMap<String, String>) -> Built {
                 format!("{}{}", role(d), *k - 1)
             }
         };
+        // Drive caches hyraid's udev rule already manages stay managed.
+        let write_cache = d
+            .serial
+            .as_ref()
+            .and_then(|s| managed_cache(o, s))
+            .map(OnOff::Bool);
         disks.insert(
             name.clone(),
             RawDisk {
                 id: Some(id),
                 serial: d.serial.clone(),
-                write_cache: None,
+                write_cache,
                 media: None,
                 partitions: None,
             },
@@ -281,6 +296,9 @@ pub fn to_yaml(imp: &Imported) -> String {
     let mut out = String::new();
     out.push_str("# Written by `hyraid import` from what is on this machine now; `hyraid plan` on it shows no changes.\n");
     out.push_str("# Disks got role names (ssdN, hddN, nvmeN): rename them freely, they are only referred to by name.\n");
+    out.push_str(
+        "# If mdadm.conf does not list the mirrors yet, the first apply adds their ARRAY lines.\n",
+    );
     for s in &imp.skipped {
         out.push_str(&format!("# not imported: {s}\n"));
     }

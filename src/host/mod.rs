@@ -56,4 +56,8 @@ pub trait Host {
     fn is_simulated(&self) -> bool;
     /// Let time pass (waiting for a resync). The simulated host advances its syncs instead.
     fn sleep(&self, d: std::time::Duration);
+    /// Does a file exist (a tool's binary)?
+    fn exists(&self, path: &str) -> bool;
+    /// Replace a configuration file whole: written beside it, then renamed over it.
+    fn replace_file(&self, path: &str, content: &str) -> Result<(), HostError>;
 }

@@ -93,4 +93,22 @@ impl Host for RealHost {
     fn sleep(&self, d: std::time::Duration) {
         std::thread::sleep(d)
     }
+
+    fn exists(&self, path: &str) -> bool {
+        std::path::Path::new(path).exists()
+    }
+
+    fn replace_file(&self, path: &str, content: &str) -> Result<(), HostError> {
+        use std::io::Write;
+        let p = std::path::Path::new(path);
+        if let Some(dir) = p.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| io_err(path, e))?;
+        }
+        let tmp = format!("{path}.hyraid-new");
+        let mut f = std::fs::File::create(&tmp).map_err(|e| io_err(&tmp, e))?;
+        f.write_all(content.as_bytes())
+            .and_then(|_| f.sync_all())
+            .map_err(|e| io_err(&tmp, e))?;
+        std::fs::rename(&tmp, path).map_err(|e| io_err(path, e))
+    }
 }

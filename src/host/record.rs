@@ -29,6 +29,10 @@ pub enum Exchange {
         path: String,
         target: Option<String>,
     },
+    Exists {
+        path: String,
+        exists: bool,
+    },
 }
 
 /// A capture: what the host was asked and answered, and what hyraid observed from it.
@@ -117,6 +121,20 @@ impl Host for Recorder<'_> {
     fn sleep(&self, d: std::time::Duration) {
         self.inner.sleep(d)
     }
+    fn exists(&self, path: &str) -> bool {
+        let e = self.inner.exists(path);
+        self.exchanges.borrow_mut().push(Exchange::Exists {
+            path: path.into(),
+            exists: e,
+        });
+        e
+    }
+    fn replace_file(&self, path: &str, _content: &str) -> Result<(), HostError> {
+        Err(HostError::Io {
+            path: path.into(),
+            detail: "a capture only observes".into(),
+        })
+    }
 }
 
 /// Answers requests from a capture; a request that was not captured is an error.
@@ -196,4 +214,16 @@ impl Host for Replay {
         true
     }
     fn sleep(&self, _d: std::time::Duration) {}
+    fn exists(&self, path: &str) -> bool {
+        self.capture
+            .exchanges
+            .iter()
+            .any(|e| matches!(e, Exchange::Exists { path: p, exists: true } if p == path))
+    }
+    fn replace_file(&self, path: &str, _content: &str) -> Result<(), HostError> {
+        Err(HostError::Io {
+            path: path.into(),
+            detail: "a replayed capture cannot change".into(),
+        })
+    }
 }

@@ -15,7 +15,36 @@ pub struct Observed {
     /// md arrays from /proc/mdstat and sysfs.
     pub arrays: Vec<MdArray>,
     pub lvm: Lvm,
+    /// What makes the layout survive a reboot.
+    #[serde(default)]
+    pub boot: Boot,
 }
+
+/// Files and tools that make arrays and drive caches come back after a reboot.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Boot {
+    /// The mdadm.conf mdadm reads: /etc/mdadm.conf if it exists, else /etc/mdadm/mdadm.conf.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mdadm_conf_path: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mdadm_conf: Option<String>,
+    /// `update-initramfs` (Debian, Ubuntu) or `dracut` (EL), when installed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initramfs_tool: Option<String>,
+    /// hyraid's udev rule for drive write caches, when present.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_cache_rule: Option<String>,
+}
+
+pub const MDADM_CONF_PATHS: [&str; 2] = ["/etc/mdadm.conf", "/etc/mdadm/mdadm.conf"];
+pub const WRITE_CACHE_RULE_PATH: &str = "/etc/udev/rules.d/61-hyraid-write-cache.rules";
+/// Where the initramfs tools live (merged /usr; the first found wins).
+pub const INITRAMFS_TOOLS: [(&str, &str); 4] = [
+    ("update-initramfs", "/usr/sbin/update-initramfs"),
+    ("update-initramfs", "/sbin/update-initramfs"),
+    ("dracut", "/usr/bin/dracut"),
+    ("dracut", "/usr/sbin/dracut"),
+];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -157,14 +157,35 @@ pub fn observe(host: &dyn Host) -> Result<Observed, ObserveError> {
     };
     let lvm = lvm::parse_fullreport(&run_ok(host, &lvm::argv())?, &kname_of)?;
 
+    let boot = boot(host)?;
     Ok(Observed {
         format: SNAPSHOT_FORMAT,
         hostname: host.hostname(),
         block_devices,
         arrays,
         lvm,
+        boot,
     }
     .normalized())
+}
+
+fn boot(host: &dyn Host) -> Result<Boot, ObserveError> {
+    let mut b = Boot::default();
+    for p in MDADM_CONF_PATHS {
+        if let Some(text) = read_opt(host, p)? {
+            b.mdadm_conf_path = Some(p.to_string());
+            b.mdadm_conf = Some(text);
+            break;
+        }
+    }
+    for (tool, path) in INITRAMFS_TOOLS {
+        if host.exists(path) {
+            b.initramfs_tool = Some(tool.to_string());
+            break;
+        }
+    }
+    b.write_cache_rule = read_opt(host, WRITE_CACHE_RULE_PATH)?;
+    Ok(b)
 }
 
 fn lvm_child(n: &lsblk::Node, kind_of: &HashMap<&str, &str>) -> bool {

@@ -3,13 +3,13 @@
 
 use super::fingerprint::fingerprint;
 use super::step::{ArrayDevice, Risk, SizeArg, Step};
-use super::{Foreign, PLAN_FORMAT, Plan, PlanError, PlannedStep, Policy, Refusal};
+use super::{Foreign, PLAN_FORMAT, Plan, PlanError, PlannedStep, Policy, Refusal, persist};
 use crate::config::size::{LvSize, human};
 use crate::config::{
     CACHEVOL_TAG, Desired, DeviceRef, DiskSpec, LvSpec, MirrorSpec, VgSpec, WriteMostly,
     cachevol_name,
 };
-use crate::observe::{BlockDevice, DevKind, MdArray, Observed};
+use crate::observe::{BlockDevice, DevKind, MdArray, Observed, WRITE_CACHE_RULE_PATH};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A disk of the file, matched to the machine.
@@ -32,7 +32,10 @@ struct Planner<'a> {
     /// Mirrors that cannot be built now: what depends on them waits.
     blocked: BTreeSet<String>,
     /// Mirrors created by this plan.
-    creating: BTreeSet<String>,
+    /// Mirrors created by this plan, with the UUID hyraid gives them.
+    creating: BTreeMap<String, String>,
+    /// Fingerprint of the observation (seeds the UUIDs of new arrays).
+    basis: String,
 }
 
 pub fn plan(d: &Desired, o: &Observed, policy: Policy) -> Result<Plan, PlanError> {
@@ -53,7 +56,8 @@ pub fn plan(d: &Desired, o: &Observed, policy: Policy) -> Result<Plan, PlanError
         refused: vec![],
         notes: vec![],
         blocked: BTreeSet::new(),
-        creating: BTreeSet::new(),
+        creating: BTreeMap::new(),
+        basis: fingerprint(o),
     };
     p.resolve_disks()?;
     p.write_caches();
@@ -67,6 +71,7 @@ pub fn plan(d: &Desired, o: &Observed, policy: Policy) -> Result<Plan, PlanError
         .partition(|s| matches!(s.step, Step::WipeSignatures { .. }));
     p.steps.extend(wipes);
     p.steps.extend(rest);
+    p.mdadm_conf();
     let mut removals = Vec::new();
     for vg in d.volume_groups.values() {
         if vg.absent {
@@ -84,7 +89,7 @@ pub fn plan(d: &Desired, o: &Observed, policy: Policy) -> Result<Plan, PlanError
         format: PLAN_FORMAT,
         hyraid_version: env!("CARGO_PKG_VERSION").to_string(),
         host: o.hostname.clone(),
-        basis: fingerprint(o),
+        basis: p.basis.clone(),
         policy,
         steps: p.steps,
         refused: p.refused,
@@ -92,6 +97,33 @@ pub fn plan(d: &Desired, o: &Observed, policy: Policy) -> Result<Plan, PlanError
         notes: p.notes,
         desired: d.clone(),
     })
+}
+
+/// A UUID for a new array, in mdadm's form: derived from the host, the name, the members and the
+/// observation, so the same plan always names the same UUID and a re-created array gets a new one.
+fn new_array_uuid(host: &str, name: &str, devices: &[ArrayDevice], basis: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    for part in [host, name, basis]
+        .into_iter()
+        .chain(devices.iter().map(|d| d.path.as_str()))
+    {
+        h.update(part.as_bytes());
+        h.update([0u8]);
+    }
+    let hex: String = h
+        .finalize()
+        .iter()
+        .take(16)
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    format!(
+        "{}:{}:{}:{}",
+        &hex[0..8],
+        &hex[8..16],
+        &hex[16..24],
+        &hex[24..32]
+    )
 }
 
 fn ps(step: Step, risk: Risk, reason: impl Into<String>) -> PlannedStep {
@@ -216,6 +248,9 @@ impl<'a> Planner<'a> {
 
     fn write_caches(&mut self) {
         let mut out = Vec::new();
+        let mut rule = Vec::new();
+        let mut refusals: Vec<Refusal> = Vec::new();
+        let mut notes: Vec<String> = Vec::new();
         for r in self.disks.values() {
             let Some(want) = r.spec.write_cache else {
                 continue;
@@ -223,28 +258,29 @@ impl<'a> Planner<'a> {
             let name = &r.spec.name;
             let Some(dev) = r.dev else { continue };
             let tran = dev.tran.as_deref().unwrap_or("unknown");
-            let cur = dev.write_cache.and_then(|w| w.enabled);
-            if cur == Some(want) {
+            let object = format!("disk {name}");
+            if !r.rotational {
+                refusals.push(Refusal { object: object.clone(), reason: ("write_cache: hyraid switches the volatile cache of rotational disks only; SSDs and NVMe manage their own (with power-loss protection or not, it is not a setting to flip)").into(), fix: "remove `write_cache` for this disk (or set `media: hdd` if the kernel misreports a rotational disk)".into() });
                 continue;
             }
             if !matches!(tran, "sata" | "ata") {
-                self.refused.push(Refusal {
-                    object: format!("disk {name}"),
-                    reason: format!("write_cache: hyraid switches the drive cache with hdparm, which works for SATA/ATA disks only; this disk's transport is {tran}"),
-                    fix: "remove `write_cache` for this disk (SAS/SCSI via sdparm and NVMe are not supported yet)".into(),
-                });
+                refusals.push(Refusal { object: object.clone(), reason: (format!("write_cache: hyraid switches the drive cache with hdparm, which works for SATA/ATA disks only; this disk's transport is {tran}")).into(), fix: "remove `write_cache` for this disk (SAS/SCSI via sdparm is not supported yet)".into() });
                 continue;
             }
+            let cur = dev.write_cache.and_then(|w| w.enabled);
             if cur.is_none() {
-                self.refused.push(Refusal {
-                    object: format!("disk {name}"),
-                    reason: "the drive does not report its write cache state (hdparm -W / cache_type), so a change could not be verified".into(),
-                    fix: "remove `write_cache` for this disk".into(),
-                });
+                refusals.push(Refusal { object: object.clone(), reason: ("the drive does not report its write cache state (hdparm -W / cache_type), so a change could not be verified").into(), fix: "remove `write_cache` for this disk".into() });
+                continue;
+            }
+            match dev.serial.as_deref().filter(|s| persist::rule_safe(s)) {
+                Some(s) => rule.push((name.clone(), s.to_string(), want)),
+                None => notes.push(format!("disk {name}: no usable serial, so the write cache setting cannot be made persistent by a udev rule")),
+            }
+            if cur == Some(want) {
                 continue;
             }
             let reason = if want {
-                "the drive's volatile cache roughly doubles HDD write speed; the kernel flushes it at every barrier. The setting is lost at power cycle: run apply after boot"
+                "the drive's volatile cache roughly doubles HDD write speed; the kernel flushes it at every barrier"
             } else {
                 "the file asks for the drive cache off"
             };
@@ -259,6 +295,96 @@ impl<'a> Planner<'a> {
             ));
         }
         self.steps.extend(out);
+        self.refused.extend(refusals);
+        self.notes.extend(notes);
+        // The setting is volatile: hyraid's udev rule re-applies it whenever the disk appears.
+        let cur = self.o.boot.write_cache_rule.as_deref();
+        if rule.is_empty() && cur.is_none() {
+            return;
+        }
+        let new = persist::write_cache_rule(&rule);
+        if cur != Some(new.as_str()) {
+            self.steps.push(ps(
+                Step::WriteFile { path: WRITE_CACHE_RULE_PATH.into(), old: cur.map(str::to_string), content: new, purpose: "udev rule that re-applies drive write caches at boot and hotplug".into() },
+                Risk::Safe,
+                "hdparm -W is lost at every power cycle; the rule sets it again whenever the disk appears",
+            ));
+            self.steps
+                .push(ps(Step::ReloadUdev, Risk::Safe, "udevd reads the new rule"));
+        }
+    }
+
+    /// mdadm.conf lists the mirrors (by the UUID hyraid gave new ones), then the initramfs follows.
+    fn mdadm_conf(&mut self) {
+        let mut ours = Vec::new();
+        for m in self
+            .d
+            .mirrors
+            .values()
+            .filter(|m| !m.absent && !self.blocked.contains(&m.name))
+        {
+            let uuid = self
+                .creating
+                .get(&m.name)
+                .cloned()
+                .or_else(|| self.o.array_named(&m.name).and_then(|a| a.uuid.clone()));
+            if let Some(u) = uuid {
+                ours.push((m.name.clone(), u));
+            }
+        }
+        let gone: Vec<(String, Option<String>)> = if self.policy.allow_destroy {
+            self.d
+                .mirrors
+                .values()
+                .filter(|m| m.absent)
+                .map(|m| {
+                    (
+                        m.name.clone(),
+                        self.o.array_named(&m.name).and_then(|a| a.uuid.clone()),
+                    )
+                })
+                .collect()
+        } else {
+            vec![]
+        };
+        if ours.is_empty() && gone.is_empty() {
+            return;
+        }
+        let b = &self.o.boot;
+        let path = b.mdadm_conf_path.clone().unwrap_or_else(|| {
+            if b.initramfs_tool.as_deref() == Some("dracut") {
+                "/etc/mdadm.conf"
+            } else {
+                "/etc/mdadm/mdadm.conf"
+            }
+            .into()
+        });
+        let new = persist::managed_mdadm_conf(b.mdadm_conf.as_deref(), &ours, &gone);
+        if b.mdadm_conf.as_deref() == Some(new.as_str()) {
+            return;
+        }
+        let (old, tool) = (b.mdadm_conf.clone(), b.initramfs_tool.clone());
+        self.steps.push(ps(
+            Step::WriteFile {
+                path,
+                old,
+                content: new,
+                purpose: "ARRAY lines of the mirrors in the file".into(),
+            },
+            Risk::Safe,
+            "without ARRAY lines the arrays come up as /dev/md127 (or NAME_0) after a reboot",
+        ));
+        match tool {
+            Some(t) => self.steps.push(ps(
+                Step::RegenerateInitramfs { tool: t },
+                Risk::Safe,
+                "early boot assembles arrays by the mdadm.conf inside the initramfs",
+            )),
+            None => self.notes.push(
+                "no update-initramfs or dracut found: the initramfs keeps its old mdadm.conf"
+                    .into(),
+            ),
+        }
     }
 
     /// Desired write-mostly set of a mirror, by disk name.
@@ -410,6 +536,8 @@ impl<'a> Planner<'a> {
                 human(*min)
             ));
         }
+        // hyraid names the array's UUID itself, so mdadm.conf can list it before it exists.
+        let uuid = new_array_uuid(&self.o.hostname, &m.name, &devices, &self.basis);
         let (risk, reason) = if m.write_behind > 0 {
             (
                 Risk::DataAtRisk,
@@ -431,11 +559,12 @@ impl<'a> Planner<'a> {
                 devices,
                 bitmap_chunk: m.bitmap_chunk,
                 write_behind: m.write_behind,
+                uuid: uuid.clone(),
             },
             risk,
             reason,
         ));
-        self.creating.insert(m.name.clone());
+        self.creating.insert(m.name.clone(), uuid);
         out
     }
 

@@ -250,13 +250,24 @@ pub fn status(o: &Observed, desired: Option<&Desired>, mdadm_conf: Option<&str>)
                         "run `hyraid apply`",
                     );
                 }
-                if want {
+                let persistent = dev.serial.as_ref().is_some_and(|s| {
+                    o.boot.write_cache_rule.as_deref().is_some_and(|r| {
+                        r.lines().any(|l| {
+                            l.contains(&format!("ENV{{ID_SERIAL_SHORT}}==\"{s}\""))
+                                && l.contains(if want { "-W1" } else { "-W0" })
+                        })
+                    })
+                });
+                if !persistent {
                     add(
                         Severity::Lint,
                         object,
-                        "drive write cache is on, but nothing makes it persistent".into(),
-                        "hdparm -W is lost at every power cycle; hyraid does not install a boot-time rule yet",
-                        "run `hyraid apply` at boot (e.g. from a systemd unit) until persistence is built in",
+                        format!(
+                            "drive write cache {} is not made persistent",
+                            if want { "on" } else { "off" }
+                        ),
+                        "hdparm -W is lost at every power cycle; hyraid's udev rule is missing or differs",
+                        "run `hyraid apply` (it writes /etc/udev/rules.d/61-hyraid-write-cache.rules)",
                     );
                 }
             }

@@ -4,6 +4,7 @@
 mod diff;
 pub mod fingerprint;
 pub mod lint;
+pub mod persist;
 pub mod step;
 
 pub use diff::plan;

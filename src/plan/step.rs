@@ -41,6 +41,11 @@ pub enum Command {
         path: String,
         value: String,
     },
+    /// Replace a configuration file whole (atomically: written beside it, then renamed).
+    ReplaceFile {
+        path: String,
+        content: String,
+    },
     /// Wait until the array's `sync_action` is idle (hyraid polls sysfs and shows progress).
     WaitIdle {
         array: String,
@@ -120,7 +125,23 @@ pub enum Step {
         devices: Vec<ArrayDevice>,
         bitmap_chunk: Option<u64>,
         write_behind: u32,
+        /// Chosen by hyraid (`--uuid`), so mdadm.conf can name the array before it exists.
+        uuid: String,
     },
+    /// Write a file hyraid manages (mdadm.conf ARRAY lines, the drive-cache udev rule).
+    WriteFile {
+        path: String,
+        /// Current content; None when the file does not exist.
+        old: Option<String>,
+        content: String,
+        purpose: String,
+    },
+    /// Regenerate the initramfs so early boot assembles the arrays by the new mdadm.conf.
+    RegenerateInitramfs {
+        tool: String,
+    },
+    /// Make udevd read the changed rules.
+    ReloadUdev,
     /// Wait until the array's resync/recovery is done (bitmap changes need an idle array).
     WaitIdle {
         array: String,
@@ -268,6 +289,7 @@ impl Step {
                 devices,
                 bitmap_chunk,
                 write_behind,
+                uuid,
             } => {
                 let mut a: Vec<String> = vec![
                     "mdadm".into(),
@@ -287,6 +309,7 @@ impl Step {
                     }
                     None => a.push("--bitmap=none".into()),
                 }
+                a.push(format!("--uuid={uuid}"));
                 a.push("--run".into());
                 a.extend(
                     devices
@@ -332,6 +355,16 @@ impl Step {
                 ]));
                 c
             }
+            Step::WriteFile { path, content, .. } => vec![Command::ReplaceFile {
+                path: path.clone(),
+                content: content.clone(),
+            }],
+            Step::RegenerateInitramfs { tool } => vec![if tool == "dracut" {
+                Command::run(&["dracut", "-f", "--mdadmconf"])
+            } else {
+                Command::run(&["update-initramfs", "-u"])
+            }],
+            Step::ReloadUdev => vec![Command::run(&["udevadm", "control", "--reload"])],
             Step::RemoveFailed { array } => vec![Command::run_owned(vec![
                 "mdadm".into(),
                 Self::md_path(array),
@@ -533,6 +566,9 @@ impl Step {
     /// The object the step changes, for display.
     pub fn object(&self) -> String {
         match self {
+            Step::WriteFile { path, .. } => format!("file {path}"),
+            Step::RegenerateInitramfs { .. } => "initramfs".into(),
+            Step::ReloadUdev => "udev".into(),
             Step::SetWriteCache { disk, .. } | Step::WipeSignatures { disk, .. } => {
                 format!("disk {disk}")
             }
@@ -568,6 +604,12 @@ impl Step {
     pub fn summary(&self) -> String {
         use crate::config::size::human;
         match self {
+            Step::WriteFile { old, purpose, .. } => format!(
+                "{} ({purpose})",
+                if old.is_some() { "update" } else { "create" }
+            ),
+            Step::RegenerateInitramfs { tool } => format!("regenerate with {tool}"),
+            Step::ReloadUdev => "reload udev rules".into(),
             Step::SetWriteCache { on, .. } => {
                 format!("drive write cache {}", if *on { "on" } else { "off" })
             }

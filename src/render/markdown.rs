@@ -1,6 +1,7 @@
 use super::shell::command_line;
 use super::summary_line;
-use crate::plan::{Plan, Risk};
+use crate::plan::persist::unified_diff;
+use crate::plan::{Plan, Risk, Step};
 
 fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
@@ -54,6 +55,14 @@ pub fn markdown(plan: &Plan) -> String {
             }
         }
         o.push_str("```\n\n</details>\n");
+        for s in &plan.steps {
+            if let Step::WriteFile {
+                path, old, content, ..
+            } = &s.step
+            {
+                o.push_str(&format!("\n<details><summary>Change to <code>{path}</code></summary>\n\n```diff\n{}```\n\n</details>\n", unified_diff(path, old.as_deref(), content)));
+            }
+        }
     }
     if !plan.refused.is_empty() {
         o.push_str("\n#### Refused\n\n");

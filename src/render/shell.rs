@@ -31,6 +31,16 @@ pub fn command_line(c: &Command) -> String {
         Command::Write { path, value } => {
             format!("printf '%s\\n' {} > {}", quote(value), quote(path))
         }
+        Command::ReplaceFile { path, content } => {
+            let mut marker = String::from("HYRAID_EOF");
+            while content.contains(&marker) {
+                marker.push('_');
+            }
+            format!(
+                "cat > {}.hyraid-new <<'{marker}' && mv {0}.hyraid-new {0}\n{content}{marker}",
+                quote(path)
+            )
+        }
         // hyraid polls the same file (and shows progress) instead of running a loop.
         Command::WaitIdle { array } => format!(
             "while [ \"$(cat \"/sys/block/$(basename \"$(readlink -f /dev/md/{array})\")/md/sync_action\")\" != idle ]; do sleep 1; done"

@@ -1,6 +1,7 @@
 use super::shell::command_line;
 use super::summary_line;
-use crate::plan::{Plan, Risk};
+use crate::plan::persist::unified_diff;
+use crate::plan::{Plan, Risk, Step};
 
 fn paint(s: &str, code: &str, color: bool) -> String {
     if color {
@@ -50,6 +51,16 @@ pub fn text(plan: &Plan, color: bool) -> String {
             risk
         ));
         o.push_str(&format!("       why: {}\n", s.reason));
+        if let Step::WriteFile {
+            path, old, content, ..
+        } = &s.step
+        {
+            o.push_str(&format!("       $ write {path} (atomically), changing:\n"));
+            for l in unified_diff(path, old.as_deref(), content).lines() {
+                o.push_str(&format!("         {l}\n"));
+            }
+            continue;
+        }
         for c in s.step.commands() {
             o.push_str(&format!("       $ {}\n", command_line(&c)));
         }

@@ -185,6 +185,7 @@ fn create(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutput, HostE
         (None, None, None, None, 0u32, false);
     let mut devices: Vec<(String, bool)> = Vec::new();
     let mut write_mostly = false;
+    let mut uuid: Option<String> = None;
     for a in rest {
         if let Some(v) = a.strip_prefix("--level=") {
             level = Some(v.to_string());
@@ -213,6 +214,19 @@ fn create(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutput, HostE
             run = true;
         } else if *a == "--write-mostly" {
             write_mostly = true;
+        } else if let Some(v) = a.strip_prefix("--uuid=") {
+            let hex: String = v.chars().filter(|c| c.is_ascii_hexdigit()).collect();
+            if hex.len() != 32 {
+                return fail(2, format!("mdadm: invalid uuid: {v}\n"));
+            }
+            uuid = Some(format!(
+                "{}-{}-{}-{}-{}",
+                &hex[0..8],
+                &hex[8..12],
+                &hex[12..16],
+                &hex[16..20],
+                &hex[20..32]
+            ));
         } else if a.starts_with("--metadata=")
             || a.starts_with("--name=")
             || a.starts_with("--homehost=")
@@ -324,7 +338,7 @@ fn create(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutput, HostE
     st.world.arrays.push(MdArray {
         kname: kname.clone(),
         name: Some(name.to_string()),
-        uuid: Some(format!("{serial:08x}-5e52-a71e-0141-a8e8fe8e251e")),
+        uuid: Some(uuid.unwrap_or_else(|| format!("{serial:08x}-5e52-a71e-0141-a8e8fe8e251e"))),
         level: "raid1".into(),
         raid_disks: devices.len() as u32,
         size_kib,

@@ -226,7 +226,17 @@ impl Host for SimHost {
             ["wipefs", "--no-act", "--json", dev] => render::wipefs(&st, dev),
             ["wipefs", "--all", dev] => md_tools::wipefs_all(&mut st, dev),
             ["hdparm", flag, dev] if flag.starts_with("-W") => md_tools::hdparm(&mut st, flag, dev),
-            ["udevadm", "settle", ..] => out(""),
+            ["udevadm", "settle", ..] | ["udevadm", "control", "--reload"] => out(""),
+            ["update-initramfs", "-u"]
+                if st.world.boot.initramfs_tool.as_deref() == Some("update-initramfs") =>
+            {
+                out("update-initramfs: Generating /boot/initrd.img-6.1.0-50-amd64\n")
+            }
+            ["dracut", "-f", "--mdadmconf"]
+                if st.world.boot.initramfs_tool.as_deref() == Some("dracut") =>
+            {
+                out("")
+            }
             ["mdadm", ..] => md_tools::mdadm(&mut st, &args[1..]),
             ["pvcreate", ..]
             | ["vgcreate", ..]
@@ -246,6 +256,19 @@ impl Host for SimHost {
         let st = self.state.borrow();
         if path == "/proc/mdstat" {
             return Ok(render::mdstat(&st.world));
+        }
+        let b = &st.world.boot;
+        if b.mdadm_conf_path.as_deref() == Some(path) {
+            return b
+                .mdadm_conf
+                .clone()
+                .ok_or(HostError::NotFound { path: path.into() });
+        }
+        if path == crate::observe::WRITE_CACHE_RULE_PATH {
+            return b
+                .write_cache_rule
+                .clone()
+                .ok_or(HostError::NotFound { path: path.into() });
         }
         render::sysfs_read(&st.world, path).ok_or(HostError::NotFound {
             path: path.to_string(),
@@ -337,6 +360,40 @@ impl Host for SimHost {
     }
     fn is_simulated(&self) -> bool {
         true
+    }
+
+    fn exists(&self, path: &str) -> bool {
+        let st = self.state.borrow();
+        let tool = st.world.boot.initramfs_tool.as_deref();
+        crate::observe::INITRAMFS_TOOLS
+            .iter()
+            .find(|(t, _)| Some(*t) == tool)
+            .is_some_and(|(_, p)| *p == path)
+    }
+
+    fn replace_file(&self, path: &str, content: &str) -> Result<(), HostError> {
+        let mut st = self.state.borrow_mut();
+        st.log.push(vec!["(replace)".into(), path.into()]);
+        if let Some(i) = st.faults.iter().position(|f| path.contains(&f.needle)) {
+            let f = st.faults.remove(i);
+            return Err(HostError::Io {
+                path: path.into(),
+                detail: f.stderr,
+            });
+        }
+        let b = &mut st.world.boot;
+        if crate::observe::MDADM_CONF_PATHS.contains(&path) {
+            b.mdadm_conf_path = Some(path.into());
+            b.mdadm_conf = Some(content.into());
+        } else if path == crate::observe::WRITE_CACHE_RULE_PATH {
+            b.write_cache_rule = Some(content.into());
+        } else {
+            return Err(HostError::Io {
+                path: path.into(),
+                detail: "the simulated host does not model this file".into(),
+            });
+        }
+        Ok(())
     }
 
     /// Time passes: every running resync or recovery moves a quarter of the way on.

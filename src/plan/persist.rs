@@ -1,0 +1,212 @@
+//! The files that make the layout survive a reboot: the ARRAY lines hyraid owns in mdadm.conf,
+//! and hyraid's udev rule that re-applies drive write-cache settings. Pure text in, text out.
+
+/// Marks hyraid's block in mdadm.conf.
+pub const MDADM_CONF_MARK: &str =
+    "# hyraid: the arrays of hyraid.yaml; `hyraid apply` keeps these lines";
+
+/// Debian's default when the file does not exist yet.
+pub const MDADM_CONF_BASE: &str = "HOMEHOST <system>\nMAILADDR root\n";
+
+/// `2a5bd1d0-4b8a-…` or `2a5bd1d0:4b8a6c55:…` → mdadm's `xxxxxxxx:xxxxxxxx:xxxxxxxx:xxxxxxxx`.
+pub fn mdadm_uuid(u: &str) -> String {
+    let h: String = u
+        .chars()
+        .filter(|c| c.is_ascii_hexdigit())
+        .collect::<String>()
+        .to_lowercase();
+    if h.len() != 32 {
+        return u.to_string();
+    }
+    format!("{}:{}:{}:{}", &h[0..8], &h[8..16], &h[16..24], &h[24..32])
+}
+
+/// mdadm.conf with hyraid's ARRAY lines: `ours` (name, uuid) are (re)written in a marked block at
+/// the end; any other ARRAY line naming one of them or one of `gone` (by /dev/md/NAME or UUID),
+/// with its continuation lines, is dropped; every other line is kept as it was.
+pub fn managed_mdadm_conf(
+    current: Option<&str>,
+    ours: &[(String, String)],
+    gone: &[(String, Option<String>)],
+) -> String {
+    // A file that already lists each array by its UUID (and nothing stale) is left as it is.
+    if let Some(cur) = current {
+        let lines: Vec<(Option<&str>, Vec<String>)> = cur
+            .lines()
+            .filter(|l| l.trim_start().starts_with("ARRAY"))
+            .map(|l| {
+                let dev = l
+                    .split_whitespace()
+                    .nth(1)
+                    .and_then(|d| d.strip_prefix("/dev/md/"));
+                let uuids = l
+                    .split_whitespace()
+                    .filter_map(|w| w.strip_prefix("UUID=").or_else(|| w.strip_prefix("uuid=")))
+                    .map(mdadm_uuid)
+                    .collect();
+                (dev, uuids)
+            })
+            .collect();
+        let listed = ours.iter().all(|(n, u)| {
+            lines
+                .iter()
+                .any(|(d, us)| us.contains(&mdadm_uuid(u)) && d.is_none_or(|d| d == n))
+        });
+        let stale = ours.iter().any(|(n, u)| {
+            lines
+                .iter()
+                .any(|(d, us)| *d == Some(n.as_str()) && !us.contains(&mdadm_uuid(u)))
+        }) || gone.iter().any(|(n, u)| {
+            lines.iter().any(|(d, us)| {
+                *d == Some(n.as_str()) || u.as_deref().is_some_and(|u| us.contains(&mdadm_uuid(u)))
+            })
+        });
+        if listed && !stale {
+            return cur.to_string();
+        }
+    }
+    let base = current.unwrap_or(MDADM_CONF_BASE);
+    let names: Vec<String> = ours
+        .iter()
+        .map(|(n, _)| n.clone())
+        .chain(gone.iter().map(|(n, _)| n.clone()))
+        .collect();
+    let uuids: Vec<String> = ours
+        .iter()
+        .map(|(_, u)| mdadm_uuid(u))
+        .chain(
+            gone.iter()
+                .filter_map(|(_, u)| u.as_deref().map(mdadm_uuid)),
+        )
+        .collect();
+    let mut out = String::new();
+    let mut dropping = false;
+    for line in base.lines() {
+        if dropping && line.starts_with(char::is_whitespace) && !line.trim().is_empty() {
+            continue; // continuation of a dropped ARRAY line
+        }
+        dropping = false;
+        if line.trim() == MDADM_CONF_MARK {
+            continue;
+        }
+        let t = line.trim_start();
+        if t.starts_with("ARRAY") {
+            let mut words = t.split_whitespace().skip(1);
+            let dev = words.next().unwrap_or("");
+            let named = dev
+                .strip_prefix("/dev/md/")
+                .is_some_and(|n| names.iter().any(|x| x == n));
+            let by_uuid = t
+                .split_whitespace()
+                .filter_map(|w| w.strip_prefix("UUID=").or_else(|| w.strip_prefix("uuid=")))
+                .any(|u| uuids.contains(&mdadm_uuid(u)));
+            if named || by_uuid {
+                dropping = true;
+                continue;
+            }
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    while out.ends_with("\n\n") {
+        out.pop();
+    }
+    if !ours.is_empty() {
+        if !out.is_empty() && !out.ends_with("\n\n") {
+            out.push('\n');
+        }
+        out.push_str(MDADM_CONF_MARK);
+        out.push('\n');
+        for (name, uuid) in ours {
+            out.push_str(&format!(
+                "ARRAY /dev/md/{name} metadata=1.2 UUID={}\n",
+                mdadm_uuid(uuid)
+            ));
+        }
+    }
+    out
+}
+
+/// hyraid's udev rule: for each (disk, serial, on) re-apply `hdparm -W` whenever the disk appears.
+pub fn write_cache_rule(entries: &[(String, String, bool)]) -> String {
+    let mut out = String::from(
+        "# Written by hyraid: re-applies the drive write cache settings of hyraid.yaml whenever the\n# disk appears (boot, hotplug, reset). `hyraid apply` rewrites this file; do not edit it.\n",
+    );
+    for (disk, serial, on) in entries {
+        out.push_str(&format!(
+            "# disk {disk}\nACTION==\"add|change\", SUBSYSTEM==\"block\", ENV{{DEVTYPE}}==\"disk\", ENV{{ID_SERIAL_SHORT}}==\"{serial}\", RUN+=\"/usr/sbin/hdparm -W{} $devnode\"\n",
+            if *on { 1 } else { 0 }
+        ));
+    }
+    out
+}
+
+/// Serials that are safe inside the udev rule's double quotes.
+pub fn rule_safe(serial: &str) -> bool {
+    !serial.is_empty()
+        && serial
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.:".contains(c))
+}
+
+/// A unified diff for the plan display.
+pub fn unified_diff(path: &str, old: Option<&str>, new: &str) -> String {
+    let old_text = old.unwrap_or("");
+    let diff = similar::TextDiff::from_lines(old_text, new);
+    diff.unified_diff()
+        .context_radius(2)
+        .header(if old.is_some() { path } else { "/dev/null" }, path)
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_other_lines_and_owns_its_arrays() {
+        let cur = "# comment kept\nHOMEHOST <system>\nMAILADDR root\nARRAY /dev/md/data0 metadata=1.2 name=old:data0 UUID=11111111:11111111:11111111:11111111\n   devices=/dev/sda1,/dev/sdb1\nARRAY /dev/md/other metadata=1.2 UUID=22222222:22222222:22222222:22222222\n";
+        let ours = vec![(
+            "data0".to_string(),
+            "263e1fc9-5e52-a71e-0141-a8e8fe8e251e".to_string(),
+        )];
+        let new = managed_mdadm_conf(Some(cur), &ours, &[]);
+        assert_eq!(
+            new,
+            "# comment kept\nHOMEHOST <system>\nMAILADDR root\nARRAY /dev/md/other metadata=1.2 UUID=22222222:22222222:22222222:22222222\n\n# hyraid: the arrays of hyraid.yaml; `hyraid apply` keeps these lines\nARRAY /dev/md/data0 metadata=1.2 UUID=263e1fc9:5e52a71e:0141a8e8:fe8e251e\n"
+        );
+        // Idempotent: applying to its own output changes nothing.
+        assert_eq!(managed_mdadm_conf(Some(&new), &ours, &[]), new);
+        // A removed array's line goes; the foreign one stays.
+        let gone = managed_mdadm_conf(
+            Some(&new),
+            &[],
+            &[(
+                "data0".into(),
+                Some("263e1fc9-5e52-a71e-0141-a8e8fe8e251e".into()),
+            )],
+        );
+        assert!(
+            !gone.contains("data0") && gone.contains("/dev/md/other") && !gone.contains("hyraid:")
+        );
+        // A hand-written file that already lists the array correctly is not rewritten.
+        let by_hand = "HOMEHOST <system>\nARRAY /dev/md/data0 metadata=1.2 name=box:data0 UUID=263e1fc9:5e52a71e:0141a8e8:fe8e251e\n";
+        assert_eq!(managed_mdadm_conf(Some(by_hand), &ours, &[]), by_hand);
+        // A missing file starts from Debian's defaults.
+        assert!(
+            managed_mdadm_conf(None, &ours, &[])
+                .starts_with("HOMEHOST <system>\nMAILADDR root\n\n# hyraid")
+        );
+    }
+
+    #[test]
+    fn udev_rule_and_diff() {
+        let r = write_cache_rule(&[("hdd0".into(), "WDE00001".into(), true)]);
+        assert!(r.contains(
+            "ENV{ID_SERIAL_SHORT}==\"WDE00001\", RUN+=\"/usr/sbin/hdparm -W1 $devnode\""
+        ));
+        assert!(rule_safe("WD-WCC4M0000001") && !rule_safe("a\"b") && !rule_safe("x y"));
+        let d = unified_diff("/etc/mdadm/mdadm.conf", Some("a\nb\n"), "a\nb\nc\n");
+        assert!(d.contains("--- /etc/mdadm/mdadm.conf") && d.contains("+c"));
+    }
+}

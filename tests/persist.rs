@@ -1,0 +1,157 @@
+//! Persistence across reboot: mdadm.conf ARRAY lines (with the UUIDs hyraid gives new arrays),
+//! the initramfs, and the udev rule that re-applies drive write caches.
+
+mod common;
+use common::*;
+use hyraid::plan::{Policy, Step};
+
+fn conf(h: &hyraid::host::sim::SimHost) -> String {
+    h.world().boot.mdadm_conf.unwrap_or_default()
+}
+
+#[test]
+fn new_arrays_are_listed_by_the_uuid_chosen_at_plan_time() {
+    let (d, h) = example("microserver-gen8");
+    let p = plan_for(&h, &d, Policy::default());
+    let uuids: Vec<String> = p
+        .steps
+        .iter()
+        .filter_map(|s| match &s.step {
+            Step::CreateArray { uuid, .. } => Some(uuid.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(uuids.len(), 2);
+    let conf_step = p
+        .steps
+        .iter()
+        .find(
+            |s| matches!(&s.step, Step::WriteFile { path, .. } if path == "/etc/mdadm/mdadm.conf"),
+        )
+        .unwrap();
+    let Step::WriteFile { content, old, .. } = &conf_step.step else {
+        unreachable!()
+    };
+    for u in &uuids {
+        assert!(content.contains(&format!("UUID={u}")), "{content}");
+    }
+    assert!(
+        content.starts_with(old.as_deref().unwrap().trim_end()),
+        "Debian's own lines are kept"
+    );
+    let i = |f: fn(&Step) -> bool| p.steps.iter().position(|s| f(&s.step)).unwrap();
+    assert!(
+        i(|s| matches!(s, Step::CreateArray { .. }))
+            < i(|s| matches!(s, Step::WriteFile { path, .. } if path.ends_with("mdadm.conf")))
+    );
+    assert!(
+        i(|s| matches!(s, Step::RegenerateInitramfs { .. }))
+            < i(|s| matches!(s, Step::CreatePv { .. })),
+        "md → mdadm.conf → initramfs → PV"
+    );
+    apply(&h, &d, Policy::default()).unwrap();
+    // The arrays really carry those UUIDs, and the file lists them.
+    for a in h.world().arrays {
+        let u = hyraid::plan::persist::mdadm_uuid(a.uuid.as_deref().unwrap());
+        assert!(uuids.contains(&u), "{u}");
+        assert!(conf(&h).contains(&format!(
+            "ARRAY /dev/md/{} metadata=1.2 UUID={u}",
+            a.name.unwrap()
+        )));
+    }
+    assert!(changes(&h).iter().any(|c| c == "update-initramfs -u"));
+    assert!(plan_for(&h, &d, Policy::default()).steps.is_empty());
+}
+
+#[test]
+fn other_lines_of_mdadm_conf_are_kept() {
+    let (d, h) = example("single-pair");
+    let mut w = h.world();
+    w.boot.mdadm_conf = Some("HOMEHOST <system>\nMAILADDR ops@example.org\nARRAY /dev/md/legacy metadata=1.2 UUID=22222222:22222222:22222222:22222222\n".into());
+    let h = hyraid::host::sim::SimHost::new(w);
+    apply(&h, &d, Policy::default()).unwrap();
+    let c = conf(&h);
+    assert!(c.starts_with("HOMEHOST <system>\nMAILADDR ops@example.org\nARRAY /dev/md/legacy metadata=1.2 UUID=22222222:22222222:22222222:22222222\n"), "{c}");
+    assert!(c.contains("ARRAY /dev/md/md-home metadata=1.2 UUID="));
+}
+
+#[test]
+fn dracut_hosts_use_etc_mdadm_conf_and_dracut() {
+    let (d, h) = example("single-pair");
+    let mut w = h.world();
+    w.boot = hyraid::observe::Boot {
+        initramfs_tool: Some("dracut".into()),
+        ..Default::default()
+    };
+    let h = hyraid::host::sim::SimHost::new(w);
+    let p = plan_for(&h, &d, Policy::default());
+    let cmds: Vec<String> = p
+        .steps
+        .iter()
+        .flat_map(|s| s.step.commands())
+        .map(|c| hyraid::render::command_line(&c))
+        .collect();
+    assert!(
+        cmds.iter()
+            .any(|c| c.starts_with("cat > /etc/mdadm.conf.hyraid-new")),
+        "{cmds:?}"
+    );
+    assert!(cmds.contains(&"dracut -f --mdadmconf".to_string()));
+    apply(&h, &d, Policy::default()).unwrap();
+    assert_eq!(
+        h.world().boot.mdadm_conf_path.as_deref(),
+        Some("/etc/mdadm.conf")
+    );
+}
+
+#[test]
+fn without_an_initramfs_tool_the_plan_says_so() {
+    let (d, h) = example("single-pair");
+    let mut w = h.world();
+    w.boot = Default::default();
+    let p = plan_for(&hyraid::host::sim::SimHost::new(w), &d, Policy::default());
+    assert!(
+        !p.steps
+            .iter()
+            .any(|s| matches!(s.step, Step::RegenerateInitramfs { .. }))
+    );
+    assert!(
+        p.notes
+            .iter()
+            .any(|n| n.contains("no update-initramfs or dracut"))
+    );
+}
+
+#[test]
+fn write_cache_rule_follows_the_file() {
+    let (mut d, h) = example("microserver-gen8");
+    apply(&h, &d, Policy::default()).unwrap();
+    let rule = h.world().boot.write_cache_rule.unwrap();
+    assert!(
+        rule.contains(r#"ENV{ID_SERIAL_SHORT}=="WDE00001", RUN+="/usr/sbin/hdparm -W1 $devnode""#),
+        "{rule}"
+    );
+    // Turning a cache off changes the drive now and the rule for later.
+    d.disks.get_mut("hdd1").unwrap().write_cache = Some(false);
+    let p = apply(&h, &d, Policy::default()).unwrap();
+    let ops: Vec<&Step> = p.steps.iter().map(|s| &s.step).collect();
+    assert!(matches!(ops[0], Step::SetWriteCache { on: false, .. }));
+    assert!(matches!(ops[1], Step::WriteFile { .. }) && matches!(ops[2], Step::ReloadUdev));
+    assert!(
+        h.world()
+            .boot
+            .write_cache_rule
+            .unwrap()
+            .contains(r#"=="WDE00002", RUN+="/usr/sbin/hdparm -W0 $devnode""#)
+    );
+    // Asking for it on an SSD is refused.
+    d.disks.get_mut("ssd0").unwrap().write_cache = Some(true);
+    let p = plan_for(&h, &d, Policy::default());
+    assert!(
+        p.refused
+            .iter()
+            .any(|r| r.object == "disk ssd0" && r.reason.contains("rotational disks only")),
+        "{:?}",
+        p.refused
+    );
+}
