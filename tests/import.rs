@@ -23,9 +23,8 @@ fn imported_plan_is_empty(obs: &hyraid::observe::Observed, what: &str) -> String
         .steps
         .iter()
         .filter(|s| {
-            !(lacks_conf
-                && matches!(&s.step, Step::WriteFile { path, .. } if path.ends_with("mdadm.conf"))
-                || lacks_conf && matches!(s.step, Step::RegenerateInitramfs { .. }))
+            let persistence = matches!(&s.step, Step::WriteFile { path, .. } if path.ends_with("mdadm.conf")) || matches!(s.step, Step::RegenerateInitramfs { .. });
+            !(lacks_conf && persistence)
         })
         .collect();
     assert!(storage.is_empty(), "{what}: {:?}\n{yaml}", storage);

@@ -264,7 +264,7 @@ impl<'a> Planner<'a> {
                 continue;
             }
             if !matches!(tran, "sata" | "ata") {
-                refusals.push(Refusal { object: object.clone(), reason: (format!("write_cache: hyraid switches the drive cache with hdparm, which works for SATA/ATA disks only; this disk's transport is {tran}")).into(), fix: "remove `write_cache` for this disk (SAS/SCSI via sdparm is not supported yet)".into() });
+                refusals.push(Refusal { object: object.clone(), reason: format!("write_cache: hyraid switches the drive cache with hdparm, which works for SATA/ATA disks only; this disk's transport is {tran}"), fix: "remove `write_cache` for this disk (SAS/SCSI via sdparm is not supported yet)".into() });
                 continue;
             }
             let cur = dev.write_cache.and_then(|w| w.enabled);
