@@ -219,8 +219,10 @@ fn md_array(
     nodes: &[lsblk::Node],
 ) -> Result<MdArray, ObserveError> {
     let base = format!("/sys/block/{}/md", a.kname);
+        // Empty values are absent (an inactive array shows `raid_disks` and `level` empty).
     let attr = |name: &str| {
-        read_opt(host, &format!("{base}/{name}")).map(|o| o.map(|s| s.trim().to_string()))
+        read_opt(host, &format!("{base}/{name}"))
+            .map(|o| o.map(|s| s.trim().to_string()).filter(|s| !s.is_empty()))
     };
     let num = |name: &'static str, v: Option<String>| -> Result<Option<u64>, ObserveError> {
         v.map(|s| mdadm::parse_number(name, &s))
@@ -234,6 +236,15 @@ fn md_array(
         }),
         _ => None,
     };
+        // An inactive array (assembled by udev but not started, e.g. a member is missing after a
+    // reboot) has no /dev/md/NAME link and little in sysfs: its superblock says what it is.
+    let export = if a.active {
+        None
+    } else {
+        let o = host.run(&["mdadm".to_string(), "--detail".to_string(), "--export".to_string(), format!("/dev/{}", a.kname)])?;
+        (o.status == 0).then(|| mdadm::parse_export(&o.stdout)).transpose()?
+    };
+    let ex = |k: &str| export.as_ref().and_then(|m| m.get(k).cloned()).filter(|v| !v.is_empty());
     let mut members = Vec::new();
     for m in &a.members {
         let dev = format!("{base}/dev-{}", m.kname);
@@ -249,15 +260,18 @@ fn md_array(
     }
     Ok(MdArray {
         kname: a.kname.clone(),
-        name: names
+                name: names
             .iter()
             .find(|(_, t)| *t == a.kname)
-            .map(|(n, _)| n.clone()),
-        uuid: attr("uuid")?,
+            .map(|(n, _)| n.clone())
+            .or_else(|| ex("MD_DEVNAME"))
+            .or_else(|| ex("MD_NAME").map(|n| n.rsplit(':').next().unwrap_or(&n).to_string())),
+        uuid: attr("uuid")?.or_else(|| ex("MD_UUID")),
         level: attr("level")?
+            .or_else(|| ex("MD_LEVEL"))
             .or_else(|| a.level.clone())
             .unwrap_or_default(),
-        raid_disks: num("raid_disks", attr("raid_disks")?)?
+        raid_disks: num("raid_disks", attr("raid_disks")?.or_else(|| ex("MD_DEVICES")))?
             .unwrap_or(a.disks.map(|d| d.0 as u64).unwrap_or(0)) as u32,
         size_kib: a.blocks,
         array_state: attr("array_state")?.unwrap_or_else(|| {

@@ -585,6 +585,31 @@ impl<'a> Planner<'a> {
             self.blocked.insert(m.name.clone());
             return out;
         }
+        // Assembled but not started (a member was missing at boot): start it degraded, then plan
+        // against the running array it becomes.
+        let started;
+        let inactive = a.array_state == "inactive";
+        let a = if inactive {
+            let n = a.members.iter().filter(|x| !x.faulty()).count();
+            out.push(ps(
+                Step::StartArray { array: m.name.clone(), md: a.kname.clone() },
+                Risk::Degrades,
+                format!("assembled but not running: {n} of {} members are present; it runs degraded until the missing member is replaced", a.raid_disks),
+            ));
+            let mut v = a.clone();
+            for (i, x) in v.members.iter_mut().filter(|x| !x.faulty()).enumerate() {
+                x.state.retain(|w| w != "spare");
+                x.state.insert(0, "in_sync".into());
+                x.slot = Some(i as u32);
+            }
+            v.array_state = "active".into();
+            v.degraded = v.raid_disks.saturating_sub(n as u32);
+            self.notes.push(format!("mirror {}: write-mostly, bitmap and write-behind are checked once it runs (apply verifies them)", m.name));
+            started = v;
+            &started
+        } else {
+            a
+        };
         // Members. A disk the file names that is not in the array joins it: back into its old
         // place when it carries this array's superblock (--re-add), into a free slot (--add), or
         // in place of a working member the file no longer names (--replace, no loss of redundancy).
@@ -795,6 +820,9 @@ impl<'a> Planner<'a> {
                 "mirror {}: {}{pct} in progress",
                 m.name, a.sync_action
             ));
+        }
+        if inactive {
+            return out;
         }
         // Write-mostly on live members: set first, clear last (write-behind needs one).
         let mut set_on = Vec::new();

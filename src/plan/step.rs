@@ -165,9 +165,14 @@ pub enum Step {
         #[serde(default)]
         spare_added: bool,
     },
-    /// Remove every failed member (`--remove failed` works even when the device node is gone).
+        /// Remove every failed member (`--remove failed` works even when the device node is gone).
     RemoveFailed {
         array: String,
+    },
+    /// Start an array that was assembled but not started (`mdadm --run`), degraded.
+    StartArray {
+        array: String,
+        md: String,
     },
     /// Set or clear write-mostly on a live member (sysfs; mdadm has no command for it).
     SetWriteMostly {
@@ -364,7 +369,8 @@ impl Step {
             } else {
                 Command::run(&["update-initramfs", "-u"])
             }],
-            Step::ReloadUdev => vec![Command::run(&["udevadm", "control", "--reload"])],
+                        Step::ReloadUdev => vec![Command::run(&["udevadm", "control", "--reload"])],
+            Step::StartArray { md, .. } => vec![Command::run_owned(vec!["mdadm".into(), "--run".into(), format!("/dev/{md}")]), Command::run(&["udevadm", "settle"])],
             Step::RemoveFailed { array } => vec![Command::run_owned(vec![
                 "mdadm".into(),
                 Self::md_path(array),
@@ -577,7 +583,8 @@ impl Step {
             | Step::AddMember { array, .. }
             | Step::ReAddMember { array, .. }
             | Step::ReplaceMember { array, .. }
-            | Step::RemoveFailed { array }
+                        | Step::RemoveFailed { array }
+            | Step::StartArray { array, .. }
             | Step::SetWriteMostly { array, .. }
             | Step::SetWriteBehind { array, .. }
             | Step::RemoveBitmap { array }
@@ -659,7 +666,8 @@ impl Step {
                     ""
                 }
             ),
-            Step::RemoveFailed { .. } => "remove failed members".into(),
+                        Step::RemoveFailed { .. } => "remove failed members".into(),
+            Step::StartArray { .. } => "start it degraded (a member is missing)".into(),
             Step::AddMember { device, .. } => format!(
                 "add {}{}",
                 device.disk,

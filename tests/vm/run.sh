@@ -58,9 +58,26 @@ for script in "$HERE"/scenarios/*.sh; do
     [ $checksum = 1 ] && (cd "$W" && sha256sum ./*.raw > before.sha)
     files=(--file "$ROOT/target/release/hyraid" --file "$HERE/guest-lib.sh")
     for c in "$HERE"/configs/*.yaml; do files+=(--file "$c"); done
+    boots=$(sed -n 's/^# boots: //p' "$script"); boots=${boots:-1}
     T=$(date +%s)
-    "$HERE/run-vm.sh" --quiet --timeout 900 --out "$W/out" "${files[@]}" "${disk_args[@]}" "$script" > "$W/log" 2>&1
-    rc=$?
+    rc=0
+    for b in $(seq 1 "$boots"); do
+        args=("${disk_args[@]}")
+        if [ "$b" -gt 1 ] && grep -q '^# disks2: ' "$script"; then
+            # The machine after a disk swap: the listed disks, new files for new names.
+            args=()
+            for spec in $(sed -n 's/^# disks2: //p' "$script"); do
+                IFS=: read -r dname kind size <<<"$spec"
+                [ -f "$W/$dname.raw" ] || truncate -s "$size" "$W/$dname.raw"
+                args+=(--disk "$dname:$kind:$size:sata:file=$W/$dname.raw")
+            done
+        fi
+        overlay=(); [ "$boots" -gt 1 ] && overlay=(--root-overlay "$W/root.qcow2")
+        echo "=== boot $b of $boots" >> "$W/log"
+        "$HERE/run-vm.sh" --quiet --timeout 900 --out "$W/out" --env "HYRAID_BOOT=$b" "${overlay[@]}" "${files[@]}" "${args[@]}" "$script" >> "$W/log" 2>&1
+        rc=$?
+        [ $rc = 0 ] || break
+    done
     if [ $checksum = 1 ] && [ $rc = 0 ]; then
         (cd "$W" && sha256sum ./*.raw > after.sha)
         if ! cmp -s "$W/before.sha" "$W/after.sha"; then

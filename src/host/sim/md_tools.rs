@@ -96,6 +96,45 @@ pub fn mdadm(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> {
     match args {
         ["--create", md, rest @ ..] => create(st, md, rest),
         ["--grow", md, rest @ ..] => grow(st, md, rest),
+                ["--detail", "--export", md] => {
+            let k = match md_target(st, md) {
+                Ok(k) => k,
+                Err(e) => return e,
+            };
+            let a = st.world.array(&k).unwrap();
+            let mut o = format!("MD_LEVEL={}\nMD_DEVICES={}\nMD_METADATA=1.2\n", a.level, a.raid_disks);
+            if let Some(u) = &a.uuid {
+                o.push_str(&format!("MD_UUID={}\n", crate::plan::persist::mdadm_uuid(u)));
+            }
+            if let Some(n) = &a.name {
+                o.push_str(&format!("MD_NAME={}:{n}\n", st.world.hostname));
+            }
+            for m in &a.members {
+                let key = format!("MD_DEVICE_dev_{}", m.kname);
+                o.push_str(&format!("{key}_ROLE={}\n{key}_DEV=/dev/{}\n", m.slot.map(|s| s.to_string()).unwrap_or("spare".into()), m.kname));
+            }
+            out(&o)
+        }
+        ["--run", md] => {
+            let k = match md_target(st, md) {
+                Ok(k) => k,
+                Err(e) => return e,
+            };
+            let a = st.array_mut(&k).unwrap();
+            if a.array_state != "inactive" {
+                return fail(1, format!("mdadm: {md} is already running\n"));
+            }
+            let mut n = 0;
+            for (i, m) in a.members.iter_mut().filter(|m| !m.faulty()).enumerate() {
+                m.state.retain(|w| w != "spare");
+                m.state.insert(0, "in_sync".into());
+                m.slot = Some(i as u32);
+                n += 1;
+            }
+            a.array_state = "clean".into();
+            a.degraded = a.raid_disks.saturating_sub(n);
+            out(&format!("mdadm: started array {md}\n"))
+        }
         ["--wait", md] => {
             let k = match md_target(st, md) {
                 Ok(k) => k,

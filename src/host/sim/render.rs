@@ -273,6 +273,11 @@ pub fn mdstat(w: &Observed) -> String {
             }
             members.push(t);
         }
+                if a.array_state == "inactive" {
+            // md_seq_show: no level, members with (S), blocks without [n/m] for an array that does not run.
+            o.push_str(&format!("{} : inactive {}\n      {} blocks super 1.2\n       \n", a.kname, members.join(" "), a.size_kib));
+            continue;
+        }
         o.push_str(&format!(
             "{} : active {} {}\n",
             a.kname,
@@ -344,6 +349,13 @@ pub fn sysfs_read(w: &Observed, path: &str) -> Option<String> {
                 )),
                 _ => None,
             };
+        }
+                let inactive = a.array_state == "inactive";
+        if inactive && matches!(attr, "level" | "raid_disks" | "uuid" | "degraded" | "sync_action" | "sync_completed") {
+            return Some("\n".into()); // the kernel shows these empty for an array that is not running
+        }
+        if inactive && attr.starts_with("bitmap/") {
+            return None;
         }
         let v = match attr {
             "level" => a.level.clone(),

@@ -1,0 +1,31 @@
+#!/bin/sh
+# disks: ssd1:ssd:1G hdd1:hdd:1G cache:ssd:256M
+# disks2: ssd1:ssd:1G hdd9:hdd:1G cache:ssd:256M
+# boots: 2
+# Boot 1 builds the pair; between boots the HDD is pulled and a blank disk goes into its bay
+# (new serial HYHDD9); boot 2 applies the file with the new id: the mirror is rebuilt onto the
+# new disk, which is write-mostly, and the data is intact.
+. /mnt/host/files/guest-lib.sh
+if [ "$HYRAID_BOOT" = 1 ]; then
+    hy apply $CFG/pair.yaml --yes; expect "apply exits 0" $? 0
+    mkfs.ext4 -q /dev/vg0/files && mkdir -p /mnt/d && mount /dev/vg0/files /mnt/d
+    dd if=/dev/urandom of=/mnt/d/f bs=1M count=32 2>/dev/null; sha256sum /mnt/d/f | cut -d' ' -f1 > $OUT/sum
+    umount /mnt/d; wait_idle data0; sync
+    finish
+fi
+N=ata-HYRAID_HDD_HYHDD9
+expect "the array is degraded after the swap" "$(cat /sys/block/$(md data0)/md/degraded)" 1
+hy plan $CFG/swapped.yaml; expect "plan exits 0" $? 0
+grep -q "add hdd0 (write-mostly)" /tmp/hy.out && ok "plan adds the new disk write-mostly" || bad "no add step"
+cp /tmp/hy.out $OUT/swap-plan.txt
+hy apply $CFG/swapped.yaml --yes; expect "apply exits 0" $? 0
+wait_idle data0
+check "the new disk is write-mostly (sysfs)" is_wm data0 $N
+expect "the array is whole again (sysfs)" "$(cat /sys/block/$(md data0)/md/degraded)" 0
+expect "new member in sync (mdadm --detail)" "$(mdadm --detail /dev/md/data0 | grep -c 'active sync writemostly')" 1
+vgchange -ay vg0 >/dev/null 2>&1; mkdir -p /mnt/d && mount /dev/vg0/files /mnt/d
+echo 3 > /proc/sys/vm/drop_caches
+expect "data intact" "$(sha256sum /mnt/d/f | cut -d' ' -f1)" "$(cat $OUT/sum)"
+umount /mnt/d
+expect "plan after exits 0" "$(hy_rc plan $CFG/swapped.yaml --detailed-exitcode)" 0
+finish
