@@ -236,13 +236,15 @@ fn md_array(
         }),
         _ => None,
     };
-        // An inactive array (assembled by udev but not started, e.g. a member is missing after a
-    // reboot) has no /dev/md/NAME link and little in sysfs: its superblock says what it is.
-    let export = if a.active {
-        None
-    } else {
-        let o = host.run(&["mdadm".to_string(), "--detail".to_string(), "--export".to_string(), format!("/dev/{}", a.kname)])?;
-        (o.status == 0).then(|| mdadm::parse_export(&o.stdout)).transpose()?
+            // An inactive array (assembled by udev but not started, e.g. a member is missing after a
+    // reboot) has no /dev/md/NAME link and little in sysfs or `--detail` (no level): the
+    // superblock of a member says what it is.
+    let export = match a.members.first() {
+        Some(m) if !a.active => {
+            let o = host.run(&["mdadm".to_string(), "--examine".to_string(), "--export".to_string(), format!("/dev/{}", m.kname)])?;
+            (o.status == 0).then(|| mdadm::parse_export(&o.stdout)).transpose()?
+        }
+        _ => None,
     };
     let ex = |k: &str| export.as_ref().and_then(|m| m.get(k).cloned()).filter(|v| !v.is_empty());
     let mut members = Vec::new();

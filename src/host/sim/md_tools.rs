@@ -96,24 +96,12 @@ pub fn mdadm(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> {
     match args {
         ["--create", md, rest @ ..] => create(st, md, rest),
         ["--grow", md, rest @ ..] => grow(st, md, rest),
-                ["--detail", "--export", md] => {
-            let k = match md_target(st, md) {
-                Ok(k) => k,
-                Err(e) => return e,
-            };
-            let a = st.world.array(&k).unwrap();
-            let mut o = format!("MD_LEVEL={}\nMD_DEVICES={}\nMD_METADATA=1.2\n", a.level, a.raid_disks);
-            if let Some(u) = &a.uuid {
-                o.push_str(&format!("MD_UUID={}\n", crate::plan::persist::mdadm_uuid(u)));
-            }
-            if let Some(n) = &a.name {
-                o.push_str(&format!("MD_NAME={}:{n}\n", st.world.hostname));
-            }
-            for m in &a.members {
-                let key = format!("MD_DEVICE_dev_{}", m.kname);
-                o.push_str(&format!("{key}_ROLE={}\n{key}_DEV=/dev/{}\n", m.slot.map(|s| s.to_string()).unwrap_or("spare".into()), m.kname));
-            }
-            out(&o)
+                ["--examine", "--export", dev] => {
+            let Some(Target::Block(k)) = st.resolve(dev) else { return fail(1, format!("mdadm: cannot open {dev}: No such file or directory\n")) };
+            let Some(a) = st.world.array_of_member(&k) else { return fail(1, format!("mdadm: No md superblock detected on {dev}.\n")) };
+            let uuid = a.uuid.as_deref().map(crate::plan::persist::mdadm_uuid).unwrap_or_default();
+            let name = a.name.clone().unwrap_or_default();
+            out(&format!("MD_LEVEL={}\nMD_DEVICES={}\nMD_NAME={}:{name}\nMD_UUID={uuid}\nMD_EVENTS=20\n", a.level, a.raid_disks, st.world.hostname))
         }
         ["--run", md] => {
             let k = match md_target(st, md) {

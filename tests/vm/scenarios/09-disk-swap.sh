@@ -14,8 +14,10 @@ if [ "$HYRAID_BOOT" = 1 ]; then
     finish
 fi
 N=ata-HYRAID_HDD_HYHDD9
-expect "the array is degraded after the swap" "$(cat /sys/block/$(md data0)/md/degraded)" 1
+check "after the swap udev assembled the mirror but did not start it" grep -q "inactive" /proc/mdstat
+"$HY" observe --capture $OUT/capture-inactive.json -o /dev/null
 hy plan $CFG/swapped.yaml; expect "plan exits 0" $? 0
+grep -q "start it degraded" /tmp/hy.out && ok "plan starts the mirror degraded" || bad "no start step"
 grep -q "add hdd0 (write-mostly)" /tmp/hy.out && ok "plan adds the new disk write-mostly" || bad "no add step"
 cp /tmp/hy.out $OUT/swap-plan.txt
 hy apply $CFG/swapped.yaml --yes; expect "apply exits 0" $? 0
