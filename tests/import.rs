@@ -121,3 +121,24 @@ fn an_inconsistent_machine_imports_to_the_nearest_valid_file() {
         Step::SetWriteBehind { value: 0, .. }
     ));
 }
+
+#[test]
+fn partitions_are_imported_in_disk_order() {
+    let (d, h) = example("microserver-partitioned");
+    apply(&h, &d, Policy::default()).unwrap();
+    let back = load_str("x", &import::to_yaml(&import::import(&observe(&h, &d)))).unwrap();
+    let ssd = back
+        .disks
+        .values()
+        .find(|s| s.id.as_deref() == Some("ata-Samsung_SSD_870_EVO_1TB_S6PTNM0T100001A"))
+        .unwrap();
+    let names: Vec<&str> = ssd.partitions.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, vec!["raid", "cache"]);
+    assert_eq!(ssd.partitions[0].size, Some(900 << 30));
+    assert!(
+        back.mirrors["cache"]
+            .members
+            .iter()
+            .all(|m| m.ends_with(":cache"))
+    );
+}

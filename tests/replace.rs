@@ -182,12 +182,19 @@ fn after_a_reboot_without_the_failed_disk_the_array_is_started_and_rebuilt() {
     h.reboot_without_disk("sdb");
     let obs = observe(&h, &d);
     let a = obs.arrays.iter().find(|a| a.kname == "md127").unwrap();
-    assert_eq!((a.array_state.as_str(), a.name.as_deref(), a.raid_disks), ("inactive", Some("md-home"), 2), "name and size from the superblock");
+    assert_eq!(
+        (a.array_state.as_str(), a.name.as_deref(), a.raid_disks),
+        ("inactive", Some("md-home"), 2),
+        "name and size from the superblock"
+    );
     d.disks.get_mut("hdd").unwrap().id = Some(NEW_ID.into());
     let p = plan_for(&h, &d, Policy::default());
     assert_eq!(ops(&p)[..2], ["start_array", "add_member"]);
     assert_eq!(p.steps[0].risk, Risk::Degrades);
-    assert_eq!(hyraid::render::command_line(&p.steps[0].step.commands()[0]), "mdadm --run /dev/md127");
+    assert_eq!(
+        hyraid::render::command_line(&p.steps[0].step.commands()[0]),
+        "mdadm --run /dev/md127"
+    );
     apply(&h, &d, Policy::default()).unwrap();
     assert_hybrid_again(&h, "sdc");
 }

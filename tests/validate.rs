@@ -123,8 +123,20 @@ const EXPECTED: &[(&str, &str)] = &[
         "5:21: mirrors.data0.members: mirror `data0` has 1 member(s); a mirror needs at least 2",
     ),
     (
-        "partitions-not-yet.yaml",
-        "5:5: disks.d.partitions: partitions are not supported yet by this version of hyraid",
+        "partition-rest-not-last.yaml",
+        "6:30: disks.d.partitions[0].size: only the last partition can take `rest`",
+    ),
+    (
+        "partition-twice.yaml",
+        "3:70: disks.d.partitions[1].name: partition `raid` is declared twice on disk `d`",
+    ),
+    (
+        "partition-undefined.yaml",
+        "6:35: mirrors.data0.members[1]: member disk `hdd0` has no partition `rad`",
+    ),
+    (
+        "partitioned-disk-used-whole.yaml",
+        "6:22: mirrors.data0.members[0]: member disk `ssd0` is partitioned; name one of its partitions",
     ),
     (
         "pv-in-mirror-and-vg.yaml",

@@ -21,6 +21,25 @@ pub struct DiskSpec {
     pub write_cache: Option<bool>,
     /// `Some(true)` = declared rotational (hdd), `Some(false)` = declared SSD.
     pub rotational_override: Option<bool>,
+    /// GPT partitions, in order; referred to as `disk:partition`.
+    #[serde(default)]
+    pub partitions: Vec<PartitionSpec>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct PartitionSpec {
+    /// GPT partition name (PARTLABEL).
+    pub name: String,
+    /// Bytes; None = the rest of the disk (last partition only).
+    pub size: Option<u64>,
+}
+
+/// `disk:partition` → (disk, Some(partition)); `disk` → (disk, None).
+pub fn split_device(name: &str) -> (&str, Option<&str>) {
+    match name.split_once(':') {
+        Some((d, p)) => (d, Some(p)),
+        None => (name, None),
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

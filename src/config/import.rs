@@ -143,20 +143,45 @@ fn build(o: &Observed, preassigned: &BTreeMap<String, String>) -> Built {
         }
         let live: Vec<_> = a.members.iter().filter(|m| !m.faulty()).collect();
         let devs: Vec<Option<&BlockDevice>> = live.iter().map(|m| o.device(&m.kname)).collect();
-        if devs
-            .iter()
-            .any(|d| d.is_none_or(|d| d.kind != DevKind::Disk))
-        {
-            skipped.push(format!(
-                "/dev/md/{name}: members are partitions, which this version does not manage yet"
-            ));
+        // Partition members are named `disk:PARTLABEL`; a partition without a GPT name cannot be.
+        let unnamed = devs.iter().any(|d| {
+            d.is_none_or(|d| {
+                d.kind == DevKind::Part && (d.partlabel.is_none() || d.parent.is_none())
+            })
+        });
+        if unnamed {
+            skipped.push(format!("/dev/md/{name}: a member is a partition without a GPT name (give it one with `sgdisk --change-name`)"));
             continue;
         }
         let mut members = Vec::new();
         let mut wm = Vec::new();
         for (m, d) in live.iter().zip(devs) {
-            let Some(n) = name_disk(d.unwrap(), &mut disks, &mut skipped) else {
-                continue;
+            let d = d.unwrap();
+            let n = if d.kind == DevKind::Part {
+                let Some(parent) = d.parent.as_deref().and_then(|p| o.device(p)) else {
+                    continue;
+                };
+                let Some(disk) = name_disk(parent, &mut disks, &mut skipped) else {
+                    continue;
+                };
+                let label = d.partlabel.clone().unwrap_or_default();
+                let parts = disks
+                    .get_mut(&disk)
+                    .unwrap()
+                    .partitions
+                    .get_or_insert_with(Vec::new);
+                if !parts.iter().any(|p| p.name == label) {
+                    parts.push(RawPartition {
+                        name: label.clone(),
+                        size: RawSize::Bytes(d.size),
+                    });
+                }
+                format!("{disk}:{label}")
+            } else {
+                let Some(n) = name_disk(d, &mut disks, &mut skipped) else {
+                    continue;
+                };
+                n
             };
             if m.write_mostly() {
                 wm.push(n.clone());
@@ -278,6 +303,33 @@ fn build(o: &Observed, preassigned: &BTreeMap<String, String>) -> Built {
         );
     }
 
+    // Partitions in on-disk order, so that a rebuild from this file numbers them the same way.
+    for (kname, name) in &disk_name {
+        if let Some(parts) = disks.get_mut(name).and_then(|d| d.partitions.as_mut()) {
+            let number = |label: &str| {
+                o.block_devices
+                    .iter()
+                    .find(|b| {
+                        b.parent.as_deref() == Some(kname.as_str())
+                            && b.partlabel.as_deref() == Some(label)
+                    })
+                    .map(|b| {
+                        b.kname
+                            .chars()
+                            .rev()
+                            .take_while(|c| c.is_ascii_digit())
+                            .collect::<String>()
+                            .chars()
+                            .rev()
+                            .collect::<String>()
+                            .parse::<u32>()
+                            .unwrap_or(0)
+                    })
+                    .unwrap_or(0)
+            };
+            parts.sort_by_key(|p| number(&p.name));
+        }
+    }
     Built {
         config: RawConfig {
             version: 1,

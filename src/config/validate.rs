@@ -422,10 +422,78 @@ pub(super) fn semantic(
                 );
             }
         }
-        if d.partitions.is_some() {
-            c.err(&format!("{p}/partitions"), true, "partitions are not supported yet by this version of hyraid", Some(
-                "use whole disks as mirror members for now, and remove `partitions:`; GPT partition management is planned".into(),
-            ));
+        let mut partitions = Vec::new();
+        for (i, part) in d.partitions.iter().flatten().enumerate() {
+            let pp = format!("{p}/partitions/{i}");
+            if let Err(msg) = check_name(&part.name, 36) {
+                c.err(
+                    &format!("{pp}/name"),
+                    false,
+                    msg,
+                    Some("GPT names are at most 36 characters".into()),
+                );
+            }
+            if partitions
+                .iter()
+                .any(|x: &PartitionSpec| x.name == part.name)
+            {
+                c.err(
+                    &format!("{pp}/name"),
+                    false,
+                    format!(
+                        "partition `{}` is declared twice on disk `{name}`",
+                        part.name
+                    ),
+                    None,
+                );
+            }
+            let last = i + 1 == d.partitions.as_ref().map(|v| v.len()).unwrap_or(0);
+            let size = match &part.size {
+                RawSize::Text(t) if t.trim() == "rest" => {
+                    if !last {
+                        c.err(
+                            &format!("{pp}/size"),
+                            false,
+                            "only the last partition can take `rest`",
+                            Some("give this one a size".into()),
+                        );
+                    }
+                    None
+                }
+                s => match size_bytes(s) {
+                    Ok(b) if b < 1 << 20 => {
+                        c.err(
+                            &format!("{pp}/size"),
+                            false,
+                            format!("partition of {b} bytes is smaller than 1MiB"),
+                            None,
+                        );
+                        Some(b)
+                    }
+                    Ok(b) => Some(b),
+                    Err(e) => {
+                        c.err(
+                            &format!("{pp}/size"),
+                            false,
+                            e,
+                            Some("or `rest` for the last partition".into()),
+                        );
+                        None
+                    }
+                },
+            };
+            partitions.push(PartitionSpec {
+                name: part.name.clone(),
+                size,
+            });
+        }
+        if d.partitions.as_ref().is_some_and(|v| v.is_empty()) {
+            c.err(
+                &format!("{p}/partitions"),
+                true,
+                "an empty partition list",
+                Some("remove `partitions:` to use the whole disk".into()),
+            );
         }
         disks.insert(
             name.clone(),
@@ -435,10 +503,62 @@ pub(super) fn semantic(
                 serial: d.serial.clone(),
                 write_cache: d.write_cache.map(OnOff::as_bool),
                 rotational_override: d.media.map(|m| m == Media::Hdd),
+                partitions,
             },
         );
     }
 
+    // What members and PVs may name: whole disks without partitions, and `disk:partition`.
+    let devices: BTreeSet<String> = disks
+        .values()
+        .flat_map(|d| {
+            if d.partitions.is_empty() {
+                vec![d.name.clone()]
+            } else {
+                d.partitions
+                    .iter()
+                    .map(|p| format!("{}:{}", d.name, p.name))
+                    .collect()
+            }
+        })
+        .collect();
+    let device_error = |name: &str| -> (String, String) {
+        let (disk, part) = split_device(name);
+        match (disks.get(disk), part) {
+            (Some(d), None) if !d.partitions.is_empty() => (
+                format!("disk `{disk}` is partitioned; name one of its partitions"),
+                format!(
+                    "e.g. {}",
+                    d.partitions
+                        .iter()
+                        .map(|p| format!("`{disk}:{}`", p.name))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ),
+            (Some(d), Some(p)) => (
+                format!("disk `{disk}` has no partition `{p}`"),
+                if d.partitions.is_empty() {
+                    format!("declare it under `disks.{disk}.partitions`")
+                } else {
+                    format!(
+                        "its partitions: {}",
+                        d.partitions
+                            .iter()
+                            .map(|p| p.name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                },
+            ),
+            _ => (
+                format!("`{name}` is not defined under `disks:`"),
+                nearest(name, devices.iter())
+                    .map(|n| format!("did you mean `{n}`?"))
+                    .unwrap_or_else(|| "declare it under `disks:`".into()),
+            ),
+        }
+    };
     // Mirrors.
     let mut used_by: HashMap<String, String> = HashMap::new(); // disk -> "mirror data0" / "volume group vg0"
     let mut mirrors = BTreeMap::new();
@@ -472,15 +592,6 @@ pub(super) fn semantic(
         let mut seen = BTreeSet::new();
         for (i, member) in m.members.iter().enumerate() {
             let mp = format!("{p}/members/{i}");
-            if member.contains(':') {
-                c.err(
-                    &mp,
-                    false,
-                    format!("`{member}` refers to a partition; partitions are not supported yet"),
-                    Some("use the whole disk's name".into()),
-                );
-                continue;
-            }
             if raw.mirrors.contains_key(member) {
                 c.err(
                     &mp,
@@ -490,16 +601,9 @@ pub(super) fn semantic(
                 );
                 continue;
             }
-            if !disks.contains_key(member) {
-                let hint = nearest(member, disks.keys())
-                    .map(|n| format!("did you mean `{n}`?"))
-                    .unwrap_or_else(|| "declare it under `disks:`".into());
-                c.err(
-                    &mp,
-                    false,
-                    format!("member `{member}` is not defined under `disks:`"),
-                    Some(hint),
-                );
+            if !devices.contains(member) {
+                let (msg, hint) = device_error(member);
+                c.err(&mp, false, format!("member {msg}"), Some(hint));
                 continue;
             }
             if !seen.insert(member.clone()) {
@@ -600,12 +704,16 @@ pub(super) fn semantic(
     let resolve = |c: &mut Ctx, pointer: &str, name: &str| -> Option<DeviceRef> {
         if mirrors.contains_key(name) {
             Some(DeviceRef::Mirror(name.to_string()))
-        } else if disks.contains_key(name) {
+        } else if devices.contains(name) {
             Some(DeviceRef::Disk(name.to_string()))
+        } else if disks.contains_key(split_device(name).0) {
+            let (msg, hint) = device_error(name);
+            c.err(pointer, false, msg, Some(hint));
+            None
         } else {
-            let hint = nearest(name, mirrors.keys().chain(disks.keys()))
+            let hint = nearest(name, mirrors.keys().chain(devices.iter()))
                 .map(|n| format!("did you mean `{n}`?"))
-                .unwrap_or_else(|| "PVs are mirror or disk names".into());
+                .unwrap_or_else(|| "PVs are mirror, disk or `disk:partition` names".into());
             c.err(
                 pointer,
                 false,

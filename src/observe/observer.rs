@@ -219,7 +219,7 @@ fn md_array(
     nodes: &[lsblk::Node],
 ) -> Result<MdArray, ObserveError> {
     let base = format!("/sys/block/{}/md", a.kname);
-        // Empty values are absent (an inactive array shows `raid_disks` and `level` empty).
+    // Empty values are absent (an inactive array shows `raid_disks` and `level` empty).
     let attr = |name: &str| {
         read_opt(host, &format!("{base}/{name}"))
             .map(|o| o.map(|s| s.trim().to_string()).filter(|s| !s.is_empty()))
@@ -236,17 +236,29 @@ fn md_array(
         }),
         _ => None,
     };
-            // An inactive array (assembled by udev but not started, e.g. a member is missing after a
+    // An inactive array (assembled by udev but not started, e.g. a member is missing after a
     // reboot) has no /dev/md/NAME link and little in sysfs or `--detail` (no level): the
     // superblock of a member says what it is.
     let export = match a.members.first() {
         Some(m) if !a.active => {
-            let o = host.run(&["mdadm".to_string(), "--examine".to_string(), "--export".to_string(), format!("/dev/{}", m.kname)])?;
-            (o.status == 0).then(|| mdadm::parse_export(&o.stdout)).transpose()?
+            let o = host.run(&[
+                "mdadm".to_string(),
+                "--examine".to_string(),
+                "--export".to_string(),
+                format!("/dev/{}", m.kname),
+            ])?;
+            (o.status == 0)
+                .then(|| mdadm::parse_export(&o.stdout))
+                .transpose()?
         }
         _ => None,
     };
-    let ex = |k: &str| export.as_ref().and_then(|m| m.get(k).cloned()).filter(|v| !v.is_empty());
+    let ex = |k: &str| {
+        export
+            .as_ref()
+            .and_then(|m| m.get(k).cloned())
+            .filter(|v| !v.is_empty())
+    };
     let mut members = Vec::new();
     for m in &a.members {
         let dev = format!("{base}/dev-{}", m.kname);
@@ -262,7 +274,7 @@ fn md_array(
     }
     Ok(MdArray {
         kname: a.kname.clone(),
-                name: names
+        name: names
             .iter()
             .find(|(_, t)| *t == a.kname)
             .map(|(n, _)| n.clone())
@@ -273,8 +285,11 @@ fn md_array(
             .or_else(|| ex("MD_LEVEL"))
             .or_else(|| a.level.clone())
             .unwrap_or_default(),
-        raid_disks: num("raid_disks", attr("raid_disks")?.or_else(|| ex("MD_DEVICES")))?
-            .unwrap_or(a.disks.map(|d| d.0 as u64).unwrap_or(0)) as u32,
+        raid_disks: num(
+            "raid_disks",
+            attr("raid_disks")?.or_else(|| ex("MD_DEVICES")),
+        )?
+        .unwrap_or(a.disks.map(|d| d.0 as u64).unwrap_or(0)) as u32,
         size_kib: a.blocks,
         array_state: attr("array_state")?.unwrap_or_else(|| {
             if a.active {

@@ -2,7 +2,7 @@
 //! write-mostly, bitmap, write-behind), PVs, VGs, LVs, writecaches, removals last.
 
 use super::fingerprint::fingerprint;
-use super::step::{ArrayDevice, Risk, SizeArg, Step};
+use super::step::{ArrayDevice, NewPartition, Risk, SizeArg, Step};
 use super::{Foreign, PLAN_FORMAT, Plan, PlanError, PlannedStep, Policy, Refusal, persist};
 use crate::config::size::{LvSize, human};
 use crate::config::{
@@ -19,6 +19,21 @@ struct Resolved<'a> {
     /// The stable path commands use.
     path: String,
     rotational: bool,
+    /// For `disk:partition`: the partition's number, and whether this plan creates it.
+    part: Option<(u32, bool)>,
+}
+
+/// Partition number from a kernel name: `sda2` → 2, `nvme0n1p3` → 3.
+fn part_number(kname: &str) -> Option<u32> {
+    let digits: String = kname
+        .chars()
+        .rev()
+        .take_while(|c| c.is_ascii_digit())
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    digits.parse().ok()
 }
 
 struct Planner<'a> {
@@ -32,6 +47,8 @@ struct Planner<'a> {
     /// Mirrors that cannot be built now: what depends on them waits.
     blocked: BTreeSet<String>,
     /// Mirrors created by this plan.
+    /// Disks whose partitions could not be planned.
+    blocked_parts: BTreeSet<String>,
     /// Mirrors created by this plan, with the UUID hyraid gives them.
     creating: BTreeMap<String, String>,
     /// Fingerprint of the observation (seeds the UUIDs of new arrays).
@@ -57,10 +74,12 @@ pub fn plan(d: &Desired, o: &Observed, policy: Policy) -> Result<Plan, PlanError
         notes: vec![],
         blocked: BTreeSet::new(),
         creating: BTreeMap::new(),
+        blocked_parts: BTreeSet::new(),
         basis: fingerprint(o),
     };
     p.resolve_disks()?;
     p.write_caches();
+    p.partitions();
     let mut md_steps = Vec::new();
     for m in d.mirrors.values().filter(|m| !m.absent) {
         md_steps.extend(p.mirror(m)?);
@@ -233,6 +252,44 @@ impl<'a> Planner<'a> {
             let rotational = spec
                 .rotational_override
                 .unwrap_or(dev.map(|d| d.rotational).unwrap_or(false));
+            // Partitions: matched by GPT name; missing ones get the next numbers.
+            let children: Vec<&BlockDevice> = dev
+                .map(|dv| {
+                    self.o
+                        .block_devices
+                        .iter()
+                        .filter(|b| b.parent.as_deref() == Some(dv.kname.as_str()))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let mut next = children
+                .iter()
+                .filter_map(|b| part_number(&b.kname))
+                .max()
+                .unwrap_or(0);
+            for ps_ in &spec.partitions {
+                let found = children
+                    .iter()
+                    .find(|b| b.partlabel.as_deref() == Some(ps_.name.as_str()))
+                    .copied();
+                let (pdev, number, pending) = match found {
+                    Some(b) => (Some(b), part_number(&b.kname).unwrap_or(0), false),
+                    None => {
+                        next += 1;
+                        (None, next, dev.is_some())
+                    }
+                };
+                self.disks.insert(
+                    format!("{}:{}", spec.name, ps_.name),
+                    Resolved {
+                        spec,
+                        dev: pdev,
+                        path: format!("{path}-part{number}"),
+                        rotational,
+                        part: Some((number, pending)),
+                    },
+                );
+            }
             self.disks.insert(
                 spec.name.clone(),
                 Resolved {
@@ -240,6 +297,7 @@ impl<'a> Planner<'a> {
                     dev,
                     path,
                     rotational,
+                    part: None,
                 },
             );
         }
@@ -251,7 +309,7 @@ impl<'a> Planner<'a> {
         let mut rule = Vec::new();
         let mut refusals: Vec<Refusal> = Vec::new();
         let mut notes: Vec<String> = Vec::new();
-        for r in self.disks.values() {
+        for r in self.disks.values().filter(|r| r.part.is_none()) {
             let Some(want) = r.spec.write_cache else {
                 continue;
             };
@@ -312,6 +370,150 @@ impl<'a> Planner<'a> {
             self.steps
                 .push(ps(Step::ReloadUdev, Risk::Safe, "udevd reads the new rule"));
         }
+    }
+
+    /// GPT partitions the file declares and the disk lacks: a new table on a blank disk, or new
+    /// partitions in free space. Existing ones are matched by name, never moved or resized.
+    fn partitions(&mut self) {
+        let mut steps = Vec::new();
+        for spec in self.d.disks.values().filter(|s| !s.partitions.is_empty()) {
+            let Some(dev) = self.disks[&spec.name].dev else {
+                continue;
+            };
+            let object = format!("disk {}", spec.name);
+            let path = self.disks[&spec.name].path.clone();
+            let children: Vec<&BlockDevice> = self
+                .o
+                .block_devices
+                .iter()
+                .filter(|b| b.parent.as_deref() == Some(dev.kname.as_str()))
+                .collect();
+            let mut new = Vec::new();
+            for ps_ in &spec.partitions {
+                let key = format!("{}:{}", spec.name, ps_.name);
+                let r = &self.disks[&key];
+                match (r.part, r.dev) {
+                    (Some((number, true)), _) => {
+                        let typecode = if self.d.mirrors.values().any(|m| m.members.contains(&key))
+                        {
+                            "fd00"
+                        } else if self
+                            .d
+                            .volume_groups
+                            .values()
+                            .any(|v| v.pvs.contains(&DeviceRef::Disk(key.clone())))
+                        {
+                            "8e00"
+                        } else {
+                            "8300"
+                        };
+                        new.push(NewPartition {
+                            number,
+                            name: ps_.name.clone(),
+                            size: ps_.size,
+                            typecode: typecode.into(),
+                        });
+                    }
+                    (_, Some(b)) => {
+                        if let Some(want) = ps_.size
+                            && b.size < want
+                        {
+                            self.notes.push(format!("disk {}: partition {} is {} bytes, smaller than the file's {want}; hyraid never resizes partitions", spec.name, ps_.name, b.size));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            if new.is_empty() {
+                continue;
+            }
+            let foreign_table = dev.pttype.as_deref().is_some_and(|t| t != "gpt");
+            let new_table = children.is_empty() && (dev.pttype.is_none() || foreign_table);
+            // An empty GPT (left by an interrupted apply, or made by hand) is not content.
+            let content: Vec<String> = if !children.is_empty() {
+                vec![]
+            } else if dev.pttype.as_deref() == Some("gpt") {
+                dev.signatures
+                    .iter()
+                    .flatten()
+                    .filter(|s| s.kind != "gpt" && s.kind != "PMBR")
+                    .map(|s| format!("{} at {}", s.kind, s.offset))
+                    .collect()
+            } else {
+                dev.signature_summary()
+            };
+            let used = 2 << 20;
+            let existing: u64 = children.iter().map(|b| b.size).sum();
+            let needed: u64 = new.iter().map(|p| p.size.unwrap_or(1 << 20)).sum();
+            let refuse = |me: &mut Self, reason: String, fix: &str| {
+                me.refused.push(Refusal {
+                    object: object.clone(),
+                    reason,
+                    fix: fix.into(),
+                });
+                me.blocked_parts.insert(spec.name.clone());
+            };
+            if foreign_table && !children.is_empty() {
+                refuse(
+                    self,
+                    format!(
+                        "{path} has a {} partition table with partitions the file does not name",
+                        dev.pttype.clone().unwrap_or_default()
+                    ),
+                    "hyraid only adds to GPT disks; repartition it by hand, or name its partitions",
+                );
+                continue;
+            }
+            if existing + needed + used > dev.size {
+                refuse(
+                    self,
+                    format!(
+                        "the new partitions need {} but {} is free",
+                        human(needed),
+                        human(dev.size.saturating_sub(existing + used))
+                    ),
+                    "make them smaller, or use `rest` for the last one",
+                );
+                continue;
+            }
+            if !content.is_empty() {
+                if !self.policy.allow_destroy {
+                    refuse(
+                        self,
+                        format!(
+                            "{path} carries {} — partitioning it destroys that",
+                            content.join(", ")
+                        ),
+                        "check the disk holds nothing you need, then run with --allow-destroy",
+                    );
+                    continue;
+                }
+                steps.push(ps(
+                    Step::WipeSignatures {
+                        disk: spec.name.clone(),
+                        device: path.clone(),
+                        found: content.clone(),
+                    },
+                    Risk::Destroys,
+                    "erases what is on the disk before it is partitioned",
+                ));
+            }
+            steps.push(ps(
+                Step::CreatePartitions {
+                    disk: spec.name.clone(),
+                    device: path,
+                    new_table: new_table || !content.is_empty(),
+                    parts: new,
+                },
+                Risk::Safe,
+                if new_table {
+                    "new GPT on a blank disk"
+                } else {
+                    "new partitions in free space; existing ones are not touched"
+                },
+            ));
+        }
+        self.steps.extend(steps);
     }
 
     /// mdadm.conf lists the mirrors (by the UUID hyraid gave new ones), then the initramfs follows.
@@ -404,6 +606,17 @@ impl<'a> Planner<'a> {
 
     /// Can hyraid put new content on this device? Some(signatures) when it carries data.
     fn usable(&self, r: &Resolved) -> Result<Vec<String>, String> {
+        if let Some((n, true)) = r.part {
+            // Created by this plan: blank by construction, unless its creation was refused.
+            return if self.blocked_parts.contains(&r.spec.name) {
+                Err(format!(
+                    "partition {n} of disk `{}` cannot be created (see the refusal for disk {})",
+                    r.spec.name, r.spec.name
+                ))
+            } else {
+                Ok(vec![])
+            };
+        }
         let dev = r.dev.ok_or_else(|| {
             format!(
                 "disk `{}` ({}) is not present on this machine",

@@ -86,6 +86,17 @@ impl SizeArg {
     }
 }
 
+/// One GPT partition to create.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NewPartition {
+    pub number: u32,
+    pub name: String,
+    /// Bytes; None = up to the end of the disk.
+    pub size: Option<u64>,
+    /// sgdisk type code: fd00 (Linux RAID), 8e00 (Linux LVM), 8300 (Linux).
+    pub typecode: String,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ArrayDevice {
     /// Stable path (/dev/disk/by-id/…).
@@ -165,9 +176,16 @@ pub enum Step {
         #[serde(default)]
         spare_added: bool,
     },
-        /// Remove every failed member (`--remove failed` works even when the device node is gone).
+    /// Remove every failed member (`--remove failed` works even when the device node is gone).
     RemoveFailed {
         array: String,
+    },
+    /// Create GPT partitions (sgdisk, one call; `new_table` first writes a fresh GPT).
+    CreatePartitions {
+        disk: String,
+        device: String,
+        new_table: bool,
+        parts: Vec<NewPartition>,
     },
     /// Start an array that was assembled but not started (`mdadm --run`), degraded.
     StartArray {
@@ -369,8 +387,36 @@ impl Step {
             } else {
                 Command::run(&["update-initramfs", "-u"])
             }],
-                        Step::ReloadUdev => vec![Command::run(&["udevadm", "control", "--reload"])],
-            Step::StartArray { md, .. } => vec![Command::run_owned(vec!["mdadm".into(), "--run".into(), format!("/dev/{md}")]), Command::run(&["udevadm", "settle"])],
+            Step::ReloadUdev => vec![Command::run(&["udevadm", "control", "--reload"])],
+            Step::CreatePartitions {
+                device,
+                new_table,
+                parts,
+                ..
+            } => {
+                let mut c = Vec::new();
+                if *new_table {
+                    c.push(Command::run(&["sgdisk", "--clear", device]));
+                }
+                let mut a = vec!["sgdisk".to_string()];
+                for p in parts {
+                    let end = p
+                        .size
+                        .map(|b| format!("+{}K", b.div_ceil(1024)))
+                        .unwrap_or_else(|| "0".into());
+                    a.push(format!("--new={}:0:{end}", p.number));
+                    a.push(format!("--change-name={}:{}", p.number, p.name));
+                    a.push(format!("--typecode={}:{}", p.number, p.typecode));
+                }
+                a.push(device.clone());
+                c.push(Command::run_owned(a));
+                c.push(Command::run(&["udevadm", "settle"]));
+                c
+            }
+            Step::StartArray { md, .. } => vec![
+                Command::run_owned(vec!["mdadm".into(), "--run".into(), format!("/dev/{md}")]),
+                Command::run(&["udevadm", "settle"]),
+            ],
             Step::RemoveFailed { array } => vec![Command::run_owned(vec![
                 "mdadm".into(),
                 Self::md_path(array),
@@ -550,6 +596,7 @@ impl Step {
     pub fn symbol(&self) -> char {
         match self {
             Step::CreateArray { .. }
+            | Step::CreatePartitions { .. }
             | Step::AddMember { .. }
             | Step::ReAddMember { .. }
             | Step::AddBitmap { .. }
@@ -573,6 +620,7 @@ impl Step {
     pub fn object(&self) -> String {
         match self {
             Step::WriteFile { path, .. } => format!("file {path}"),
+            Step::CreatePartitions { disk, .. } => format!("disk {disk}"),
             Step::RegenerateInitramfs { .. } => "initramfs".into(),
             Step::ReloadUdev => "udev".into(),
             Step::SetWriteCache { disk, .. } | Step::WipeSignatures { disk, .. } => {
@@ -583,7 +631,7 @@ impl Step {
             | Step::AddMember { array, .. }
             | Step::ReAddMember { array, .. }
             | Step::ReplaceMember { array, .. }
-                        | Step::RemoveFailed { array }
+            | Step::RemoveFailed { array }
             | Step::StartArray { array, .. }
             | Step::SetWriteMostly { array, .. }
             | Step::SetWriteBehind { array, .. }
@@ -616,6 +664,22 @@ impl Step {
                 if old.is_some() { "update" } else { "create" }
             ),
             Step::RegenerateInitramfs { tool } => format!("regenerate with {tool}"),
+            Step::CreatePartitions {
+                new_table, parts, ..
+            } => format!(
+                "{}partitions {}",
+                if *new_table { "new GPT; " } else { "" },
+                parts
+                    .iter()
+                    .map(|p| format!(
+                        "{} {} ({})",
+                        p.number,
+                        p.name,
+                        p.size.map(human).unwrap_or_else(|| "rest".into())
+                    ))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
             Step::ReloadUdev => "reload udev rules".into(),
             Step::SetWriteCache { on, .. } => {
                 format!("drive write cache {}", if *on { "on" } else { "off" })
@@ -666,7 +730,7 @@ impl Step {
                     ""
                 }
             ),
-                        Step::RemoveFailed { .. } => "remove failed members".into(),
+            Step::RemoveFailed { .. } => "remove failed members".into(),
             Step::StartArray { .. } => "start it degraded (a member is missing)".into(),
             Step::AddMember { device, .. } => format!(
                 "add {}{}",

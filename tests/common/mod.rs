@@ -9,7 +9,12 @@ use hyraid::observe::Observed;
 use hyraid::plan::{Plan, Policy, plan};
 use std::path::Path;
 
-pub const EXAMPLES: &[&str] = &["microserver-gen8", "nvme-plus-two-hdd", "single-pair"];
+pub const EXAMPLES: &[&str] = &[
+    "microserver-gen8",
+    "microserver-partitioned",
+    "nvme-plus-two-hdd",
+    "single-pair",
+];
 
 pub fn example(name: &str) -> (Desired, SimHost) {
     let d = load_file(Path::new(&format!("examples/{name}.yaml"))).unwrap();

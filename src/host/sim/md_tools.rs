@@ -96,12 +96,26 @@ pub fn mdadm(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> {
     match args {
         ["--create", md, rest @ ..] => create(st, md, rest),
         ["--grow", md, rest @ ..] => grow(st, md, rest),
-                ["--examine", "--export", dev] => {
-            let Some(Target::Block(k)) = st.resolve(dev) else { return fail(1, format!("mdadm: cannot open {dev}: No such file or directory\n")) };
-            let Some(a) = st.world.array_of_member(&k) else { return fail(1, format!("mdadm: No md superblock detected on {dev}.\n")) };
-            let uuid = a.uuid.as_deref().map(crate::plan::persist::mdadm_uuid).unwrap_or_default();
+        ["--examine", "--export", dev] => {
+            let Some(Target::Block(k)) = st.resolve(dev) else {
+                return fail(
+                    1,
+                    format!("mdadm: cannot open {dev}: No such file or directory\n"),
+                );
+            };
+            let Some(a) = st.world.array_of_member(&k) else {
+                return fail(1, format!("mdadm: No md superblock detected on {dev}.\n"));
+            };
+            let uuid = a
+                .uuid
+                .as_deref()
+                .map(crate::plan::persist::mdadm_uuid)
+                .unwrap_or_default();
             let name = a.name.clone().unwrap_or_default();
-            out(&format!("MD_LEVEL={}\nMD_DEVICES={}\nMD_NAME={}:{name}\nMD_UUID={uuid}\nMD_EVENTS=20\n", a.level, a.raid_disks, st.world.hostname))
+            out(&format!(
+                "MD_LEVEL={}\nMD_DEVICES={}\nMD_NAME={}:{name}\nMD_UUID={uuid}\nMD_EVENTS=20\n",
+                a.level, a.raid_disks, st.world.hostname
+            ))
         }
         ["--run", md] => {
             let k = match md_target(st, md) {
@@ -826,6 +840,147 @@ pub fn wipefs_all(st: &mut SimState, dev: &str) -> Result<CmdOutput, HostError> 
     d.pttype = None;
     d.mountpoint = None;
     out(&format!("{k}: {n} signature(s) erased\n"))
+}
+
+/// sgdisk: `--clear DEV` writes an empty GPT; `--new=N:0:+SIZEK|0 --change-name=N:NAME
+/// --typecode=N:CODE … DEV` adds partitions (start aligned to 2048 sectors, `0` = last usable).
+pub fn sgdisk(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> {
+    let Some((dev, opts)) = args.split_last() else {
+        return fail(1, "Usage: sgdisk [OPTION...] <device>\n");
+    };
+    let Some(Target::Block(k)) = st.resolve(dev) else {
+        return fail(
+            2,
+            format!("Problem opening {dev} for reading! Error is 2.\n"),
+        );
+    };
+    let disk = st.world.device(&k).unwrap().clone();
+    if disk.kind != crate::observe::DevKind::Disk {
+        return fail(2, format!("{dev} is not a whole disk\n"));
+    }
+    let in_use = |st: &SimState| {
+        st.world.block_devices.iter().any(|b| {
+            b.parent.as_deref() == Some(k.as_str()) && st.busy(&Target::Block(b.kname.clone()))
+        })
+    };
+    if opts == ["--clear"] {
+        if in_use(st) || st.busy(&Target::Block(k.clone())) {
+            return fail(
+                2,
+                "Warning: The kernel is still using the old partition table.\n",
+            );
+        }
+        st.world
+            .block_devices
+            .retain(|b| b.parent.as_deref() != Some(k.as_str()));
+        let d = st.dev_mut(&k).unwrap();
+        d.pttype = Some("gpt".into());
+        d.fstype = None;
+        d.signatures = Some(vec![
+            Signature {
+                offset: "0x200".into(),
+                kind: "gpt".into(),
+                uuid: None,
+            },
+            Signature {
+                offset: "0x1fe".into(),
+                kind: "PMBR".into(),
+                uuid: None,
+            },
+        ]);
+        return out(
+            "Creating new GPT entries in memory.\nThe operation has completed successfully.\n",
+        );
+    }
+    if disk.pttype.as_deref() != Some("gpt") {
+        return fail(2, format!("{dev}: no GPT (run sgdisk --clear first)\n"));
+    }
+    let total = disk.size / 512;
+    let (maj, min) = disk
+        .maj_min
+        .split_once(':')
+        .map(|(a, b)| (a.to_string(), b.parse::<u64>().unwrap_or(0)))
+        .unwrap_or_default();
+    let mut names: std::collections::BTreeMap<u32, String> = std::collections::BTreeMap::new();
+    for o in opts {
+        if let Some(v) = o.strip_prefix("--change-name=") {
+            let (n, name) = v.split_once(':').unwrap_or(("0", ""));
+            names.insert(n.parse().unwrap_or(0), name.to_string());
+        }
+    }
+    for o in opts {
+        let Some(v) = o.strip_prefix("--new=") else {
+            if o.starts_with("--change-name=") || o.starts_with("--typecode=") {
+                continue;
+            }
+            return fail(
+                2,
+                format!("sgdisk: the simulated host does not model {o}\n"),
+            );
+        };
+        let parts: Vec<&str> = v.split(':').collect();
+        let (Some(n), Some(end)) = (
+            parts.first().and_then(|n| n.parse::<u32>().ok()),
+            parts.get(2),
+        ) else {
+            return fail(2, format!("bad --new={v}\n"));
+        };
+        let kname = if k.ends_with(|c: char| c.is_ascii_digit()) {
+            format!("{k}p{n}")
+        } else {
+            format!("{k}{n}")
+        };
+        if st.world.device(&kname).is_some() {
+            return fail(4, format!("Could not create partition {n}: it exists\n"));
+        }
+        // Sectors in use: the existing partitions, in order.
+        let used_end: u64 = st
+            .world
+            .block_devices
+            .iter()
+            .filter(|b| b.parent.as_deref() == Some(k.as_str()))
+            .map(|b| b.size / 512)
+            .sum::<u64>()
+            + 2048;
+        let start = used_end.div_ceil(2048) * 2048;
+        let last = total.saturating_sub(34);
+        let sectors = match *end {
+            "0" => (last + 1).saturating_sub(start),
+            e => match e
+                .strip_prefix('+')
+                .and_then(|x| x.strip_suffix('K'))
+                .and_then(|x| x.parse::<u64>().ok())
+            {
+                Some(kib) => kib * 2,
+                None => return fail(2, format!("bad end {e}\n")),
+            },
+        };
+        if sectors == 0 || start + sectors > last + 1 {
+            return fail(
+                4,
+                format!("Could not create partition {n} from {start} of size {sectors}\n"),
+            );
+        }
+        let mut p = disk.clone();
+        p.kname = kname.clone();
+        p.kind = crate::observe::DevKind::Part;
+        p.maj_min = format!("{maj}:{}", min + n as u64);
+        p.size = sectors * 512;
+        p.by_id = disk.by_id.iter().map(|i| format!("{i}-part{n}")).collect();
+        p.parent = Some(k.clone());
+        p.partlabel = names.get(&n).cloned();
+        p.pttype = None;
+        p.fstype = None;
+        p.holders = vec![];
+        p.signatures = Some(vec![]);
+        p.write_cache = None;
+        p.serial = None;
+        p.model = None;
+        p.tran = None;
+        st.world.block_devices.push(p);
+    }
+    st.world.block_devices.sort_by(|a, b| a.kname.cmp(&b.kname));
+    out("The operation has completed successfully.\n")
 }
 
 #[cfg(test)]

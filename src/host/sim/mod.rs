@@ -92,12 +92,19 @@ impl SimHost {
         self.state.borrow_mut().root = root;
     }
 
-        /// A reboot with one disk gone: arrays it was in come up assembled but not started, as udev's
+    /// A reboot with one disk gone: arrays it was in come up assembled but not started, as udev's
     /// incremental assembly leaves them (no /dev/md/NAME link until they run).
     pub fn reboot_without_disk(&self, kname: &str) {
         let mut st = self.state.borrow_mut();
-        st.world.block_devices.retain(|d| d.kname != kname && d.parent.as_deref() != Some(kname));
-        for a in st.world.arrays.iter_mut().filter(|a| a.member(kname).is_some()) {
+        st.world
+            .block_devices
+            .retain(|d| d.kname != kname && d.parent.as_deref() != Some(kname));
+        for a in st
+            .world
+            .arrays
+            .iter_mut()
+            .filter(|a| a.member(kname).is_some())
+        {
             a.members.retain(|m| m.kname != kname);
             for m in a.members.iter_mut() {
                 m.state.retain(|w| w == "write_mostly");
@@ -152,9 +159,12 @@ impl SimState {
         if let Some(id) = path.strip_prefix("/dev/disk/by-id/") {
             return w.by_id(id).map(|d| Target::Block(d.kname.clone()));
         }
-                if let Some(name) = path.strip_prefix("/dev/md/") {
+        if let Some(name) = path.strip_prefix("/dev/md/") {
             // udev links /dev/md/NAME only for running arrays.
-            return w.array_named(name).filter(|a| a.array_state != "inactive").map(|a| Target::Md(a.kname.clone()));
+            return w
+                .array_named(name)
+                .filter(|a| a.array_state != "inactive")
+                .map(|a| Target::Md(a.kname.clone()));
         }
         if let Some(k) = path.strip_prefix("/dev/") {
             if w.array(k).is_some() {
@@ -257,6 +267,7 @@ impl Host for SimHost {
                 out("")
             }
             ["mdadm", ..] => md_tools::mdadm(&mut st, &args[1..]),
+            ["sgdisk", ..] => md_tools::sgdisk(&mut st, &args[1..]),
             ["pvcreate", ..]
             | ["vgcreate", ..]
             | ["vgextend", ..]
@@ -317,7 +328,12 @@ impl Host for SimHost {
                 .iter()
                 .flat_map(|d| d.by_id.clone())
                 .collect(),
-                        "/dev/md" => w.arrays.iter().filter(|a| a.array_state != "inactive").filter_map(|a| a.name.clone()).collect(),
+            "/dev/md" => w
+                .arrays
+                .iter()
+                .filter(|a| a.array_state != "inactive")
+                .filter_map(|a| a.name.clone())
+                .collect(),
             _ => {
                 let k = path
                     .strip_prefix("/sys/block/")
@@ -360,7 +376,7 @@ impl Host for SimHost {
                 .map(|d| format!("../../{}", d.kname))
                 .ok_or_else(nf);
         }
-                if let Some(name) = path.strip_prefix("/dev/md/") {
+        if let Some(name) = path.strip_prefix("/dev/md/") {
             return st
                 .world
                 .array_named(name)

@@ -273,9 +273,14 @@ pub fn mdstat(w: &Observed) -> String {
             }
             members.push(t);
         }
-                if a.array_state == "inactive" {
+        if a.array_state == "inactive" {
             // md_seq_show: no level, members with (S), blocks without [n/m] for an array that does not run.
-            o.push_str(&format!("{} : inactive {}\n      {} blocks super 1.2\n       \n", a.kname, members.join(" "), a.size_kib));
+            o.push_str(&format!(
+                "{} : inactive {}\n      {} blocks super 1.2\n       \n",
+                a.kname,
+                members.join(" "),
+                a.size_kib
+            ));
             continue;
         }
         o.push_str(&format!(
@@ -350,8 +355,13 @@ pub fn sysfs_read(w: &Observed, path: &str) -> Option<String> {
                 _ => None,
             };
         }
-                let inactive = a.array_state == "inactive";
-        if inactive && matches!(attr, "level" | "raid_disks" | "uuid" | "degraded" | "sync_action" | "sync_completed") {
+        let inactive = a.array_state == "inactive";
+        if inactive
+            && matches!(
+                attr,
+                "level" | "raid_disks" | "uuid" | "degraded" | "sync_action" | "sync_completed"
+            )
+        {
             return Some("\n".into()); // the kernel shows these empty for an array that is not running
         }
         if inactive && attr.starts_with("bitmap/") {
