@@ -190,6 +190,25 @@ fn after_a_reboot_without_the_failed_disk_the_array_is_started_and_rebuilt() {
     d.disks.get_mut("hdd").unwrap().id = Some(NEW_ID.into());
     let p = plan_for(&h, &d, Policy::default());
     assert_eq!(ops(&p)[..2], ["start_array", "add_member"]);
+    let truth = h.world().arrays[0].uuid.clone().unwrap();
+    let norm = hyraid::plan::lint::norm_uuid;
+    assert_eq!(
+        norm(a.uuid.as_deref().unwrap()),
+        norm(&truth),
+        "the real UUID from the superblock, not the zeros sysfs shows"
+    );
+    assert!(
+        !ops(&p)
+            .iter()
+            .any(|o| o == "create_pv" || o == "extend_vg" || o == "write_file"),
+        "nothing planned on a partial VG or from a zero UUID: {:?}",
+        ops(&p)
+    );
+    assert!(
+        p.notes.iter().any(|n| n.contains("partial VG")),
+        "{:?}",
+        p.notes
+    );
     assert_eq!(p.steps[0].risk, Risk::Degrades);
     assert_eq!(
         hyraid::render::command_line(&p.steps[0].step.commands()[0]),

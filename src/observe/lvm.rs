@@ -97,6 +97,8 @@ pub fn parse_fullreport(
                 size: need(n(v, "vg_size"), "a VG", "vg_size")?,
                 free: need(n(v, "vg_free"), "a VG", "vg_free")?,
                 extent_size: need(n(v, "vg_extent_size"), "a VG", "vg_extent_size")?,
+                partial: f(v, "vg_partial") == Some("partial")
+                    || f(v, "vg_attr").is_some_and(|a| a.chars().nth(3) == Some('p')),
             });
         }
         let mut pv_kname: HashMap<String, String> = HashMap::new();

@@ -224,6 +224,9 @@ pub struct Vg {
     pub size: u64,
     pub free: u64,
     pub extent_size: u64,
+    /// A PV of the VG is missing (`vg_partial`): e.g. the mirror under it is not running.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
 }
 
 impl Vg {

@@ -280,7 +280,10 @@ fn md_array(
             .map(|(n, _)| n.clone())
             .or_else(|| ex("MD_DEVNAME"))
             .or_else(|| ex("MD_NAME").map(|n| n.rsplit(':').next().unwrap_or(&n).to_string())),
-        uuid: attr("uuid")?.or_else(|| ex("MD_UUID")),
+        // An array that is not running shows an all-zero UUID in sysfs: that is "unknown".
+        uuid: attr("uuid")?
+            .filter(|u| u.chars().any(|c| c.is_ascii_hexdigit() && c != '0'))
+            .or_else(|| ex("MD_UUID")),
         level: attr("level")?
             .or_else(|| ex("MD_LEVEL"))
             .or_else(|| a.level.clone())

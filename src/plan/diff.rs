@@ -1171,6 +1171,12 @@ impl<'a> Planner<'a> {
             return;
         }
         let observed = self.o.vg(&vg.name);
+        if observed.is_some_and(|v| v.partial) {
+            // A PV is missing (e.g. its mirror is only being started): LVM cannot be trusted to
+            // describe the VG now. Apply checks it again once everything runs.
+            self.notes.push(format!("vg {}: a PV is missing (partial VG); its PVs and LVs are checked once all are present", vg.name));
+            return;
+        }
         let mut new_pvs: Vec<String> = Vec::new();
         let mut steps = Vec::new();
         for r in &vg.pvs {

@@ -29,6 +29,13 @@ pub fn managed_mdadm_conf(
     ours: &[(String, String)],
     gone: &[(String, Option<String>)],
 ) -> String {
+    // Never write an ARRAY line without a real UUID (an array that is not running shows zeros).
+    let ours: Vec<(String, String)> = ours
+        .iter()
+        .filter(|(_, u)| u.chars().any(|c| c.is_ascii_hexdigit() && c != '0'))
+        .cloned()
+        .collect();
+    let ours = ours.as_slice();
     // A file that already lists each array by its UUID (and nothing stale) is left as it is.
     if let Some(cur) = current {
         let lines: Vec<(Option<&str>, Vec<String>)> = cur

@@ -211,6 +211,7 @@ fn vgcreate(st: &mut SimState, vg: &str, devs: &[&str]) -> Result<String, String
         size: 0,
         free: 0,
         extent_size: EXTENT,
+        partial: false,
     });
     Ok(format!("  Volume group \"{vg}\" successfully created\n"))
 }

@@ -164,7 +164,16 @@ pub fn fullreport(w: &Observed) -> String {
             (a.into(), b.into())
         }
     };
+    // A PV on an array that is not running cannot be read: LVM reports it [unknown].
+    let hidden_pv = |p: &crate::observe::Pv| {
+        w.array(&p.kname)
+            .is_some_and(|a| a.array_state == "inactive")
+    };
     let pv_row = |p: &crate::observe::Pv| {
+        if hidden_pv(p) {
+            return json!({"pv_fmt":"lvm2","pv_uuid":p.uuid,"dev_size":"0","pv_name":"[unknown]","pv_major":"","pv_minor":"",
+                          "pv_size":p.size.to_string(),"pv_free":p.free.to_string(),"pv_attr":"a-m","pv_missing":"missing"});
+        }
         let (ma, mi) = maj_min(&p.kname);
         json!({"pv_fmt":"lvm2","pv_uuid":p.uuid,"dev_size":p.dev_size.to_string(),"pv_name":p.name,"pv_major":ma,"pv_minor":mi,
                "pe_start":"1048576","pv_size":p.size.to_string(),"pv_free":p.free.to_string(),"pv_used":(p.size-p.free).to_string(),
@@ -232,7 +241,8 @@ pub fn fullreport(w: &Observed) -> String {
             })
             .collect();
         sections.push(json!({
-            "vg":[{"vg_fmt":"lvm2","vg_uuid":vg.uuid,"vg_name":vg.name,"vg_attr":"wz--n-","vg_size":vg.size.to_string(),
+            "vg":[{"vg_fmt":"lvm2","vg_uuid":vg.uuid,"vg_name":vg.name,"vg_attr":if pvs.iter().any(|p| hidden_pv(p)) {"wz-pn-"} else {"wz--n-"},
+                   "vg_partial":if pvs.iter().any(|p| hidden_pv(p)) {"partial"} else {""},"vg_size":vg.size.to_string(),
                    "vg_free":vg.free.to_string(),"vg_extent_size":vg.extent_size.to_string(),
                    "vg_extent_count":vg.extent_count().to_string(),"vg_free_count":vg.free_count().to_string(),
                    "pv_count":pvs.len().to_string(),"lv_count":visible.to_string()}],
@@ -356,13 +366,17 @@ pub fn sysfs_read(w: &Observed, path: &str) -> Option<String> {
             };
         }
         let inactive = a.array_state == "inactive";
+        // What kernel 6.1 shows for an array that is not running (captured in the VM).
+        if inactive && attr == "uuid" {
+            return Some("00000000-0000-0000-0000-000000000000\n".into());
+        }
         if inactive
             && matches!(
                 attr,
-                "level" | "raid_disks" | "uuid" | "degraded" | "sync_action" | "sync_completed"
+                "level" | "raid_disks" | "degraded" | "sync_action" | "sync_completed"
             )
         {
-            return Some("\n".into()); // the kernel shows these empty for an array that is not running
+            return Some("\n".into());
         }
         if inactive && attr.starts_with("bitmap/") {
             return None;
