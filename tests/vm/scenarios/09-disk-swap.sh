@@ -9,7 +9,7 @@
 if [ "$HYRAID_BOOT" = 1 ]; then
     hy apply $CFG/pair.yaml --yes; expect "apply exits 0" $? 0
     mkfs.ext4 -q /dev/vg0/files && mkdir -p /mnt/d && mount /dev/vg0/files /mnt/d
-    dd if=/dev/urandom of=/mnt/d/f bs=1M count=32 2>/dev/null; sha256sum /mnt/d/f | cut -d' ' -f1 > $OUT/sum
+    dd if=/dev/urandom of=/mnt/d/f bs=1M count=32 2>/dev/null; sha256sum /mnt/d/f | cut -d" " -f1 > /root/sum
     umount /mnt/d; wait_idle data0; sync
     finish
 fi
@@ -27,7 +27,7 @@ expect "the array is whole again (sysfs)" "$(cat /sys/block/$(md data0)/md/degra
 expect "new member in sync (mdadm --detail)" "$(mdadm --detail /dev/md/data0 | grep -c 'active sync writemostly')" 1
 vgchange -ay vg0 >/dev/null 2>&1; mkdir -p /mnt/d && mount /dev/vg0/files /mnt/d
 echo 3 > /proc/sys/vm/drop_caches
-expect "data intact" "$(sha256sum /mnt/d/f | cut -d' ' -f1)" "$(cat $OUT/sum)"
+expect "data intact" "$(sha256sum /mnt/d/f | cut -d' ' -f1)" "$(cat /root/sum)"
 umount /mnt/d
 expect "plan after exits 0" "$(hy_rc plan $CFG/swapped.yaml --detailed-exitcode)" 0
 finish
