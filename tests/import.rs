@@ -77,6 +77,7 @@ fn real_machines_from_the_vm_import_to_an_empty_plan() {
         "data-survives-degraded",
         "data-survives-recovering",
         "fresh-build-blank",
+        "partitions-built",
     ] {
         imported_plan_is_empty(&vm(f), f);
     }

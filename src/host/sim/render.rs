@@ -241,8 +241,8 @@ pub fn fullreport(w: &Observed) -> String {
             })
             .collect();
         sections.push(json!({
-            "vg":[{"vg_fmt":"lvm2","vg_uuid":vg.uuid,"vg_name":vg.name,"vg_attr":if pvs.iter().any(|p| hidden_pv(p)) {"wz-pn-"} else {"wz--n-"},
-                   "vg_partial":if pvs.iter().any(|p| hidden_pv(p)) {"partial"} else {""},"vg_size":vg.size.to_string(),
+            "vg":[{"vg_fmt":"lvm2","vg_uuid":vg.uuid,"vg_name":vg.name,"vg_attr":if vg.partial || pvs.iter().any(|p| hidden_pv(p)) {"wz-pn-"} else {"wz--n-"},
+                   "vg_partial":if vg.partial || pvs.iter().any(|p| hidden_pv(p)) {"partial"} else {""},"vg_size":vg.size.to_string(),
                    "vg_free":vg.free.to_string(),"vg_extent_size":vg.extent_size.to_string(),
                    "vg_extent_count":vg.extent_count().to_string(),"vg_free_count":vg.free_count().to_string(),
                    "pv_count":pvs.len().to_string(),"lv_count":visible.to_string()}],
