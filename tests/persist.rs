@@ -155,3 +155,68 @@ fn write_cache_rule_follows_the_file() {
         p.refused
     );
 }
+
+#[test]
+fn sas_disks_switch_their_cache_with_sdparm() {
+    // A SCSI/SAS HDD: no ATA transport, a scsi_disk cache_type.
+    let (mut d, h) = example("single-pair");
+    let mut w = h.world();
+    let hdd = w
+        .block_devices
+        .iter_mut()
+        .find(|b| b.kname == "sdb")
+        .unwrap();
+    hdd.tran = Some("sas".into());
+    let h = hyraid::host::sim::SimHost::new(w);
+    d.disks.get_mut("hdd").unwrap().write_cache = Some(false);
+    let p = plan_for(&h, &d, Policy::default());
+    let cmds: Vec<String> = p
+        .steps
+        .iter()
+        .flat_map(|s| s.step.commands())
+        .map(|c| hyraid::render::command_line(&c))
+        .collect();
+    assert!(
+        cmds.contains(
+            &"sdparm --clear=WCE /dev/disk/by-id/ata-ST500DM009-2F110A_ZA4000001".to_string()
+        ),
+        "{cmds:?}"
+    );
+    apply(&h, &d, Policy::default()).unwrap();
+    assert_eq!(
+        h.world()
+            .device("sdb")
+            .unwrap()
+            .write_cache
+            .unwrap()
+            .enabled,
+        Some(false)
+    );
+    assert!(
+        h.world()
+            .boot
+            .write_cache_rule
+            .unwrap()
+            .contains(r#"RUN+="/usr/bin/sdparm --clear=WCE $devnode""#)
+    );
+    assert!(plan_for(&h, &d, Policy::default()).steps.is_empty());
+    // A virtio disk (no ATA, no scsi_disk) is refused.
+    let (mut d, h) = example("single-pair");
+    let mut w = h.world();
+    let hdd = w
+        .block_devices
+        .iter_mut()
+        .find(|b| b.kname == "sdb")
+        .unwrap();
+    hdd.tran = None;
+    hdd.write_cache = None;
+    d.disks.get_mut("hdd").unwrap().write_cache = Some(false);
+    let p = plan_for(&hyraid::host::sim::SimHost::new(w), &d, Policy::default());
+    assert!(
+        p.refused.iter().any(
+            |r| r.object == "disk hdd" && r.reason.contains("no write cache hyraid can switch")
+        ),
+        "{:?}",
+        p.refused
+    );
+}

@@ -128,7 +128,8 @@ fn drift_write_mostly_and_write_cache_gives_exactly_two_steps() {
     assert!(steps.contains(&&Step::SetWriteCache {
         disk: "hdd0".into(),
         device: "/dev/disk/by-id/ata-ST1000LM048-2E7172_WDE00001".into(),
-        on: true
+        on: true,
+        tool: hyraid::plan::CacheTool::Hdparm,
     }));
     assert!(steps.contains(&&Step::SetWriteMostly {
         array: "data0".into(),

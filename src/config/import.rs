@@ -59,7 +59,7 @@ fn managed_cache(o: &Observed, serial: &str) -> Option<bool> {
     let line = rule
         .lines()
         .find(|l| l.contains(&format!("ENV{{ID_SERIAL_SHORT}}==\"{serial}\"")))?;
-    Some(line.contains("hdparm -W1"))
+    Some(line.contains("hdparm -W1") || line.contains("sdparm --set=WCE"))
 }
 
 fn role(d: &BlockDevice) -> &'static str {

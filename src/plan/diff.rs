@@ -2,7 +2,7 @@
 //! write-mostly, bitmap, write-behind), PVs, VGs, LVs, writecaches, removals last.
 
 use super::fingerprint::fingerprint;
-use super::step::{ArrayDevice, NewPartition, Risk, SizeArg, Step};
+use super::step::{ArrayDevice, CacheTool, NewPartition, Risk, SizeArg, Step};
 use super::{Foreign, PLAN_FORMAT, Plan, PlanError, PlannedStep, Policy, Refusal, persist};
 use crate::config::size::{LvSize, human};
 use crate::config::{
@@ -321,17 +321,26 @@ impl<'a> Planner<'a> {
                 refusals.push(Refusal { object: object.clone(), reason: ("write_cache: hyraid switches the volatile cache of rotational disks only; SSDs and NVMe manage their own (with power-loss protection or not, it is not a setting to flip)").into(), fix: "remove `write_cache` for this disk (or set `media: hdd` if the kernel misreports a rotational disk)".into() });
                 continue;
             }
-            if !matches!(tran, "sata" | "ata") {
-                refusals.push(Refusal { object: object.clone(), reason: format!("write_cache: hyraid switches the drive cache with hdparm, which works for SATA/ATA disks only; this disk's transport is {tran}"), fix: "remove `write_cache` for this disk (SAS/SCSI via sdparm is not supported yet)".into() });
-                continue;
-            }
+            // ATA disks take hdparm; SCSI/SAS disks (they have a scsi_disk cache_type and are not
+            // ATA) take sdparm; anything else (virtio, USB bridges) is refused.
+            let scsi = dev
+                .write_cache
+                .is_some_and(|w| w.source == crate::observe::WriteCacheSource::ScsiCacheType);
+            let tool = match tran {
+                "sata" | "ata" => CacheTool::Hdparm,
+                _ if scsi => CacheTool::Sdparm,
+                _ => {
+                    refusals.push(Refusal { object: object.clone(), reason: format!("write_cache: this disk ({tran}) has no write cache hyraid can switch: ATA disks take hdparm, SCSI/SAS disks sdparm"), fix: "remove `write_cache` for this disk".into() });
+                    continue;
+                }
+            };
             let cur = dev.write_cache.and_then(|w| w.enabled);
             if cur.is_none() {
                 refusals.push(Refusal { object: object.clone(), reason: ("the drive does not report its write cache state (hdparm -W / cache_type), so a change could not be verified").into(), fix: "remove `write_cache` for this disk".into() });
                 continue;
             }
             match dev.serial.as_deref().filter(|s| persist::rule_safe(s)) {
-                Some(s) => rule.push((name.clone(), s.to_string(), want)),
+                                Some(s) => rule.push((name.clone(), s.to_string(), want, tool)),
                 None => notes.push(format!("disk {name}: no usable serial, so the write cache setting cannot be made persistent by a udev rule")),
             }
             if cur == Some(want) {
@@ -347,6 +356,7 @@ impl<'a> Planner<'a> {
                     disk: name.clone(),
                     device: r.path.clone(),
                     on: want,
+                    tool,
                 },
                 Risk::Safe,
                 reason,

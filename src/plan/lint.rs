@@ -254,7 +254,11 @@ pub fn status(o: &Observed, desired: Option<&Desired>, mdadm_conf: Option<&str>)
                     o.boot.write_cache_rule.as_deref().is_some_and(|r| {
                         r.lines().any(|l| {
                             l.contains(&format!("ENV{{ID_SERIAL_SHORT}}==\"{s}\""))
-                                && l.contains(if want { "-W1" } else { "-W0" })
+                                && (if want {
+                                    l.contains("-W1") || l.contains("--set=WCE")
+                                } else {
+                                    l.contains("-W0") || l.contains("--clear=WCE")
+                                })
                         })
                     })
                 });

@@ -8,7 +8,7 @@ pub mod persist;
 pub mod step;
 
 pub use diff::plan;
-pub use step::{ArrayDevice, Command, Risk, SizeArg, Step};
+pub use step::{ArrayDevice, CacheTool, Command, Risk, SizeArg, Step};
 
 use crate::config::Desired;
 use serde::{Deserialize, Serialize};

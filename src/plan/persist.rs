@@ -135,14 +135,19 @@ pub fn managed_mdadm_conf(
 }
 
 /// hyraid's udev rule: for each (disk, serial, on) re-apply `hdparm -W` whenever the disk appears.
-pub fn write_cache_rule(entries: &[(String, String, bool)]) -> String {
+pub fn write_cache_rule(entries: &[(String, String, bool, crate::plan::CacheTool)]) -> String {
     let mut out = String::from(
         "# Written by hyraid: re-applies the drive write cache settings of hyraid.yaml whenever the\n# disk appears (boot, hotplug, reset). `hyraid apply` rewrites this file; do not edit it.\n",
     );
-    for (disk, serial, on) in entries {
+    for (disk, serial, on, tool) in entries {
+        let mut argv = tool.argv("$devnode", *on);
+        argv[0] = match tool {
+            crate::plan::CacheTool::Hdparm => "/usr/sbin/hdparm".into(),
+            crate::plan::CacheTool::Sdparm => "/usr/bin/sdparm".into(),
+        };
         out.push_str(&format!(
-            "# disk {disk}\nACTION==\"add|change\", SUBSYSTEM==\"block\", ENV{{DEVTYPE}}==\"disk\", ENV{{ID_SERIAL_SHORT}}==\"{serial}\", RUN+=\"/usr/sbin/hdparm -W{} $devnode\"\n",
-            if *on { 1 } else { 0 }
+            "# disk {disk}\nACTION==\"add|change\", SUBSYSTEM==\"block\", ENV{{DEVTYPE}}==\"disk\", ENV{{ID_SERIAL_SHORT}}==\"{serial}\", RUN+=\"{}\"\n",
+            argv.join(" ")
         ));
     }
     out
@@ -208,7 +213,26 @@ mod tests {
 
     #[test]
     fn udev_rule_and_diff() {
-        let r = write_cache_rule(&[("hdd0".into(), "WDE00001".into(), true)]);
+        let r = write_cache_rule(&[
+            (
+                "hdd0".into(),
+                "WDE00001".into(),
+                true,
+                crate::plan::CacheTool::Hdparm,
+            ),
+            (
+                "sas0".into(),
+                "K4G1ABCD".into(),
+                false,
+                crate::plan::CacheTool::Sdparm,
+            ),
+        ]);
+        assert!(
+            r.contains(
+                r#"ENV{ID_SERIAL_SHORT}=="K4G1ABCD", RUN+="/usr/bin/sdparm --clear=WCE $devnode""#
+            ),
+            "{r}"
+        );
         assert!(r.contains(
             "ENV{ID_SERIAL_SHORT}==\"WDE00001\", RUN+=\"/usr/sbin/hdparm -W1 $devnode\""
         ));

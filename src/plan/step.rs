@@ -86,6 +86,35 @@ impl SizeArg {
     }
 }
 
+/// How a drive's write cache is switched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum CacheTool {
+    /// ATA SET FEATURES, for SATA/ATA disks.
+    #[default]
+    Hdparm,
+    /// The caching mode page's WCE bit, for SCSI/SAS disks.
+    Sdparm,
+}
+
+impl CacheTool {
+    /// The argv that switches `device`'s cache (also what hyraid's udev rule runs).
+    pub fn argv(self, device: &str, on: bool) -> Vec<String> {
+        match self {
+            CacheTool::Hdparm => vec![
+                "hdparm".into(),
+                if on { "-W1" } else { "-W0" }.into(),
+                device.into(),
+            ],
+            CacheTool::Sdparm => vec![
+                "sdparm".into(),
+                if on { "--set=WCE" } else { "--clear=WCE" }.into(),
+                device.into(),
+            ],
+        }
+    }
+}
+
 /// One GPT partition to create.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NewPartition {
@@ -118,11 +147,14 @@ pub fn chunk_arg(bytes: u64) -> String {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum Step {
-    /// Turn a drive's volatile write cache on or off (`hdparm -W1/-W0`).
+    /// Turn a drive's volatile write cache on or off: `hdparm -W1/-W0` (ATA) or
+    /// `sdparm --set/--clear=WCE` (SCSI/SAS).
     SetWriteCache {
         disk: String,
         device: String,
         on: bool,
+        #[serde(default)]
+        tool: CacheTool,
     },
     /// Erase every signature on a device (`wipefs --all`).
     WipeSignatures {
@@ -301,11 +333,9 @@ impl Step {
     /// The exact commands, in order.
     pub fn commands(&self) -> Vec<Command> {
         match self {
-            Step::SetWriteCache { device, on, .. } => vec![Command::run(&[
-                "hdparm",
-                if *on { "-W1" } else { "-W0" },
-                device,
-            ])],
+            Step::SetWriteCache {
+                device, on, tool, ..
+            } => vec![Command::run_owned(tool.argv(device, *on))],
             Step::WipeSignatures { device, .. } => vec![Command::run(&["wipefs", "--all", device])],
             Step::CreateArray {
                 array,

@@ -42,9 +42,9 @@ for script in "$HERE"/scenarios/*.sh; do
     W=$(mktemp -d "${TMPDIR:-/tmp}/hyraid-scn.XXXXXX")
     disk_args=()
     for spec in $(sed -n 's/^# disks: //p' "$script"); do
-        IFS=: read -r dname kind size <<<"$spec"
+        IFS=: read -r dname kind size bus <<<"$spec"
         truncate -s "$size" "$W/$dname.raw"
-        disk_args+=(--disk "$dname:$kind:$size:sata:file=$W/$dname.raw")
+        disk_args+=(--disk "$dname:$kind:$size:${bus:-sata}:file=$W/$dname.raw")
     done
     for prep in $(sed -n 's/^# prep: //p' "$script"); do
         case "$prep" in
@@ -67,9 +67,9 @@ for script in "$HERE"/scenarios/*.sh; do
             # The machine after a disk swap: the listed disks, new files for new names.
             args=()
             for spec in $(sed -n 's/^# disks2: //p' "$script"); do
-                IFS=: read -r dname kind size <<<"$spec"
+                IFS=: read -r dname kind size bus <<<"$spec"
                 [ -f "$W/$dname.raw" ] || truncate -s "$size" "$W/$dname.raw"
-                args+=(--disk "$dname:$kind:$size:sata:file=$W/$dname.raw")
+                args+=(--disk "$dname:$kind:$size:${bus:-sata}:file=$W/$dname.raw")
             done
         fi
         overlay=(); [ "$boots" -gt 1 ] && overlay=(--root-overlay "$W/root.qcow2")

@@ -815,6 +815,29 @@ pub fn hdparm(st: &mut SimState, flag: &str, dev: &str) -> Result<CmdOutput, Hos
     out(&o)
 }
 
+/// `sdparm --set|--clear=WCE DEV`: the caching mode page of a SCSI disk (the kernel's cache_type
+/// follows). Prints the device's identification line, as the real tool does.
+pub fn sdparm(st: &mut SimState, on: bool, dev: &str) -> Result<CmdOutput, HostError> {
+    let Some(Target::Block(k)) = st.resolve(dev) else {
+        return fail(1, format!("unable to access {dev}, ENOENT\n"));
+    };
+    let d = st.dev_mut(&k).unwrap();
+    match d.write_cache {
+        Some(w) if w.source == WriteCacheSource::ScsiCacheType && w.enabled.is_some() => {
+            d.write_cache = Some(crate::observe::WriteCacheState {
+                enabled: Some(on),
+                source: w.source,
+            });
+            out(&format!(
+                "    {dev}: {:<8}  {:<16}  2.5+\n",
+                "HYRAID",
+                d.model.clone().unwrap_or_default()
+            ))
+        }
+        _ => fail(5, format!("{dev}: no caching mode page\n")),
+    }
+}
+
 pub fn wipefs_all(st: &mut SimState, dev: &str) -> Result<CmdOutput, HostError> {
     let Some(t @ Target::Block(_)) = st.resolve(dev) else {
         return fail(

@@ -255,6 +255,9 @@ impl Host for SimHost {
             ["wipefs", "--no-act", "--json", dev] => render::wipefs(&st, dev),
             ["wipefs", "--all", dev] => md_tools::wipefs_all(&mut st, dev),
             ["hdparm", flag, dev] if flag.starts_with("-W") => md_tools::hdparm(&mut st, flag, dev),
+            ["sdparm", flag @ ("--set=WCE" | "--clear=WCE"), dev] => {
+                md_tools::sdparm(&mut st, *flag == "--set=WCE", dev)
+            }
             ["udevadm", "settle", ..] | ["udevadm", "control", "--reload"] => out(""),
             ["update-initramfs", "-u"]
                 if st.world.boot.initramfs_tool.as_deref() == Some("update-initramfs") =>
