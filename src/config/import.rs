@@ -56,9 +56,7 @@ pub fn import(o: &Observed) -> Imported {
 /// The setting hyraid's udev rule applies to the disk with this serial, if any.
 fn managed_cache(o: &Observed, serial: &str) -> Option<bool> {
     let rule = o.boot.write_cache_rule.as_deref()?;
-    let line = rule
-        .lines()
-        .find(|l| l.contains(&format!("ENV{{ID_SERIAL_SHORT}}==\"{serial}\"")))?;
+    let line = crate::plan::persist::rule_line(rule, serial)?;
     Some(line.contains("hdparm -W1") || line.contains("sdparm --set=WCE"))
 }
 

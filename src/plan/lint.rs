@@ -251,16 +251,17 @@ pub fn status(o: &Observed, desired: Option<&Desired>, mdadm_conf: Option<&str>)
                     );
                 }
                 let persistent = dev.serial.as_ref().is_some_and(|s| {
-                    o.boot.write_cache_rule.as_deref().is_some_and(|r| {
-                        r.lines().any(|l| {
-                            l.contains(&format!("ENV{{ID_SERIAL_SHORT}}==\"{s}\""))
-                                && (if want {
-                                    l.contains("-W1") || l.contains("--set=WCE")
-                                } else {
-                                    l.contains("-W0") || l.contains("--clear=WCE")
-                                })
+                    o.boot
+                        .write_cache_rule
+                        .as_deref()
+                        .and_then(|r| crate::plan::persist::rule_line(r, s))
+                        .is_some_and(|l| {
+                            if want {
+                                l.contains("-W1") || l.contains("--set=WCE")
+                            } else {
+                                l.contains("-W0") || l.contains("--clear=WCE")
+                            }
                         })
-                    })
                 });
                 if !persistent {
                     add(

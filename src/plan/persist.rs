@@ -146,11 +146,31 @@ pub fn write_cache_rule(entries: &[(String, String, bool, crate::plan::CacheTool
             crate::plan::CacheTool::Sdparm => "/usr/bin/sdparm".into(),
         };
         out.push_str(&format!(
-            "# disk {disk}\nACTION==\"add|change\", SUBSYSTEM==\"block\", ENV{{DEVTYPE}}==\"disk\", ENV{{ID_SERIAL_SHORT}}==\"{serial}\", RUN+=\"{}\"\n",
+            "# disk {disk}\nACTION==\"add|change\", SUBSYSTEM==\"block\", ENV{{DEVTYPE}}==\"disk\", ENV{{{}}}==\"{serial}\", RUN+=\"{}\"\n",
+            serial_key(*tool),
             argv.join(" ")
         ));
     }
     out
+}
+
+/// The udev property that holds the serial lsblk reports: ATA disks `ID_SERIAL_SHORT`; SCSI/SAS
+/// disks `ID_SCSI_SERIAL` (their `ID_SERIAL_SHORT` is WWN-derived when they have a WWN; seen in
+/// the VM with virtio-scsi).
+pub fn serial_key(tool: crate::plan::CacheTool) -> &'static str {
+    match tool {
+        crate::plan::CacheTool::Hdparm => "ID_SERIAL_SHORT",
+        crate::plan::CacheTool::Sdparm => "ID_SCSI_SERIAL",
+    }
+}
+
+/// The line of hyraid's rule for the disk with this serial, if any.
+pub fn rule_line<'a>(rule: &'a str, serial: &str) -> Option<&'a str> {
+    rule.lines().find(|l| {
+        ["ID_SERIAL_SHORT", "ID_SCSI_SERIAL"]
+            .iter()
+            .any(|k| l.contains(&format!("ENV{{{k}}}==\"{serial}\"")))
+    })
 }
 
 /// Serials that are safe inside the udev rule's double quotes.
@@ -229,10 +249,12 @@ mod tests {
         ]);
         assert!(
             r.contains(
-                r#"ENV{ID_SERIAL_SHORT}=="K4G1ABCD", RUN+="/usr/bin/sdparm --clear=WCE $devnode""#
+                r#"ENV{ID_SCSI_SERIAL}=="K4G1ABCD", RUN+="/usr/bin/sdparm --clear=WCE $devnode""#
             ),
             "{r}"
         );
+        assert!(rule_line(&r, "K4G1ABCD").is_some_and(|l| l.contains("--clear=WCE")));
+        assert!(rule_line(&r, "WDE00001").is_some_and(|l| l.contains("-W1")));
         assert!(r.contains(
             "ENV{ID_SERIAL_SHORT}==\"WDE00001\", RUN+=\"/usr/sbin/hdparm -W1 $devnode\""
         ));

@@ -11,7 +11,7 @@ if [ "$HYRAID_BOOT" = 1 ]; then
     hy apply $CFG/scsi-cache.yaml --yes; expect "apply exits 0" $? 0
     grep -q "sdparm --clear=WCE" /tmp/hy.out && ok "switched with sdparm" || bad "no sdparm in the apply"
     expect "cache off now (cache_type)" "$(ct)" "write through"
-    expect "sdparm reads WCE 0" "$(sdparm --get=WCE=1 $dev 2>/dev/null | tr -d ' \n')" 0
+    expect "sdparm reads WCE 0" "$(sdparm --get=WCE $dev 2>/dev/null | awk '$1=="WCE"{print $2}')" 0
     finish
 fi
 expect "cache off again after the reboot: hyraid's udev rule ran sdparm (cache_type)" "$(ct)" "write through"
