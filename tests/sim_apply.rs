@@ -130,6 +130,7 @@ fn drift_write_mostly_and_write_cache_gives_exactly_two_steps() {
         device: "/dev/disk/by-id/ata-ST1000LM048-2E7172_WDE00001".into(),
         on: true,
         tool: hyraid::plan::CacheTool::Hdparm,
+        kname: None,
     }));
     assert!(steps.contains(&&Step::SetWriteMostly {
         array: "data0".into(),

@@ -357,6 +357,7 @@ impl<'a> Planner<'a> {
                     device: r.path.clone(),
                     on: want,
                     tool,
+                    kname: (tool == CacheTool::Sdparm).then(|| dev.kname.clone()),
                 },
                 Risk::Safe,
                 reason,

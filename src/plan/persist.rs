@@ -145,8 +145,17 @@ pub fn write_cache_rule(entries: &[(String, String, bool, crate::plan::CacheTool
             crate::plan::CacheTool::Hdparm => "/usr/sbin/hdparm".into(),
             crate::plan::CacheTool::Sdparm => "/usr/bin/sdparm".into(),
         };
+        // SCSI: the kernel re-reads the caching page only on a rescan (seen on the real kernel),
+        // and a rescan emits `change`, so this rule runs on `add` only.
+        let (action, rescan) = match tool {
+            crate::plan::CacheTool::Hdparm => ("add|change", String::new()),
+            crate::plan::CacheTool::Sdparm => (
+                "add",
+                ", RUN+=\"/bin/sh -c 'echo 1 > /sys$devpath/device/rescan'\"".to_string(),
+            ),
+        };
         out.push_str(&format!(
-            "# disk {disk}\nACTION==\"add|change\", SUBSYSTEM==\"block\", ENV{{DEVTYPE}}==\"disk\", ENV{{{}}}==\"{serial}\", RUN+=\"{}\"\n",
+            "# disk {disk}\nACTION==\"{action}\", SUBSYSTEM==\"block\", ENV{{DEVTYPE}}==\"disk\", ENV{{{}}}==\"{serial}\", RUN+=\"{}\"{rescan}\n",
             serial_key(*tool),
             argv.join(" ")
         ));
@@ -247,12 +256,7 @@ mod tests {
                 crate::plan::CacheTool::Sdparm,
             ),
         ]);
-        assert!(
-            r.contains(
-                r#"ENV{ID_SCSI_SERIAL}=="K4G1ABCD", RUN+="/usr/bin/sdparm --clear=WCE $devnode""#
-            ),
-            "{r}"
-        );
+        assert!(r.contains(r#"ACTION=="add", SUBSYSTEM=="block", ENV{DEVTYPE}=="disk", ENV{ID_SCSI_SERIAL}=="K4G1ABCD", RUN+="/usr/bin/sdparm --clear=WCE $devnode", RUN+="/bin/sh -c 'echo 1 > /sys$devpath/device/rescan'""#), "{r}");
         assert!(rule_line(&r, "K4G1ABCD").is_some_and(|l| l.contains("--clear=WCE")));
         assert!(rule_line(&r, "WDE00001").is_some_and(|l| l.contains("-W1")));
         assert!(r.contains(

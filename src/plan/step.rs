@@ -155,6 +155,10 @@ pub enum Step {
         on: bool,
         #[serde(default)]
         tool: CacheTool,
+        /// Kernel name: after sdparm the disk is rescanned so the kernel's cache_type (which
+        /// decides whether it sends flushes) matches the drive.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        kname: Option<String>,
     },
     /// Erase every signature on a device (`wipefs --all`).
     WipeSignatures {
@@ -334,8 +338,21 @@ impl Step {
     pub fn commands(&self) -> Vec<Command> {
         match self {
             Step::SetWriteCache {
-                device, on, tool, ..
-            } => vec![Command::run_owned(tool.argv(device, *on))],
+                device,
+                on,
+                tool,
+                kname,
+                ..
+            } => {
+                let mut c = vec![Command::run_owned(tool.argv(device, *on))];
+                if let (CacheTool::Sdparm, Some(k)) = (tool, kname) {
+                    c.push(Command::Write {
+                        path: format!("/sys/block/{k}/device/rescan"),
+                        value: "1".into(),
+                    });
+                }
+                c
+            }
             Step::WipeSignatures { device, .. } => vec![Command::run(&["wipefs", "--all", device])],
             Step::CreateArray {
                 array,

@@ -690,6 +690,17 @@ pub fn sysfs_write(st: &mut SimState, path: &str, value: &str) -> Result<(), Hos
             path: path.to_string(),
         })
     };
+    // A SCSI rescan (`device/rescan`): the model has no stale view to refresh.
+    if let Some(k) = path
+        .strip_prefix("/sys/block/")
+        .and_then(|r| r.strip_suffix("/device/rescan"))
+    {
+        return if st.world.device(k).is_some() && value == "1" {
+            Ok(())
+        } else {
+            nf()
+        };
+    }
     let Some(rest) = path.strip_prefix("/sys/block/") else {
         return nf();
     };
