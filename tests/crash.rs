@@ -9,7 +9,6 @@ use common::*;
 use hyraid::config::Desired;
 use hyraid::host::Host;
 use hyraid::host::sim::{Fault, SimHost};
-use hyraid::observe::BlockDevice;
 use hyraid::plan::{Command, Policy};
 use hyraid::render::command_line;
 
@@ -84,15 +83,14 @@ fn cases() -> Vec<Case> {
         assert_eq!(run(&h, &c.split(' ').collect::<Vec<_>>()).status, 0, "{c}");
     }
     let mut w = h.world();
-    let mut new: BlockDevice = w.device("sdb").unwrap().clone();
-    new.kname = "sdc".into();
-    new.maj_min = "8:32".into();
-    new.serial = Some("ZA4000099".into());
-    new.by_id = vec!["ata-ST500DM009-2F110A_ZA4000099".into()];
-    new.holders = vec![];
-    new.fstype = None;
-    new.signatures = Some(vec![]);
-    w.block_devices.push(new);
+    plug_blank_disk(
+        &mut w,
+        "sdb",
+        "sdc",
+        32,
+        "ZA4000099",
+        "ata-ST500DM009-2F110A_ZA4000099",
+    );
     d.disks.get_mut("hdd").unwrap().id = Some("ata-ST500DM009-2F110A_ZA4000099".into());
     v.push(Case {
         name: "replace a failed HDD member".into(),
@@ -105,15 +103,14 @@ fn cases() -> Vec<Case> {
     // Hot replace of a working HDD by a new disk named in the file.
     let (mut d, h) = converged("single-pair");
     let mut w = h.world();
-    let mut new: BlockDevice = w.device("sdb").unwrap().clone();
-    new.kname = "sdc".into();
-    new.maj_min = "8:32".into();
-    new.serial = Some("ZA4000099".into());
-    new.by_id = vec!["ata-ST500DM009-2F110A_ZA4000099".into()];
-    new.holders = vec![];
-    new.fstype = None;
-    new.signatures = Some(vec![]);
-    w.block_devices.push(new);
+    plug_blank_disk(
+        &mut w,
+        "sdb",
+        "sdc",
+        32,
+        "ZA4000099",
+        "ata-ST500DM009-2F110A_ZA4000099",
+    );
     d.disks.get_mut("hdd").unwrap().id = Some("ata-ST500DM009-2F110A_ZA4000099".into());
     v.push(Case {
         name: "hot-replace a working HDD".into(),

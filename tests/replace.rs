@@ -4,7 +4,6 @@
 mod common;
 use common::*;
 use hyraid::host::sim::SimHost;
-use hyraid::observe::BlockDevice;
 use hyraid::plan::{Policy, Risk, Step};
 
 const OLD: &str = "/dev/disk/by-id/ata-ST500DM009-2F110A_ZA4000001";
@@ -32,15 +31,7 @@ fn pair_with_new_disk(prep: &[&str], unplug_old: bool) -> (hyraid::config::Desir
         assert_eq!(out.status, 0, "{c}: {}", out.stderr);
     }
     let mut w = h.world();
-    let mut new: BlockDevice = w.device("sdb").unwrap().clone();
-    new.kname = "sdc".into();
-    new.maj_min = "8:32".into();
-    new.serial = Some("ZA4000099".into());
-    new.by_id = vec![NEW_ID.into()];
-    new.holders = vec![];
-    new.fstype = None;
-    new.signatures = Some(vec![]);
-    w.block_devices.push(new);
+    plug_blank_disk(&mut w, "sdb", "sdc", 32, "ZA4000099", NEW_ID);
     if unplug_old {
         w.block_devices.retain(|b| b.kname != "sdb");
     }

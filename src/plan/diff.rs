@@ -145,6 +145,14 @@ fn new_array_uuid(host: &str, name: &str, devices: &[ArrayDevice], basis: &str) 
     )
 }
 
+/// A device's most stable /dev/disk/by-id name: the WWN when it has one.
+fn stable_id(d: &BlockDevice) -> Option<&String> {
+    d.by_id
+        .iter()
+        .find(|i| i.starts_with("wwn-"))
+        .or(d.by_id.first())
+}
+
 fn ps(step: Step, risk: Risk, reason: impl Into<String>) -> PlannedStep {
     PlannedStep {
         step,
@@ -154,6 +162,15 @@ fn ps(step: Step, risk: Risk, reason: impl Into<String>) -> PlannedStep {
 }
 
 impl<'a> Planner<'a> {
+    /// The path hyraid uses for an observed device: its stable by-id name, else /dev/KNAME.
+    fn stable_path(&self, kname: &str) -> String {
+        self.o
+            .device(kname)
+            .and_then(stable_id)
+            .map(|i| format!("/dev/disk/by-id/{i}"))
+            .unwrap_or(format!("/dev/{kname}"))
+    }
+
     fn refuse(
         &mut self,
         object: impl Into<String>,
@@ -233,12 +250,7 @@ impl<'a> Planner<'a> {
             }
             let path = match (&spec.id, dev) {
                 (Some(id), _) => format!("/dev/disk/by-id/{id}"),
-                (None, Some(dv)) => match dv
-                    .by_id
-                    .iter()
-                    .find(|i| i.starts_with("wwn-"))
-                    .or(dv.by_id.first())
-                {
+                (None, Some(dv)) => match stable_id(dv) {
                     Some(i) => format!("/dev/disk/by-id/{i}"),
                     None => {
                         return Err(ident(format!(
@@ -943,17 +955,7 @@ impl<'a> Planner<'a> {
                     Some(_) => ps(Step::AddMember { array: m.name.clone(), device }, Risk::Degrades, "the mirror is missing a member; it is rebuilt onto this disk (redundancy returns when recovery ends)"),
                 });
             } else if let Some(old) = leaving.pop() {
-                let old_path = self
-                    .o
-                    .device(&old.kname)
-                    .and_then(|d| {
-                        d.by_id
-                            .iter()
-                            .find(|i| i.starts_with("wwn-"))
-                            .or(d.by_id.first())
-                    })
-                    .map(|i| format!("/dev/disk/by-id/{i}"))
-                    .unwrap_or(format!("/dev/{}", old.kname));
+                let old_path = self.stable_path(&old.kname);
                 out.push(ps(Step::ReplaceMember { array: m.name.clone(), old: old_path, new: device, spare_added: false },
                     Risk::Safe,
                     format!("/dev/{} is no longer in the file: {name} is copied in its place while it stays in service, so redundancy never drops", old.kname),
@@ -970,17 +972,7 @@ impl<'a> Planner<'a> {
         for name in spares {
             let Some(old) = leaving.pop() else { break };
             let r = &self.disks[name];
-            let old_path = self
-                .o
-                .device(&old.kname)
-                .and_then(|d| {
-                    d.by_id
-                        .iter()
-                        .find(|i| i.starts_with("wwn-"))
-                        .or(d.by_id.first())
-                })
-                .map(|i| format!("/dev/disk/by-id/{i}"))
-                .unwrap_or(format!("/dev/{}", old.kname));
+            let old_path = self.stable_path(&old.kname);
             out.push(ps(
                 Step::ReplaceMember {
                     array: m.name.clone(),

@@ -65,3 +65,24 @@ pub fn nextcloud(d: &mut Desired) -> &mut hyraid::config::LvSpec {
         .get_mut("nextcloud")
         .unwrap()
 }
+
+/// Plug a blank disk into a snapshot: a copy of `like` (same model and size) with a new kernel
+/// name, serial and by-id name.
+pub fn plug_blank_disk(
+    w: &mut hyraid::observe::Observed,
+    like: &str,
+    kname: &str,
+    minor: u32,
+    serial: &str,
+    id: &str,
+) {
+    let mut new = w.device(like).unwrap().clone();
+    new.kname = kname.into();
+    new.maj_min = format!("8:{minor}");
+    new.serial = Some(serial.into());
+    new.by_id = vec![id.into()];
+    new.holders = vec![];
+    new.fstype = None;
+    new.signatures = Some(vec![]);
+    w.block_devices.push(new);
+}
