@@ -550,18 +550,34 @@ fn remove_failed(st: &mut SimState, md: &str) -> Result<CmdOutput, HostError> {
         .collect::<String>())
 }
 
-fn re_add(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutput, HostError> {
-    let k = match md_target(st, md) {
-        Ok(k) => k,
-        Err(e) => return e,
-    };
+/// `mdadm MD --add|--re-add [--write-mostly] DEV` → (array kname, write-mostly, DEV, DEV kname).
+fn member_args<'a>(
+    st: &SimState,
+    md: &str,
+    rest: &[&'a str],
+    op: &str,
+) -> Result<(String, bool, &'a str, String), Result<CmdOutput, HostError>> {
+    let k = md_target(st, md)?;
     let (wm, dev) = match rest {
         ["--write-mostly", dev] => (true, *dev),
         [dev] => (false, *dev),
-        _ => return fail(2, "mdadm: sim models `--re-add [--write-mostly] DEV`\n"),
+        _ => {
+            return Err(fail(
+                2,
+                format!("mdadm: sim models `{op} [--write-mostly] DEV`\n"),
+            ));
+        }
     };
-    let Some(Target::Block(dk)) = st.resolve(dev) else {
-        return fail(1, format!("mdadm: {dev} does not exist\n"));
+    match st.resolve(dev) {
+        Some(Target::Block(dk)) => Ok((k, wm, dev, dk)),
+        _ => Err(fail(1, format!("mdadm: {dev} does not exist\n"))),
+    }
+}
+
+fn re_add(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutput, HostError> {
+    let (k, wm, dev, dk) = match member_args(st, md, rest, "--re-add") {
+        Ok(x) => x,
+        Err(e) => return e,
     };
     let a = st.world.array(&k).unwrap().clone();
     let d = st.world.device(&dk).unwrap().clone();
@@ -632,17 +648,9 @@ fn replace(st: &mut SimState, md: &str, old: &str, new: &str) -> Result<CmdOutpu
 }
 
 fn add(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutput, HostError> {
-    let k = match md_target(st, md) {
-        Ok(k) => k,
+    let (k, wm, dev, dk) = match member_args(st, md, rest, "--add") {
+        Ok(x) => x,
         Err(e) => return e,
-    };
-    let (wm, dev) = match rest {
-        ["--write-mostly", dev] => (true, *dev),
-        [dev] => (false, *dev),
-        _ => return fail(2, "mdadm: sim models `--add [--write-mostly] DEV`\n"),
-    };
-    let Some(Target::Block(dk)) = st.resolve(dev) else {
-        return fail(1, format!("mdadm: {dev} does not exist\n"));
     };
     if st.busy(&Target::Block(dk.clone())) {
         return fail(
