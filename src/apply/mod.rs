@@ -220,6 +220,15 @@ pub fn clear_stop() {
     STOP.store(false, Ordering::SeqCst);
 }
 
+/// The resync progress bar: percent, speed and ETA from sync_completed.
+fn progress_style() -> indicatif::ProgressStyle {
+    indicatif::ProgressStyle::with_template(
+        "      {msg} [{bar:30}] {percent:>3}% {binary_bytes_per_sec} ETA {eta}",
+    )
+    .expect("a valid progress template")
+    .progress_chars("=> ")
+}
+
 enum WaitEnd {
     Busy { action: String, pct: String },
     Stopped,
@@ -273,13 +282,7 @@ fn wait_idle(
         if opts.progress_bar {
             let b = bar.get_or_insert_with(|| {
                 let b = indicatif::ProgressBar::new(0);
-                b.set_style(
-                    indicatif::ProgressStyle::with_template(
-                        "      {msg} [{bar:30}] {percent:>3}% {binary_bytes_per_sec} ETA {eta}",
-                    )
-                    .expect("template")
-                    .progress_chars("=> "),
-                );
+                b.set_style(progress_style());
                 b
             });
             if let Some((d, t)) = done_total {
@@ -464,4 +467,18 @@ pub fn verify(host: &dyn Host, desired: &Desired, policy: Policy) -> Result<Plan
         return Err(ApplyError::Residue(Box::new(residue)));
     }
     Ok(residue)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn progress_bar_template_is_valid() {
+        // A bad template would only show on a terminal, as a panic.
+        let b = indicatif::ProgressBar::hidden();
+        b.set_style(super::progress_style());
+        b.set_length(1 << 30);
+        b.set_position(1 << 29);
+        b.set_message("data0: resync");
+        b.finish_and_clear();
+    }
 }
