@@ -182,39 +182,46 @@ fn ext4_or_lvm_signature_makes_create_destroying_and_refused() {
 fn mdadm_itself_would_not_notice_lvm_or_xfs_but_hyraid_does() {
     // The simulated mdadm behaves like 4.2: it only prompts for ext2/3/4, md and partition
     // tables; with --run it would overwrite an LVM PV silently. hyraid's own probe catches it.
-    let (_, h) = with_content("LVM2_member", "0x218");
-    let out = run(
-        &h,
-        &[
-            "mdadm",
-            "--create",
-            "/dev/md/x",
-            "--level=1",
-            "--raid-devices=2",
-            "/dev/sda",
-            "/dev/sdb",
-        ],
-    );
-    assert_eq!(out.status, 0, "mdadm 4.2 does not see an LVM label");
-    let (_, h) = with_content("ext4", "0x438");
-    let out = run(
-        &h,
-        &[
-            "mdadm",
-            "--create",
-            "/dev/md/x",
-            "--level=1",
-            "--raid-devices=2",
-            "/dev/sda",
-            "/dev/sdb",
-        ],
-    );
-    assert_eq!(out.status, 1);
-    assert!(
-        out.stderr
-            .contains("appears to contain an ext2fs file system")
-            && out.stderr.contains("create aborted")
-    );
+    let create = [
+        "mdadm",
+        "--create",
+        "/dev/md/x",
+        "--level=1",
+        "--raid-devices=2",
+        "/dev/sda",
+        "/dev/sdb",
+    ];
+    for (kind, offset, status, says) in [
+        ("LVM2_member", "0x218", 0, ""),
+        ("xfs", "0x0", 0, ""),
+        (
+            "ext4",
+            "0x438",
+            1,
+            "appears to contain an ext2fs file system",
+        ),
+    ] {
+        let (_, h) = with_content(kind, offset);
+        let out = run(&h, &create);
+        assert_eq!(out.status, status, "{kind}: {}", out.stderr);
+        assert!(out.stderr.contains(says), "{kind}: {}", out.stderr);
+        if status != 0 {
+            assert!(
+                out.stderr.contains("create aborted"),
+                "{kind}: {}",
+                out.stderr
+            );
+        }
+        // Whatever mdadm would do, hyraid's plan refuses to create over it.
+        let (d, h) = with_content(kind, offset);
+        let p = plan_for(&h, &d, Policy::default());
+        assert!(
+            !p.steps
+                .iter()
+                .any(|s| matches!(s.step, Step::CreateArray { .. })),
+            "{kind}"
+        );
+    }
 }
 
 #[test]
