@@ -7,6 +7,7 @@ use super::{CmdOutput, Host, HostError};
 use crate::observe::Observed;
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
+use std::collections::HashMap;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "request", rename_all = "snake_case")]
@@ -137,46 +138,64 @@ impl Host for Recorder<'_> {
     }
 }
 
-/// Answers requests from a capture; a request that was not captured is an error.
+/// Answers requests from a capture; a request that was not captured is an error. When a
+/// request was captured more than once, the first answer is given.
 pub struct Replay {
     capture: Capture,
+    /// The first exchange of each request, by (kind, path or argv).
+    index: HashMap<(u8, String), usize>,
+}
+
+fn request_key(e: &Exchange) -> (u8, String) {
+    match e {
+        Exchange::Run { argv, .. } => (0, argv.join("\0")),
+        Exchange::Read { path, .. } => (1, path.clone()),
+        Exchange::ListDir { path, .. } => (2, path.clone()),
+        Exchange::ReadLink { path, .. } => (3, path.clone()),
+        Exchange::Exists { path, .. } => (4, path.clone()),
+    }
 }
 
 impl Replay {
     pub fn new(capture: Capture) -> Replay {
-        Replay { capture }
+        let mut index = HashMap::new();
+        for (i, e) in capture.exchanges.iter().enumerate() {
+            index.entry(request_key(e)).or_insert(i);
+        }
+        Replay { capture, index }
+    }
+
+    fn answer(&self, kind: u8, key: String) -> Option<&Exchange> {
+        self.index
+            .get(&(kind, key))
+            .map(|&i| &self.capture.exchanges[i])
     }
 }
 
 impl Host for Replay {
     fn run(&self, argv: &[String]) -> Result<CmdOutput, HostError> {
-        self.capture
-            .exchanges
-            .iter()
-            .find_map(|e| match e {
-                Exchange::Run {
-                    argv: a,
-                    status,
-                    stdout,
-                    stderr,
-                } if a == argv => Some(CmdOutput {
-                    status: *status,
-                    stdout: stdout.clone(),
-                    stderr: stderr.clone(),
-                }),
-                _ => None,
-            })
-            .ok_or_else(|| HostError::Spawn {
+        match self.answer(0, argv.join("\0")) {
+            Some(Exchange::Run {
+                status,
+                stdout,
+                stderr,
+                ..
+            }) => Ok(CmdOutput {
+                status: *status,
+                stdout: stdout.clone(),
+                stderr: stderr.clone(),
+            }),
+            _ => Err(HostError::Spawn {
                 program: argv.join(" "),
                 detail: "not in the capture".into(),
-            })
+            }),
+        }
     }
     fn read_file(&self, path: &str) -> Result<String, HostError> {
-        match self.capture.exchanges.iter().find_map(|e| match e {
-            Exchange::Read { path: p, content } if p == path => Some(content.clone()),
-            _ => None,
-        }) {
-            Some(Some(c)) => Ok(c),
+        match self.answer(1, path.into()) {
+            Some(Exchange::Read {
+                content: Some(c), ..
+            }) => Ok(c.clone()),
             _ => Err(HostError::NotFound { path: path.into() }),
         }
     }
@@ -187,20 +206,18 @@ impl Host for Replay {
         })
     }
     fn list_dir(&self, path: &str) -> Result<Vec<String>, HostError> {
-        match self.capture.exchanges.iter().find_map(|e| match e {
-            Exchange::ListDir { path: p, entries } if p == path => Some(entries.clone()),
-            _ => None,
-        }) {
-            Some(Some(v)) => Ok(v),
+        match self.answer(2, path.into()) {
+            Some(Exchange::ListDir {
+                entries: Some(v), ..
+            }) => Ok(v.clone()),
             _ => Err(HostError::NotFound { path: path.into() }),
         }
     }
     fn read_link(&self, path: &str) -> Result<String, HostError> {
-        match self.capture.exchanges.iter().find_map(|e| match e {
-            Exchange::ReadLink { path: p, target } if p == path => Some(target.clone()),
-            _ => None,
-        }) {
-            Some(Some(t)) => Ok(t),
+        match self.answer(3, path.into()) {
+            Some(Exchange::ReadLink {
+                target: Some(t), ..
+            }) => Ok(t.clone()),
             _ => Err(HostError::NotFound { path: path.into() }),
         }
     }
@@ -215,10 +232,10 @@ impl Host for Replay {
     }
     fn sleep(&self, _d: std::time::Duration) {}
     fn exists(&self, path: &str) -> bool {
-        self.capture
-            .exchanges
-            .iter()
-            .any(|e| matches!(e, Exchange::Exists { path: p, exists: true } if p == path))
+        matches!(
+            self.answer(4, path.into()),
+            Some(Exchange::Exists { exists: true, .. })
+        )
     }
     fn replace_file(&self, path: &str, _content: &str) -> Result<(), HostError> {
         Err(HostError::Io {

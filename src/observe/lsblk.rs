@@ -78,14 +78,32 @@ pub fn parse(text: &str) -> Result<Vec<Node>, ParseError> {
         tool: "lsblk",
         detail: e.to_string(),
     })?;
-    let mut out: Vec<Node> = Vec::new();
+    let mut out = Nodes::default();
     for n in &top.blockdevices {
         walk(n, None, &mut out)?;
     }
-    Ok(out)
+    Ok(out.nodes)
 }
 
-fn walk(n: &RawNode, parent: Option<&str>, out: &mut Vec<Node>) -> Result<(), ParseError> {
+/// The flattened tree: a device stacked on several (an md array, an LV over two PVs) appears
+/// once under each parent in lsblk's output, and once here.
+#[derive(Default)]
+struct Nodes {
+    nodes: Vec<Node>,
+    index: std::collections::HashMap<String, usize>,
+}
+
+impl Nodes {
+    fn get_mut(&mut self, kname: &str) -> Option<&mut Node> {
+        self.index.get(kname).map(|&i| &mut self.nodes[i])
+    }
+    fn push(&mut self, n: Node) {
+        self.index.insert(n.kname.clone(), self.nodes.len());
+        self.nodes.push(n);
+    }
+}
+
+fn walk(n: &RawNode, parent: Option<&str>, out: &mut Nodes) -> Result<(), ParseError> {
     let kname = n
         .kname
         .text()
@@ -107,7 +125,7 @@ fn walk(n: &RawNode, parent: Option<&str>, out: &mut Vec<Node>) -> Result<(), Pa
             .map(|s| s.trim().to_string())
             .filter(|s| !s.is_empty())
     };
-    if let Some(existing) = out.iter_mut().find(|x| x.kname == kname) {
+    if let Some(existing) = out.get_mut(&kname) {
         if let Some(p) = parent
             && !existing.parents.iter().any(|x| x == p)
         {
@@ -134,7 +152,7 @@ fn walk(n: &RawNode, parent: Option<&str>, out: &mut Vec<Node>) -> Result<(), Pa
     }
     for c in &n.children {
         let ck = c.kname.text().or(c.name.text()).unwrap_or("").to_string();
-        if let Some(me) = out.iter_mut().find(|x| x.kname == kname)
+        if let Some(me) = out.get_mut(&kname)
             && !me.children.contains(&ck)
         {
             me.children.push(ck);

@@ -137,13 +137,17 @@ pub fn parse_fullreport(
                 .entry(k)
                 .or_insert(0) += size;
         }
+        // The first segment of each LV (segment type, stripes, cache pool).
+        let mut first_seg = HashMap::new();
+        for s in &sec.seg {
+            if let Some(lv) = f(s, "lv_uuid") {
+                first_seg.entry(lv).or_insert(s);
+            }
+        }
         for l in &sec.lv {
             let uuid = f(l, "lv_uuid").unwrap_or("").to_string();
             let (name, hidden) = unbracket(need(f(l, "lv_name"), "an LV", "lv_name")?);
-            let seg = sec
-                .seg
-                .iter()
-                .find(|s| f(s, "lv_uuid") == Some(uuid.as_str()));
+            let seg = first_seg.get(uuid.as_str()).copied();
             let segtype = seg
                 .and_then(|s| f(s, "segtype"))
                 .or(f(l, "segtype"))

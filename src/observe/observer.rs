@@ -59,7 +59,11 @@ fn links(host: &dyn Host, dir: &str) -> Result<Vec<(String, String)>, ObserveErr
 
 pub fn observe(host: &dyn Host) -> Result<Observed, ObserveError> {
     let nodes = lsblk::parse(&run_ok(host, &lsblk::argv())?)?;
-    let by_id = links(host, "/dev/disk/by-id")?;
+    // by-id names per kernel name.
+    let mut by_id: HashMap<String, Vec<String>> = HashMap::new();
+    for (id, target) in links(host, "/dev/disk/by-id")? {
+        by_id.entry(target).or_default().push(id);
+    }
     let kind_of: HashMap<&str, &str> = nodes
         .iter()
         .map(|n| (n.kname.as_str(), n.kind.as_str()))
@@ -75,11 +79,7 @@ pub fn observe(host: &dyn Host) -> Result<Observed, ObserveError> {
         } else {
             DevKind::Part
         };
-        let mut ids: Vec<String> = by_id
-            .iter()
-            .filter(|(_, t)| *t == n.kname)
-            .map(|(i, _)| i.clone())
-            .collect();
+        let mut ids = by_id.remove(&n.kname).unwrap_or_default();
         ids.sort();
         // LVs on a PV are known from the LVM report; holders are md arrays and other stacked devices.
         let holders: Vec<String> = n
@@ -141,8 +141,17 @@ pub fn observe(host: &dyn Host) -> Result<Observed, ObserveError> {
     let md_names = links(host, "/dev/md")?;
     let mut arrays = Vec::new();
     let mdstat_text = read_opt(host, "/proc/mdstat")?.unwrap_or_default();
+    // /dev/md/NAME links by kernel name; the first link wins.
+    let mut md_name_of: HashMap<&str, &str> = HashMap::new();
+    for (name, target) in &md_names {
+        md_name_of.entry(target.as_str()).or_insert(name.as_str());
+    }
+    let fstype_of: HashMap<&str, &str> = nodes
+        .iter()
+        .filter_map(|n| n.fstype.as_deref().map(|f| (n.kname.as_str(), f)))
+        .collect();
     for a in mdstat::parse(&mdstat_text)? {
-        arrays.push(md_array(host, &a, &md_names, &nodes)?);
+        arrays.push(md_array(host, &a, &md_name_of, &fstype_of)?);
     }
 
     let mm: HashMap<&str, &str> = nodes
@@ -215,8 +224,8 @@ fn scsi_cache_type(host: &dyn Host, kname: &str) -> Result<Option<WriteCacheStat
 fn md_array(
     host: &dyn Host,
     a: &mdstat::MdstatArray,
-    names: &[(String, String)],
-    nodes: &[lsblk::Node],
+    md_name_of: &HashMap<&str, &str>,
+    fstype_of: &HashMap<&str, &str>,
 ) -> Result<MdArray, ObserveError> {
     let base = format!("/sys/block/{}/md", a.kname);
     // Empty values are absent (an inactive array shows `raid_disks` and `level` empty).
@@ -274,10 +283,9 @@ fn md_array(
     }
     Ok(MdArray {
         kname: a.kname.clone(),
-        name: names
-            .iter()
-            .find(|(_, t)| *t == a.kname)
-            .map(|(n, _)| n.clone())
+        name: md_name_of
+            .get(a.kname.as_str())
+            .map(|n| n.to_string())
             .or_else(|| ex("MD_DEVNAME"))
             .or_else(|| ex("MD_NAME").map(|n| n.rsplit(':').next().unwrap_or(&n).to_string())),
         // An array that is not running shows an all-zero UUID in sysfs: that is "unknown".
@@ -309,10 +317,7 @@ fn md_array(
         degraded: num("degraded", attr("degraded")?)?.unwrap_or(0) as u32,
         bitmap,
         members,
-        fstype: nodes
-            .iter()
-            .find(|n| n.kname == a.kname)
-            .and_then(|n| n.fstype.clone()),
+        fstype: fstype_of.get(a.kname.as_str()).map(|f| f.to_string()),
     })
 }
 

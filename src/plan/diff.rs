@@ -9,7 +9,7 @@ use crate::config::{
     CACHEVOL_TAG, Desired, DeviceRef, DiskSpec, LvSpec, MirrorSpec, VgSpec, WriteMostly,
     cachevol_name,
 };
-use crate::observe::{BlockDevice, DevKind, MdArray, Observed, WRITE_CACHE_RULE_PATH};
+use crate::observe::{BlockDevice, DevKind, Lookup, MdArray, Observed, WRITE_CACHE_RULE_PATH};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A disk of the file, matched to the machine.
@@ -39,6 +39,8 @@ fn part_number(kname: &str) -> Option<u32> {
 struct Planner<'a> {
     d: &'a Desired,
     o: &'a Observed,
+    /// Name lookups over `o`.
+    ix: Lookup<'a>,
     policy: Policy,
     disks: BTreeMap<String, Resolved<'a>>,
     steps: Vec<PlannedStep>,
@@ -53,6 +55,8 @@ struct Planner<'a> {
     creating: BTreeMap<String, String>,
     /// Fingerprint of the observation (seeds the UUIDs of new arrays).
     basis: String,
+    /// Kernel names of the devices the file names (disks and partitions), once resolved.
+    file_knames: BTreeSet<String>,
 }
 
 pub fn plan(d: &Desired, o: &Observed, policy: Policy) -> Result<Plan, PlanError> {
@@ -67,6 +71,7 @@ pub fn plan(d: &Desired, o: &Observed, policy: Policy) -> Result<Plan, PlanError
     let mut p = Planner {
         d,
         o,
+        ix: Lookup::new(o),
         policy,
         disks: BTreeMap::new(),
         steps: vec![],
@@ -76,6 +81,7 @@ pub fn plan(d: &Desired, o: &Observed, policy: Policy) -> Result<Plan, PlanError
         creating: BTreeMap::new(),
         blocked_parts: BTreeSet::new(),
         basis: fingerprint(o),
+        file_knames: BTreeSet::new(),
     };
     p.resolve_disks()?;
     p.write_caches();
@@ -186,6 +192,12 @@ impl<'a> Planner<'a> {
 
     fn resolve_disks(&mut self) -> Result<(), PlanError> {
         let mut seen: BTreeMap<String, String> = BTreeMap::new();
+        let mut partitions_of: BTreeMap<&str, Vec<&BlockDevice>> = BTreeMap::new();
+        for b in &self.o.block_devices {
+            if let Some(p) = &b.parent {
+                partitions_of.entry(p.as_str()).or_default().push(b);
+            }
+        }
         for spec in self.d.disks.values() {
             let ident = |detail: String| PlanError::Identity {
                 disk: spec.name.clone(),
@@ -193,7 +205,7 @@ impl<'a> Planner<'a> {
             };
             let dev = match (&spec.id, &spec.serial) {
                 (Some(id), serial) => {
-                    let dev = self.o.by_id(id);
+                    let dev = self.ix.by_id(id);
                     if let (Some(dv), Some(s)) = (dev, serial)
                         && dv.serial.as_deref() != Some(s.as_str())
                     {
@@ -266,13 +278,7 @@ impl<'a> Planner<'a> {
                 .unwrap_or(dev.map(|d| d.rotational).unwrap_or(false));
             // Partitions: matched by GPT name; missing ones get the next numbers.
             let children: Vec<&BlockDevice> = dev
-                .map(|dv| {
-                    self.o
-                        .block_devices
-                        .iter()
-                        .filter(|b| b.parent.as_deref() == Some(dv.kname.as_str()))
-                        .collect()
-                })
+                .and_then(|dv| partitions_of.get(dv.kname.as_str()).cloned())
                 .unwrap_or_default();
             let mut next = children
                 .iter()
@@ -313,6 +319,11 @@ impl<'a> Planner<'a> {
                 },
             );
         }
+        self.file_knames = self
+            .disks
+            .values()
+            .filter_map(|r| r.dev.map(|d| d.kname.clone()))
+            .collect();
         Ok(())
     }
 
@@ -552,7 +563,7 @@ impl<'a> Planner<'a> {
                 .creating
                 .get(&m.name)
                 .cloned()
-                .or_else(|| self.o.array_named(&m.name).and_then(|a| a.uuid.clone()));
+                .or_else(|| self.ix.array_named(&m.name).and_then(|a| a.uuid.clone()));
             if let Some(u) = uuid {
                 ours.push((m.name.clone(), u));
             }
@@ -565,7 +576,7 @@ impl<'a> Planner<'a> {
                 .map(|m| {
                     (
                         m.name.clone(),
-                        self.o.array_named(&m.name).and_then(|a| a.uuid.clone()),
+                        self.ix.array_named(&m.name).and_then(|a| a.uuid.clone()),
                     )
                 })
                 .collect()
@@ -646,7 +657,7 @@ impl<'a> Planner<'a> {
                 r.spec.name, r.path
             )
         })?;
-        if let Some(a) = self.o.array_of_member(&dev.kname) {
+        if let Some(a) = self.ix.array_of_member(&dev.kname) {
             return Err(format!(
                 "/dev/{} is already a member of {}",
                 dev.kname,
@@ -663,7 +674,7 @@ impl<'a> Planner<'a> {
                 dev.holders.join(", ")
             ));
         }
-        if let Some(vg) = self.o.pv(&dev.kname).and_then(|pv| pv.vg.as_ref()) {
+        if let Some(vg) = self.ix.pv(&dev.kname).and_then(|pv| pv.vg.as_ref()) {
             return Err(format!("/dev/{} is a PV of volume group {vg}", dev.kname));
         }
         if let Some(mp) = &dev.mountpoint {
@@ -676,7 +687,7 @@ impl<'a> Planner<'a> {
             .find(|b| b.parent.as_deref() == Some(dev.kname.as_str()))
             && (!p.holders.is_empty()
                 || p.mountpoint.is_some()
-                || self.o.array_of_member(&p.kname).is_some())
+                || self.ix.array_of_member(&p.kname).is_some())
         {
             return Err(format!("partition /dev/{} of this disk is in use", p.kname));
         }
@@ -701,7 +712,7 @@ impl<'a> Planner<'a> {
                 detail: "write_behind > 0, but no member is write-mostly (`auto` marks rotational members when a non-rotational one exists); list one in `write_mostly` or set `write_behind: 0`".into(),
             });
         }
-        match self.o.array_named(&m.name) {
+        match self.ix.array_named(&m.name) {
             None => Ok(self.create_mirror(m, &wm)),
             Some(a) => Ok(self.converge_mirror(m, &wm, a)),
         }
@@ -849,12 +860,6 @@ impl<'a> Planner<'a> {
         // Members. A disk the file names that is not in the array joins it: back into its old
         // place when it carries this array's superblock (--re-add), into a free slot (--add), or
         // in place of a working member the file no longer names (--replace, no loss of redundancy).
-        let file_knames: BTreeSet<String> = self
-            .disks
-            .values()
-            .filter_map(|r| r.dev.map(|d| d.kname.clone()))
-            .collect();
-        let in_file = |kname: &str| file_knames.contains(kname);
         let array_uuid = a.uuid.as_deref().map(crate::plan::lint::norm_uuid);
         let mut present: Vec<(&String, &str)> = Vec::new();
         let mut joining: Vec<(&String, Option<Vec<String>>)> = Vec::new();
@@ -922,7 +927,10 @@ impl<'a> Planner<'a> {
             .members
             .iter()
             .filter(|x| {
-                !x.faulty() && x.has("in_sync") && !x.has("want_replacement") && !in_file(&x.kname)
+                !x.faulty()
+                    && x.has("in_sync")
+                    && !x.has("want_replacement")
+                    && !self.file_knames.contains(&x.kname)
             })
             .collect();
         let mut replaced = false;
@@ -1146,7 +1154,7 @@ impl<'a> Planner<'a> {
         match r {
             DeviceRef::Mirror(n) => (
                 format!("/dev/md/{n}"),
-                self.o.array_named(n).map(|a| a.kname.clone()),
+                self.ix.array_named(n).map(|a| a.kname.clone()),
             ),
             DeviceRef::Disk(n) => {
                 let res = &self.disks[n];
@@ -1173,7 +1181,7 @@ impl<'a> Planner<'a> {
             );
             return;
         }
-        let observed = self.o.vg(&vg.name);
+        let observed = self.ix.vg(&vg.name);
         if observed.is_some_and(|v| v.partial) {
             // A PV is missing (e.g. its mirror is only being started): LVM cannot be trusted to
             // describe the VG now. Apply checks it again once everything runs.
@@ -1184,7 +1192,7 @@ impl<'a> Planner<'a> {
         let mut steps = Vec::new();
         for r in &vg.pvs {
             let (path, kname) = self.pv_device(r);
-            let pv = kname.as_ref().and_then(|k| self.o.pv(k));
+            let pv = kname.as_ref().and_then(|k| self.ix.pv(k));
             match pv {
                 Some(p) if p.vg.as_deref() == Some(vg.name.as_str()) => continue,
                 Some(p) if p.vg.is_some() => {
@@ -1272,7 +1280,7 @@ impl<'a> Planner<'a> {
         if let Some(o) = observed {
             let wanted: BTreeSet<Option<String>> =
                 vg.pvs.iter().map(|r| self.pv_device(r).1).collect();
-            for p in self.o.pvs_of(&o.name) {
+            for p in self.ix.pvs_of(&o.name) {
                 if !wanted.contains(&Some(p.kname.clone())) {
                     self.notes.push(format!(
                         "vg {}: PV {} is not in the file; left as it is",
@@ -1287,7 +1295,7 @@ impl<'a> Planner<'a> {
         let mut removals = Vec::new();
         for lv in vg.lvs.values() {
             if lv.absent {
-                if self.o.lv(&vg.name, &lv.name).is_some_and(|l| !l.hidden) {
+                if self.ix.lv(&vg.name, &lv.name).is_some_and(|l| !l.hidden) {
                     let step = Step::RemoveLv {
                         vg: vg.name.clone(),
                         lv: lv.name.clone(),
@@ -1325,7 +1333,7 @@ impl<'a> Planner<'a> {
         vg_grows: bool,
         wc_steps: &mut Vec<PlannedStep>,
     ) {
-        let o_vg = self.o.vg(&vg.name);
+        let o_vg = self.ix.vg(&vg.name);
         let ext = o_vg.map(|v| v.extent_size).unwrap_or(4 << 20);
         let stripes = lv.stripes.unwrap_or(1).max(1) as u64;
         let round = |bytes: u64| bytes.div_ceil(ext).div_ceil(stripes) * stripes * ext;
@@ -1334,7 +1342,7 @@ impl<'a> Planner<'a> {
             .as_ref()
             .map(|l| l.iter().map(|r| self.pv_device(r).0).collect())
             .unwrap_or_default();
-        let observed = self.o.lv(&vg.name, &lv.name).filter(|l| !l.hidden);
+        let observed = self.ix.lv(&vg.name, &lv.name).filter(|l| !l.hidden);
         let object = format!("lv {}/{}", vg.name, lv.name);
         match observed {
             None => {
@@ -1345,7 +1353,7 @@ impl<'a> Planner<'a> {
                                 Some(l) => l
                                     .iter()
                                     .filter_map(|r| self.pv_device(r).1)
-                                    .filter_map(|k| self.o.pv(&k))
+                                    .filter_map(|k| self.ix.pv(&k))
                                     .map(|p| p.free)
                                     .sum(),
                                 None => v.free,
@@ -1435,7 +1443,7 @@ impl<'a> Planner<'a> {
                 // A detach interrupted between --splitcache and the removal leaves hyraid's own,
                 // already flushed, cache volume behind.
                 let cv = cachevol_name(&lv.name);
-                if self.o.lv(&vg.name, &cv).is_some_and(|c| {
+                if self.ix.lv(&vg.name, &cv).is_some_and(|c| {
                     !c.hidden && c.writecache.is_none() && c.tags.iter().any(|t| t == CACHEVOL_TAG)
                 }) {
                     out.push(ps(
@@ -1469,7 +1477,7 @@ impl<'a> Planner<'a> {
                         "writecache settings differ from the file (applied online)",
                     ));
                 }
-                if let Some(cv) = self.o.lv(&vg.name, &wc.cachevol)
+                if let Some(cv) = self.ix.lv(&vg.name, &wc.cachevol)
                     && cv.size != want.size.div_ceil(4 << 20) * (4 << 20)
                 {
                     self.notes.push(format!("{object}: writecache is {} bytes, the file says {}; resizing a writecache means detaching it (remove `writecache`, apply, add it back)", cv.size, want.size));
@@ -1539,8 +1547,8 @@ impl<'a> Planner<'a> {
 
     fn remove_vg(&mut self, vg: &VgSpec) -> Vec<PlannedStep> {
         let mut out = Vec::new();
-        if let Some(o) = self.o.vg(&vg.name) {
-            let pvs: Vec<String> = self.o.pvs_of(&o.name).map(|p| p.name.clone()).collect();
+        if let Some(o) = self.ix.vg(&vg.name) {
+            let pvs: Vec<String> = self.ix.pvs_of(&o.name).map(|p| p.name.clone()).collect();
             self.destroying(
                 Step::RemoveVg {
                     vg: vg.name.clone(),
@@ -1555,10 +1563,10 @@ impl<'a> Planner<'a> {
 
     fn remove_mirror(&mut self, m: &MirrorSpec) -> Vec<PlannedStep> {
         let mut out = Vec::new();
-        let Some(a) = self.o.array_named(&m.name) else {
+        let Some(a) = self.ix.array_named(&m.name) else {
             return out;
         };
-        if let Some(vg) = self.o.pv(&a.kname).and_then(|p| p.vg.clone()) {
+        if let Some(vg) = self.ix.pv(&a.kname).and_then(|p| p.vg.clone()) {
             let vg_goes = self.d.volume_groups.get(&vg).is_some_and(|v| v.absent);
             if !vg_goes {
                 self.refuse(
@@ -1606,6 +1614,10 @@ impl<'a> Planner<'a> {
                 });
             }
         }
+        let mut lvs_of: BTreeMap<&str, Vec<&crate::observe::Lv>> = BTreeMap::new();
+        for l in self.o.lvm.lvs.iter().filter(|l| !l.hidden) {
+            lvs_of.entry(l.vg.as_str()).or_default().push(l);
+        }
         for v in &self.o.lvm.vgs {
             match self.d.volume_groups.get(&v.name) {
                 None => f.push(Foreign {
@@ -1613,18 +1625,16 @@ impl<'a> Planner<'a> {
                     detail: format!("{} bytes ({})", v.size, human(v.size)),
                 }),
                 Some(spec) => {
-                    for l in self
-                        .o
-                        .lvm
+                    // Cache volumes hyraid made for this VG's LVs: `<lv>_wc`.
+                    let cachevols: BTreeMap<String, bool> = spec
                         .lvs
-                        .iter()
-                        .filter(|l| l.vg == v.name && !l.hidden)
-                    {
-                        let ours_cv = spec.lvs.values().any(|x| {
-                            cachevol_name(&x.name) == l.name
-                                && (x.writecache.is_some()
-                                    || l.tags.iter().any(|t| t == CACHEVOL_TAG))
-                        });
+                        .values()
+                        .map(|x| (cachevol_name(&x.name), x.writecache.is_some()))
+                        .collect();
+                    for l in lvs_of.get(v.name.as_str()).into_iter().flatten() {
+                        let ours_cv = cachevols
+                            .get(&l.name)
+                            .is_some_and(|wc| *wc || l.tags.iter().any(|t| t == CACHEVOL_TAG));
                         if !spec.lvs.contains_key(&l.name) && !ours_cv {
                             f.push(Foreign {
                                 object: format!("lv {}/{}", v.name, l.name),

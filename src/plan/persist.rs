@@ -1,6 +1,8 @@
 //! The files that make the layout survive a reboot: the ARRAY lines hyraid owns in mdadm.conf,
 //! and hyraid's udev rule that re-applies drive write-cache settings. Pure text in, text out.
 
+use std::collections::{HashMap, HashSet};
+
 /// Marks hyraid's block in mdadm.conf.
 pub const MDADM_CONF_MARK: &str =
     "# hyraid: the arrays of hyraid.yaml; `hyraid apply` keeps these lines";
@@ -54,31 +56,43 @@ pub fn managed_mdadm_conf(
                 (dev, uuids)
             })
             .collect();
+        // Lines by the UUIDs they list, and by their /dev/md/NAME.
+        let mut by_uuid: HashMap<&str, Vec<Option<&str>>> = HashMap::new();
+        let mut by_dev: HashMap<&str, Vec<&[String]>> = HashMap::new();
+        for (d, us) in &lines {
+            for u in us {
+                by_uuid.entry(u.as_str()).or_default().push(*d);
+            }
+            if let Some(d) = d {
+                by_dev.entry(d).or_default().push(us);
+            }
+        }
         let listed = ours.iter().all(|(n, u)| {
-            lines
-                .iter()
-                .any(|(d, us)| us.contains(&mdadm_uuid(u)) && d.is_none_or(|d| d == n))
+            by_uuid
+                .get(mdadm_uuid(u).as_str())
+                .is_some_and(|ds| ds.iter().any(|d| d.is_none_or(|d| d == n)))
         });
         let stale = ours.iter().any(|(n, u)| {
-            lines
-                .iter()
-                .any(|(d, us)| *d == Some(n.as_str()) && !us.contains(&mdadm_uuid(u)))
+            let u = mdadm_uuid(u);
+            by_dev
+                .get(n.as_str())
+                .is_some_and(|l| l.iter().any(|us| !us.contains(&u)))
         }) || gone.iter().any(|(n, u)| {
-            lines.iter().any(|(d, us)| {
-                *d == Some(n.as_str()) || u.as_deref().is_some_and(|u| us.contains(&mdadm_uuid(u)))
-            })
+            by_dev.contains_key(n.as_str())
+                || u.as_deref()
+                    .is_some_and(|u| by_uuid.contains_key(mdadm_uuid(u).as_str()))
         });
         if listed && !stale {
             return cur.to_string();
         }
     }
     let base = current.unwrap_or(MDADM_CONF_BASE);
-    let names: Vec<String> = ours
+    let names: HashSet<String> = ours
         .iter()
         .map(|(n, _)| n.clone())
         .chain(gone.iter().map(|(n, _)| n.clone()))
         .collect();
-    let uuids: Vec<String> = ours
+    let uuids: HashSet<String> = ours
         .iter()
         .map(|(_, u)| mdadm_uuid(u))
         .chain(
@@ -102,7 +116,7 @@ pub fn managed_mdadm_conf(
             let dev = words.next().unwrap_or("");
             let named = dev
                 .strip_prefix("/dev/md/")
-                .is_some_and(|n| names.iter().any(|x| x == n));
+                .is_some_and(|n| names.contains(n));
             let by_uuid = t
                 .split_whitespace()
                 .filter_map(|w| w.strip_prefix("UUID=").or_else(|| w.strip_prefix("uuid=")))

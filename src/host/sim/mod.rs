@@ -6,6 +6,7 @@
 mod lvm_tools;
 mod md_tools;
 mod render;
+pub mod synthetic;
 
 use super::{CmdOutput, Host, HostError};
 use crate::observe::{BlockDevice, MdArray, Observed};

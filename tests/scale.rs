@@ -1,0 +1,90 @@
+//! Scale: a 24-disk machine (12 hybrid mirrors, 6 VGs, 200 LVs) built on the simulated host,
+//! and the observer's spawn budget on it.
+
+mod common;
+
+use hyraid::config::load_str;
+use hyraid::host::sim::SimHost;
+use hyraid::host::sim::synthetic::{Shape, blank_machine, config_yaml};
+use hyraid::plan::Policy;
+
+const SHAPE: Shape = Shape {
+    pairs: 12,
+    lvs: 200,
+};
+
+fn built() -> (hyraid::config::Desired, SimHost) {
+    let d = load_str("scale24.yaml", &config_yaml(SHAPE)).unwrap();
+    let h = SimHost::new(blank_machine(SHAPE));
+    common::apply(&h, &d, Policy::default()).unwrap();
+    (d, h)
+}
+
+#[test]
+fn builds_and_converges() {
+    let (d, h) = built();
+    let p = common::plan_for(&h, &d, Policy::default());
+    assert!(p.is_empty(), "{:?}", p.steps);
+}
+
+/// Programs the observer spawned, with how often each.
+fn spawns(h: &dyn hyraid::host::Host, d: &hyraid::config::Desired) -> Vec<(String, usize)> {
+    let rec = hyraid::host::record::Recorder::new(h);
+    hyraid::apply::observe_for(&rec, Some(d)).unwrap();
+    let mut counts = std::collections::BTreeMap::new();
+    for e in rec.exchanges.take() {
+        if let hyraid::host::record::Exchange::Run { argv, .. } = e {
+            *counts.entry(argv[0].clone()).or_insert(0) += 1;
+        }
+    }
+    counts.into_iter().collect()
+}
+
+#[test]
+fn spawn_budget_on_24_disks() {
+    let (d, h) = built();
+    let w = h.world();
+    assert_eq!(w.block_devices.len(), 24);
+    assert_eq!(w.arrays.len(), 12);
+    assert_eq!(w.lvm.lvs.len(), 200);
+    // Disks whose write cache is managed but that have no scsi_disk cache_type: one hdparm each.
+    let managed: Vec<_> = d
+        .disks
+        .values()
+        .filter(|s| s.write_cache.is_some())
+        .map(|s| w.by_id(s.id.as_ref().unwrap()).unwrap())
+        .collect();
+    let without_cache_type = managed
+        .iter()
+        .filter(|b| {
+            b.write_cache.unwrap().source != hyraid::observe::WriteCacheSource::ScsiCacheType
+        })
+        .count();
+    assert_eq!((managed.len(), without_cache_type), (12, 6));
+    assert_eq!(
+        spawns(&h, &d),
+        vec![
+            ("hdparm".to_string(), without_cache_type),
+            ("lsblk".to_string(), 1),
+            ("lvm".to_string(), 1),
+        ],
+        "1 lsblk, 1 LVM report, nothing per array, hdparm only where sysfs has no cache_type"
+    );
+}
+
+#[test]
+fn spawn_budget_on_the_blank_24_disks() {
+    // Before the build every disk is free, so each gets one read-only wipefs probe (hyraid
+    // proves a disk empty before it creates anything on it); nothing else grows with the size.
+    let d = load_str("scale24.yaml", &config_yaml(SHAPE)).unwrap();
+    let h = SimHost::new(blank_machine(SHAPE));
+    assert_eq!(
+        spawns(&h, &d),
+        vec![
+            ("hdparm".to_string(), 6),
+            ("lsblk".to_string(), 1),
+            ("lvm".to_string(), 1),
+            ("wipefs".to_string(), 24),
+        ]
+    );
+}
