@@ -2,6 +2,7 @@
 //! write-behind, LVM and dm-writecache) for Linux.
 
 pub mod apply;
+pub mod bench;
 pub mod cli;
 pub mod config;
 pub mod host;

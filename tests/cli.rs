@@ -212,3 +212,124 @@ fn formats_and_observe() {
     assert_eq!(o.status.code(), Some(1));
     assert!(text(&o).1.contains("does-not-exist.json"));
 }
+
+/// fio must be present where CI runs (`.ci/run` installs it); elsewhere the test says it skipped.
+fn have_fio() -> bool {
+    let found = Command::new("fio").arg("--version").output().is_ok();
+    if !found {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "fio is missing on CI; .ci/run installs it"
+        );
+        eprintln!("skipped: fio is not installed");
+    }
+    found
+}
+
+#[test]
+fn bench_measures_a_directory_saves_json_and_compares() {
+    if !have_fio() {
+        return;
+    }
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let d = dir.path().to_str().unwrap();
+    let a = dir.path().join("a.json");
+    let run = |out: &Path, label: &str| {
+        hyraid(&[
+            "bench",
+            d,
+            "--size",
+            "16MiB",
+            "--runtime",
+            "1",
+            "--ramp",
+            "0",
+            "--job",
+            "rand-read-4k-qd1",
+            "--job",
+            "seq-write-1m",
+            "--label",
+            label,
+            "-o",
+            out.to_str().unwrap(),
+        ])
+    };
+    let o = run(&a, "first");
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(
+        out.contains("(file, 16.00 MiB used, 1 s per job, fio-"),
+        "{out}"
+    );
+    // Progress goes to stderr, a line per job when it is not a terminal.
+    assert!(
+        err.contains("[1/2] rand-read-4k-qd1 (bs 4k, queue depth 1)"),
+        "{err}"
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&a).unwrap()).unwrap();
+    let jobs = report["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 2);
+    assert_eq!(jobs[0]["rw"], "randread");
+    assert!(jobs[0]["iops"].as_f64().unwrap() > 0.0);
+    assert!(jobs[1]["bw_bytes"].as_f64().unwrap() > 0.0);
+    // The test file is gone.
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.starts_with("hyraid-bench"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    let b = dir.path().join("b.json");
+    assert_eq!(run(&b, "second").status.code(), Some(0));
+    let o = hyraid(&[
+        "bench",
+        "--compare",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+    ]);
+    let (out, _) = text(&o);
+    assert!(
+        out.contains("| first IOPS | MiB/s | second IOPS | MiB/s | × first |"),
+        "{out}"
+    );
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("| rand-read-4k-qd1") && l.ends_with("× |")),
+        "{out}"
+    );
+}
+
+#[test]
+fn bench_refuses_what_it_must() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let o = hyraid(&["bench", d, "--sim", "examples/snapshots/single-pair.json"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o).1.contains("does not run with --sim"));
+    let o = hyraid(&["bench", d, "--job", "rand-read-8k"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o)
+            .1
+            .contains("no job `rand-read-8k`; the jobs are seq-read-1m")
+    );
+    let o = hyraid(&[
+        "bench",
+        "--compare",
+        "examples/single-pair.yaml",
+        "examples/single-pair.yaml",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o).1.contains("not a report of `hyraid bench -o`"));
+    let f = dir.path().join("file");
+    std::fs::write(&f, "precious").unwrap();
+    let o = hyraid(&["bench", f.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o).1.contains("is a regular file; give a directory"),
+        "{:?}",
+        text(&o)
+    );
+    assert_eq!(std::fs::read_to_string(&f).unwrap(), "precious");
+}

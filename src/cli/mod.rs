@@ -70,6 +70,11 @@ enum Cmd {
     },
     /// Print the JSON Schema of the configuration file.
     Schema,
+    /// Measure I/O with fio: sequential 1M, random 512K, random 4K at QD1 and QD32, read and
+    /// write, direct I/O with libaio. Against a directory (a test file is created and removed)
+    /// or, with --allow-destroy, a raw block device. `--compare A.json B.json …` puts saved runs
+    /// side by side.
+    Bench(BenchArgs),
     /// Write a configuration describing what is on the machine now (adopt a hand-built box).
     Import {
         /// Write to FILE instead of standard output (an existing file is never overwritten).
@@ -99,6 +104,48 @@ struct ApplyArgs {
     /// Stop at a step that needs an idle array instead of waiting for the resync to finish.
     #[arg(long)]
     no_wait: bool,
+}
+
+#[derive(clap::Args, Debug)]
+struct BenchArgs {
+    /// A directory on a mounted filesystem, or a block device (with --allow-destroy).
+    #[arg(required_unless_present = "compare", conflicts_with = "compare")]
+    target: Option<String>,
+    /// Size of the test file, or of the region of the device, e.g. 1GiB or 256MiB.
+    #[arg(long, default_value = "1GiB", value_parser = parse_size)]
+    size: u64,
+    /// Seconds each job measures (after the ramp).
+    #[arg(long, default_value_t = 10)]
+    runtime: u32,
+    /// Seconds each job runs before measuring.
+    #[arg(long, default_value_t = 2)]
+    ramp: u32,
+    /// Run only these jobs (repeat the option); default the whole matrix.
+    #[arg(long = "job", value_name = "NAME", value_parser = parse_job)]
+    jobs: Vec<crate::bench::fio::Job>,
+    /// Allow a raw block device as target: the write jobs destroy its data.
+    #[arg(long)]
+    allow_destroy: bool,
+    /// Save the report as JSON (for --compare).
+    #[arg(short = 'o', long = "out")]
+    out: Option<PathBuf>,
+    /// Name of this run in comparisons (default: the target).
+    #[arg(long)]
+    label: Option<String>,
+    /// Print saved reports side by side, with each run's IOPS as a ratio of the first's.
+    #[arg(long, num_args = 2.., value_name = "REPORT")]
+    compare: Vec<PathBuf>,
+}
+
+fn parse_size(s: &str) -> Result<u64, String> {
+    crate::config::size::parse_bytes(s).map_err(|e| e.to_string())
+}
+
+fn parse_job(s: &str) -> Result<crate::bench::fio::Job, String> {
+    crate::bench::fio::job(s).ok_or_else(|| {
+        let names: Vec<&str> = crate::bench::fio::MATRIX.iter().map(|j| j.name).collect();
+        format!("no job `{s}`; the jobs are {}", names.join(", "))
+    })
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -333,6 +380,7 @@ fn dispatch(cli: Cli) -> Result<u8, CliError> {
             Ok(0)
         }
         Cmd::Apply(args) => apply_cmd(&cli.sim, &args),
+        Cmd::Bench(args) => bench_cmd(&cli.sim, args),
     }
 }
 
@@ -430,4 +478,96 @@ fn apply_cmd(sim: &Option<PathBuf>, a: &ApplyArgs) -> Result<u8, CliError> {
         return Ok(1);
     }
     Ok(0)
+}
+
+fn bench_cmd(sim: &Option<PathBuf>, a: BenchArgs) -> Result<u8, CliError> {
+    use crate::bench::{self, Report};
+    if !a.compare.is_empty() {
+        let reports = a
+            .compare
+            .iter()
+            .map(|p| {
+                let text =
+                    std::fs::read_to_string(p).map_err(|e| msg(format!("{}: {e}", p.display())))?;
+                serde_json::from_str::<Report>(&text).map_err(|e| {
+                    msg(format!(
+                        "{}: not a report of `hyraid bench -o`: {e}",
+                        p.display()
+                    ))
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        print!("{}", bench::compare(&reports));
+        return Ok(0);
+    }
+    if sim.is_some() {
+        return Err(msg(
+            "hyraid bench measures a real machine's I/O; it does not run with --sim",
+        ));
+    }
+    let target = a.target.expect("clap requires a target without --compare");
+    let o = bench::Options {
+        target,
+        size: a.size,
+        runtime_s: a.runtime,
+        ramp_s: a.ramp,
+        jobs: if a.jobs.is_empty() {
+            bench::fio::MATRIX.to_vec()
+        } else {
+            a.jobs
+        },
+        allow_destroy: a.allow_destroy,
+        label: a.label,
+    };
+    let host = RealHost;
+    let p = bench::prepare(&host, &o).map_err(|e| msg(e.to_string()))?;
+    let per_job = (o.runtime_s + o.ramp_s) as u64;
+    let total = o.jobs.len();
+    let bar = if std::io::stderr().is_terminal() {
+        let b = indicatif::ProgressBar::new(total as u64);
+        b.set_style(bench_progress_style());
+        b.enable_steady_tick(std::time::Duration::from_millis(200));
+        Some(b)
+    } else {
+        None
+    };
+    let r = bench::run(&host, &o, &p, &mut |i, job| {
+        let line = format!(
+            "{} (bs {}, queue depth {}), ~{per_job} s",
+            job.name, job.bs, job.iodepth
+        );
+        match &bar {
+            Some(b) => {
+                b.set_position(i as u64);
+                b.set_message(line);
+            }
+            None => eprintln!("[{}/{total}] {line}", i + 1),
+        }
+    });
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    let r = r.map_err(|e| msg(e.to_string()))?;
+    print!("{}", bench::table(&r));
+    if let Some(path) = a.out {
+        write_out(&path, &(serde_json::to_string_pretty(&r).unwrap() + "\n"))?;
+    }
+    Ok(0)
+}
+
+fn bench_progress_style() -> indicatif::ProgressStyle {
+    indicatif::ProgressStyle::with_template("{spinner} [{pos}/{len}] {msg} ({elapsed})")
+        .expect("a valid progress template")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn bench_progress_template_is_valid() {
+        // A bad template would only show on a terminal, as a panic.
+        let b = indicatif::ProgressBar::hidden();
+        b.set_style(super::bench_progress_style());
+        b.set_message("rand-read-4k-qd32 (bs 4k, queue depth 32), ~12 s");
+        b.set_position(3);
+    }
 }
