@@ -6,6 +6,7 @@
 # Usage: tests/vm/run.sh [--capture DIR] [SCENARIO-NAME ...]
 #   --capture DIR   keep each scenario's guest output (tool captures, logs) under DIR
 # Env: HYRAID_VM_CACHE (guest image cache, default /tmp/hyraid-vm, outside the checkout)
+#      HYRAID_VM_PERF=full (the I/O scenario runs the whole fio matrix; default: a short variant)
 #
 # Prints one PASS/FAIL line per scenario and a final "N passed, N failed" line; exits non-zero
 # on any failure. When QEMU cannot run here at all it says SKIPPED (not a pass) and exits 0.
@@ -42,9 +43,10 @@ for script in "$HERE"/scenarios/*.sh; do
     W=$(mktemp -d "${TMPDIR:-/tmp}/hyraid-scn.XXXXXX")
     disk_args=()
     for spec in $(sed -n 's/^# disks: //p' "$script"); do
-        IFS=: read -r dname kind size bus <<<"$spec"
+        # name:kind:size[:bus[:qemu options, e.g. iops=200,bps=120M]]
+        IFS=: read -r dname kind size bus opts <<<"$spec"
         truncate -s "$size" "$W/$dname.raw"
-        disk_args+=(--disk "$dname:$kind:$size:${bus:-sata}:file=$W/$dname.raw")
+        disk_args+=(--disk "$dname:$kind:$size:${bus:-sata}:${opts:+$opts,}file=$W/$dname.raw")
     done
     for prep in $(sed -n 's/^# prep: //p' "$script"); do
         case "$prep" in
@@ -74,7 +76,7 @@ for script in "$HERE"/scenarios/*.sh; do
         fi
         overlay=(); [ "$boots" -gt 1 ] && overlay=(--root-overlay "$W/root.qcow2")
         echo "=== boot $b of $boots" >> "$W/log"
-        "$HERE/run-vm.sh" --quiet --timeout 900 --out "$W/out" --env "HYRAID_BOOT=$b" "${overlay[@]}" "${files[@]}" "${args[@]}" "$script" >> "$W/log" 2>&1
+        "$HERE/run-vm.sh" --quiet --timeout 900 --out "$W/out" --env "HYRAID_BOOT=$b" --env "HYRAID_VM_PERF=${HYRAID_VM_PERF:-short}" "${overlay[@]}" "${files[@]}" "${args[@]}" "$script" >> "$W/log" 2>&1
         rc=$?
         [ $rc = 0 ] || break
     done
