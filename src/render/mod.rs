@@ -28,8 +28,22 @@ pub fn render(plan: &Plan, format: Format, color: bool) -> String {
     }
 }
 
+/// The plan as JSON: what `apply PLAN.json` reads back, plus, per step, a `display` object for
+/// tools (Ansible, CI bots): its symbol, object, one-line summary and exact command lines.
+/// `display` is derived; apply ignores it.
 pub fn json(plan: &Plan) -> String {
-    let mut s = serde_json::to_string_pretty(plan).expect("plan serializes");
+    let mut v = serde_json::to_value(plan).expect("plan serializes");
+    if let Some(steps) = v["steps"].as_array_mut() {
+        for (j, s) in steps.iter_mut().zip(&plan.steps) {
+            j["display"] = serde_json::json!({
+                "symbol": s.step.symbol().to_string(),
+                "object": s.step.object(),
+                "summary": s.step.summary(),
+                "commands": s.step.commands().iter().map(command_line).collect::<Vec<_>>(),
+            });
+        }
+    }
+    let mut s = serde_json::to_string_pretty(&v).expect("plan serializes");
     s.push('\n');
     s
 }
