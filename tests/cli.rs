@@ -333,3 +333,42 @@ fn bench_refuses_what_it_must() {
     );
     assert_eq!(std::fs::read_to_string(&f).unwrap(), "precious");
 }
+
+#[test]
+fn completions_and_man_page_come_from_the_cli_definitions() {
+    for shell in ["bash", "zsh", "fish"] {
+        let o = hyraid(&["completions", shell]);
+        assert_eq!(o.status.code(), Some(0), "{shell}");
+        let (out, _) = text(&o);
+        // fish writes long options without the dashes (`-l allow-destroy`).
+        for word in [
+            "plan",
+            "apply",
+            "bench",
+            "allow-destroy",
+            "detailed-exitcode",
+        ] {
+            assert!(out.contains(word), "{shell} completion lacks {word}");
+        }
+    }
+    let o = hyraid(&["man"]);
+    assert_eq!(o.status.code(), Some(0));
+    let (man, _) = text(&o);
+    assert!(man.contains(".TH hyraid 1"), "{man}");
+    // Every visible subcommand has its section, with its own options.
+    for sub in [
+        "VALIDATE", "PLAN", "APPLY", "SHOW", "OBSERVE", "STATUS", "SCHEMA", "BENCH", "IMPORT",
+    ] {
+        assert!(
+            man.contains(&format!(".SH \"HYRAID {sub}\"")),
+            "no section for {sub}"
+        );
+    }
+    assert!(
+        man.contains("detailed\\-exitcode"),
+        "plan's options are in the page"
+    );
+    assert!(man.contains(".SH SAFETY") && man.contains(".SH \"EXIT STATUS\""));
+    // No references to per-subcommand pages that are not shipped.
+    assert!(!man.contains("hyraid\\-plan(1)"));
+}
