@@ -372,3 +372,47 @@ fn completions_and_man_page_come_from_the_cli_definitions() {
     // No references to per-subcommand pages that are not shipped.
     assert!(!man.contains("hyraid\\-plan(1)"));
 }
+
+fn plan_all(hosts: &Path, snaps: &Path) -> Output {
+    Command::new("examples/ci/plan-all.sh")
+        .args([hosts, snaps])
+        .env("HYRAID", env!("CARGO_BIN_EXE_hyraid"))
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn ci_plan_all_comments_every_host_and_fails_on_errors() {
+    let o = plan_all(Path::new("examples"), Path::new("examples/snapshots"));
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(
+        out.starts_with("<!-- hyraid-plan-all -->\n## hyraid: 4 host file(s), 4 with changes\n"),
+        "{out}"
+    );
+    for host in ["microserver8", "pair"] {
+        assert!(
+            out.contains(&format!("<!-- hyraid-plan:{host} -->")),
+            "{host}"
+        );
+    }
+    // An invalid file and a host without a snapshot fail the job, and the comment says why.
+    let dir = tempfile::tempdir().unwrap();
+    let hosts = dir.path().join("hosts");
+    std::fs::create_dir(&hosts).unwrap();
+    std::fs::copy("examples/single-pair.yaml", hosts.join("new.yaml")).unwrap();
+    std::fs::write(hosts.join("typo.yaml"), "version: 1\nmirors: {}\n").unwrap();
+    let o = plan_all(&hosts, &dir.path().join("snapshots"));
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("2 host file(s), 0 with changes, errors below"),
+        "{out}"
+    );
+    assert!(out.contains("/new.yaml`: no snapshot"), "{out}");
+    assert!(out.contains("hyraid observe -o new.json"), "{out}");
+    assert!(
+        out.contains("/typo.yaml` is not valid") && out.contains("mirrors"),
+        "{out}"
+    );
+}

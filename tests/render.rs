@@ -68,3 +68,49 @@ fn json_plan_round_trips() {
     assert_eq!(v["steps"][0]["op"], "create_array");
     assert_eq!(v["steps"][0]["risk"], "data-at-risk");
 }
+
+#[test]
+fn markdown_is_a_pr_comment_with_refusals_and_risky_steps_first() {
+    let (d, h) = example("microserver-gen8");
+    let mut p = plan_for(&h, &d, Policy::default());
+    p.refused.push(hyraid::plan::Refusal {
+        object: "mirror data9".into(),
+        reason: "disk hdd9 carries ext4".into(),
+        fix: "wipe it, or pass --allow-destroy".into(),
+    });
+    let md = render::markdown(&p);
+    let at = |needle: &str| {
+        md.find(needle)
+            .unwrap_or_else(|| panic!("missing {needle:?} in\n{md}"))
+    };
+    // A marker first, so a CI job can update its comment; then refusals, the risky steps on
+    // their own, every step in apply order, file diffs, and the commands folded.
+    assert!(md.starts_with("<!-- hyraid-plan:microserver8 -->\n"));
+    assert!(at("> [!CAUTION]") < at("#### Review first"));
+    assert!(
+        at("> - **mirror data9**: disk hdd9 carries ext4 — *fix:* wipe it")
+            < at("#### Review first")
+    );
+    let review = &md[at("#### Review first")..at("#### All steps")];
+    assert_eq!(
+        review.matches("\n| ").count(),
+        2,
+        "header and one risky step:\n{review}"
+    );
+    assert!(review.contains("| 16 | `+` | lv vg0/nextcloud | attach writecache"));
+    assert!(review.contains("**data-at-risk**"));
+    let all = &md[at("#### All steps")..];
+    assert_eq!(all.matches("\n| ").count(), 1 + p.steps.len());
+    assert!(
+        at("<summary>Change to <code>/etc/mdadm/mdadm.conf</code></summary>")
+            < at("<summary>Commands, in the order apply runs them</summary>")
+    );
+    assert!(md.contains("```diff\n--- /etc/mdadm/mdadm.conf\n+++ /etc/mdadm/mdadm.conf\n"));
+    // A machine that matches says so.
+    let done = hyraid::plan::Plan {
+        steps: vec![],
+        refused: vec![],
+        ..p
+    };
+    assert!(render::markdown(&done).contains("No changes: the machine matches the file."));
+}

@@ -7,42 +7,85 @@ fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
 
-/// For a pull-request comment: summary, risky steps first in a table, commands folded.
+/// The marker a CI job can search for to update its earlier comment instead of adding one.
+pub fn comment_marker(host: &str) -> String {
+    format!("<!-- hyraid-plan:{host} -->")
+}
+
+fn step_row(i: usize, s: &crate::plan::PlannedStep) -> String {
+    let risk = if s.risk == Risk::Safe {
+        "safe".to_string()
+    } else {
+        format!("**{}**", s.risk.label())
+    };
+    format!(
+        "| {} | `{}` | {} | {} | {} | {} |\n",
+        i + 1,
+        s.step.symbol(),
+        cell(&s.step.object()),
+        cell(&s.step.summary()),
+        risk,
+        cell(&s.reason)
+    )
+}
+
+const TABLE_HEAD: &str = "| # | | Object | Change | Risk | Why |\n|---|---|---|---|---|---|\n";
+
+/// For a pull-request comment: the summary; what hyraid refuses; the steps that are not safe,
+/// first and on their own; every step in the order apply runs them; the change to each managed
+/// file as a diff; the exact commands folded away.
 pub fn markdown(plan: &Plan) -> String {
     let mut o = format!(
-        "### hyraid plan for `{}`\n\n**{}**\n\n",
+        "{}\n### hyraid plan for `{}`\n\n**{}**\n\n",
+        comment_marker(&plan.host),
         plan.host,
         summary_line(plan)
     );
     if plan.steps.is_empty() && plan.refused.is_empty() {
         o.push_str("No changes: the machine matches the file.\n");
     }
-    let risky = plan.steps.iter().filter(|s| s.risk != Risk::Safe).count();
-    if risky > 0 {
+    if !plan.refused.is_empty() {
         o.push_str(&format!(
-            "> [!WARNING]\n> {risky} step(s) are not `safe`; review them first.\n\n"
+            "> [!CAUTION]\n> hyraid refuses {} change(s) the file asks for; `hyraid apply` will not make them:\n>\n",
+            plan.refused.len()
         ));
+        for r in &plan.refused {
+            o.push_str(&format!(
+                "> - **{}**: {} — *fix:* {}\n",
+                r.object, r.reason, r.fix
+            ));
+        }
+        o.push('\n');
     }
-    if !plan.steps.is_empty() {
-        o.push_str("| # | | Object | Change | Risk | Why |\n|---|---|---|---|---|---|\n");
-        let mut order: Vec<usize> = (0..plan.steps.len()).collect();
+    let risky: Vec<usize> = (0..plan.steps.len())
+        .filter(|i| plan.steps[*i].risk != Risk::Safe)
+        .collect();
+    if !risky.is_empty() {
+        o.push_str(&format!(
+            "> [!WARNING]\n> {} step(s) are not `safe`; review them first.\n\n#### Review first\n\n{TABLE_HEAD}",
+            risky.len()
+        ));
+        let mut order = risky.clone();
         order.sort_by_key(|i| (std::cmp::Reverse(plan.steps[*i].risk), *i));
         for i in order {
-            let s = &plan.steps[i];
-            let risk = if s.risk == Risk::Safe {
-                "safe".to_string()
-            } else {
-                format!("**{}**", s.risk.label())
-            };
-            o.push_str(&format!(
-                "| {} | `{}` | {} | {} | {} | {} |\n",
-                i + 1,
-                s.step.symbol(),
-                cell(&s.step.object()),
-                cell(&s.step.summary()),
-                risk,
-                cell(&s.reason)
-            ));
+            o.push_str(&step_row(i, &plan.steps[i]));
+        }
+        o.push('\n');
+    }
+    if !plan.steps.is_empty() {
+        o.push_str(&format!(
+            "#### All steps, in the order apply runs them\n\n{TABLE_HEAD}"
+        ));
+        for (i, s) in plan.steps.iter().enumerate() {
+            o.push_str(&step_row(i, s));
+        }
+        for s in &plan.steps {
+            if let Step::WriteFile {
+                path, old, content, ..
+            } = &s.step
+            {
+                o.push_str(&format!("\n<details><summary>Change to <code>{path}</code></summary>\n\n```diff\n{}```\n\n</details>\n", unified_diff(path, old.as_deref(), content)));
+            }
         }
         o.push_str(
             "\n<details><summary>Commands, in the order apply runs them</summary>\n\n```sh\n",
@@ -55,23 +98,6 @@ pub fn markdown(plan: &Plan) -> String {
             }
         }
         o.push_str("```\n\n</details>\n");
-        for s in &plan.steps {
-            if let Step::WriteFile {
-                path, old, content, ..
-            } = &s.step
-            {
-                o.push_str(&format!("\n<details><summary>Change to <code>{path}</code></summary>\n\n```diff\n{}```\n\n</details>\n", unified_diff(path, old.as_deref(), content)));
-            }
-        }
-    }
-    if !plan.refused.is_empty() {
-        o.push_str("\n#### Refused\n\n");
-        for r in &plan.refused {
-            o.push_str(&format!(
-                "- **{}**: {} — *fix:* {}\n",
-                r.object, r.reason, r.fix
-            ));
-        }
     }
     if !plan.notes.is_empty() {
         o.push_str("\n#### Notes\n\n");
