@@ -52,7 +52,7 @@ pub struct RawDisk {
     /// Override the kernel's rotational flag (virtio and some USB bridges report every disk rotational).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub media: Option<Media>,
-    /// GPT partitions (not implemented yet: `validate` says so).
+    /// GPT partitions, created on a blank disk or added into free space; referred to as `disk:partition`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partitions: Option<Vec<RawPartition>>,
 }
