@@ -31,6 +31,9 @@ qemu-system-x86_64 -accel help 2>/dev/null | grep -q tcg || skip "this QEMU has 
 
 echo "== building hyraid (release)"
 (cd "$ROOT" && cargo build --release --locked --quiet) || { echo "cargo build failed"; echo "0 passed, 1 failed"; exit 1; }
+echo "== Debian package"
+DEB=$("$ROOT/contrib/deb/build.sh" 2>/tmp/hyraid-deb.log) || { cat /tmp/hyraid-deb.log; echo "package build failed"; echo "0 passed, 1 failed"; exit 1; }
+sed 's/^/   /' /tmp/hyraid-deb.log; echo "   $DEB"
 echo "== guest image"
 T=$(date +%s)
 "$HERE/build-image.sh" || { echo "image build failed"; echo "0 passed, 1 failed"; exit 1; }
@@ -58,7 +61,7 @@ for script in "$HERE"/scenarios/*.sh; do
     done
     checksum=0; grep -q '^# host: checksum' "$script" && checksum=1
     [ $checksum = 1 ] && (cd "$W" && sha256sum ./*.raw > before.sha)
-    files=(--file "$ROOT/target/release/hyraid" --file "$HERE/guest-lib.sh")
+    files=(--file "$ROOT/target/release/hyraid" --file "$HERE/guest-lib.sh" --file "$ROOT/$DEB")
     for c in "$HERE"/configs/*.yaml; do files+=(--file "$c"); done
     boots=$(sed -n 's/^# boots: //p' "$script"); boots=${boots:-1}
     T=$(date +%s)

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Build the Debian package: target/debian/hyraid_VERSION-1_amd64.deb (depends on mdadm, lvm2,
+# hdparm, fdisk). Installs cargo-deb into $HYRAID_TOOLS (default /tmp/hyraid-tools) when it is
+# missing, builds the release binary, generates the manual and completions from the binary,
+# then packages. Prints the path of the .deb last.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT"
+TOOLS=${HYRAID_TOOLS:-/tmp/hyraid-tools}
+CARGO_DEB_VERSION=3.8.0
+if ! "$TOOLS/bin/cargo-deb" --version 2>/dev/null | grep -q "$CARGO_DEB_VERSION"; then
+    cargo install --locked --quiet cargo-deb --version "$CARGO_DEB_VERSION" --root "$TOOLS"
+fi
+cargo build --release --locked --quiet
+mkdir -p target/assets
+bin=target/release/hyraid
+"$bin" man | gzip -9n > target/assets/hyraid.1.gz
+"$bin" completions bash > target/assets/hyraid.bash
+"$bin" completions zsh > target/assets/_hyraid
+"$bin" completions fish > target/assets/hyraid.fish
+"$TOOLS/bin/cargo-deb" --no-build --locked --quiet --output target/debian/ >/dev/null
+deb=$(ls -t target/debian/hyraid_*.deb | head -1)
+dpkg-deb --info "$deb" | sed -n 's/^ \(Package\|Version\|Depends\|Recommends\|Installed-Size\):/\1:/p' >&2
+echo "$deb"
