@@ -111,7 +111,8 @@ def object_diffs(plan):
                 "after": s.get("content", ""),
             })
             continue
-        created = all(s.get("display", {}).get("symbol") == "+" for s in steps)
+        # Created by this plan when its first step creates it (later steps may change it).
+        created = steps[0].get("display", {}).get("symbol") == "+"
         removed = all(s.get("display", {}).get("symbol") == "-" for s in steps)
         lines = ["%s %s" % (s["display"]["symbol"], s["display"]["summary"]) for s in steps]
         out.append({
