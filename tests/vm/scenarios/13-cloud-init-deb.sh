@@ -13,7 +13,8 @@ expect "package status" "$(dpkg-query -W -f='${Status}' hyraid)" "install ok ins
 dpkg-query -W -f='${Depends}\n' hyraid | tr ',' '\n' | sed 's/^ *//; s/ .*//' > /tmp/deps
 for d in mdadm lvm2 hdparm fdisk; do grep -qx "$d" /tmp/deps && ok "depends on $d" || bad "no dependency on $d"; done
 # (the test image's dpkg excludes /usr/share/man, so look in the package itself)
-dpkg-deb -c "$deb" | grep -q ' ./usr/share/man/man1/hyraid.1.gz$' && ok "the package ships the manual" || bad "no manual in the package"
+dpkg-deb -c "$deb" > /tmp/deb-contents
+grep -q ' ./usr/share/man/man1/hyraid.1.gz$' /tmp/deb-contents && ok "the package ships the manual" || bad "no manual in the package"
 check "bash completion installed" grep -q hyraid /usr/share/bash-completion/completions/hyraid
 check "schema installed" test -s /usr/share/hyraid/hyraid.schema.json
 
