@@ -193,7 +193,11 @@ fn formats_and_observe() {
         "--format",
         "markdown",
     ]);
-    assert!(text(&o).0.starts_with("<!-- hyraid-plan:pair -->\n### hyraid plan for `pair`"));
+    assert!(
+        text(&o)
+            .0
+            .starts_with("<!-- hyraid-plan:pair -->\n### hyraid plan for `pair`")
+    );
     let o = hyraid(&["observe", "--sim", "examples/snapshots/single-pair.json"]);
     let seen: hyraid::observe::Observed = serde_json::from_slice(&o.stdout).unwrap();
     let snap: hyraid::observe::Observed = serde_json::from_str(
