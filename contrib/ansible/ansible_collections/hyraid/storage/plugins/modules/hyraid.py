@@ -163,11 +163,10 @@ def main():
         rc, out, err = module.run_command(
             [binary, "plan", config, "--format", "json", "-o", plan_file] + common)
         if rc != 0:
-            msg = (err or out).strip()
             if p["content"] is not None:
                 # Name the inline file as the user knows it, not by its temporary path.
-                msg = msg.replace(config, "content")
-            module.fail_json(msg=msg, rc=rc, stderr=err, stdout=out)
+                err, out = err.replace(config, "content"), out.replace(config, "content")
+            module.fail_json(msg=(err or out).strip(), rc=rc, stderr=err, stdout=out)
         plan = json.loads(out)
         steps = plan.get("steps", [])
         result = dict(
