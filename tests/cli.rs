@@ -420,3 +420,42 @@ fn ci_plan_all_comments_every_host_and_fails_on_errors() {
         "{out}"
     );
 }
+
+#[test]
+fn bench_stops_on_ctrl_c_and_removes_its_file() {
+    if !have_fio() {
+        return;
+    }
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hyraid"))
+        .args([
+            "bench",
+            dir.path().to_str().unwrap(),
+            "--size",
+            "16MiB",
+            "--runtime",
+            "2",
+            "--ramp",
+            "0",
+        ])
+        .arg("--job=rand-read-4k-qd1")
+        .arg("--job=rand-write-4k-qd1")
+        .arg("--job=seq-read-1m")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    let o = child.wait_with_output().unwrap();
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    assert!(err.contains("interrupted after 1 of 3 job(s)"), "{err}");
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert!(left.is_empty(), "the test file is removed: {left:?}");
+}

@@ -82,6 +82,8 @@ pub enum BenchError {
     Parse(#[from] crate::observe::ParseError),
     #[error("refused: {0}")]
     Refused(String),
+    #[error("interrupted after {done} of {total} job(s); the test file (if any) was removed")]
+    Interrupted { done: usize, total: usize },
     #[error("`{command}` failed (exit {status}): {stderr}")]
     Command {
         command: String,
@@ -228,17 +230,26 @@ pub fn io_counters(host: &dyn Host, kname: &str) -> Result<MemberIo, BenchError>
     })
 }
 
-/// Run the jobs one by one; `progress(i, job)` is called before each.
+/// Run the jobs one by one; `progress(i, job)` is called before each, and `stop()` too: when it
+/// says so (Ctrl-C), no further job starts (fio runs in its own process group and finishes the
+/// current one within its runtime), and the test file is removed.
 pub fn run(
     host: &dyn Host,
     o: &Options,
     p: &Prepared,
     progress: &mut dyn FnMut(usize, &Job),
+    stop: &dyn Fn() -> bool,
 ) -> Result<Report, BenchError> {
     let mut results = Vec::new();
     let mut version = String::new();
     let outcome = (|| {
         for (i, job) in o.jobs.iter().enumerate() {
+            if stop() {
+                return Err(BenchError::Interrupted {
+                    done: i,
+                    total: o.jobs.len(),
+                });
+            }
             progress(i, job);
             let before: Vec<MemberIo> = p
                 .members
@@ -601,7 +612,7 @@ mod tests {
         assert_eq!(p.members, ["sda", "sdb"]);
         assert_eq!(p.size, 1 << 30);
         let mut seen = vec![];
-        let r = run(&h, &o, &p, &mut |i, j| seen.push((i, j.name))).unwrap();
+        let r = run(&h, &o, &p, &mut |i, j| seen.push((i, j.name)), &|| false).unwrap();
         assert_eq!(seen.len(), 8);
         assert_eq!(r.jobs.len(), 8);
         assert_eq!(r.fio_version, "fio-3.33");
@@ -648,11 +659,34 @@ mod tests {
         let mut o = opts("/srv", false);
         o.jobs = vec![fio::job("rand-read-4k-qd32").unwrap()];
         let p = prepare(&h, &o).unwrap();
-        run(&h, &o, &p, &mut |_, _| {}).unwrap();
+        run(&h, &o, &p, &mut |_, _| {}, &|| false).unwrap();
         assert_eq!(
             h.log.borrow().last().unwrap(),
             &format!("rm -f -- {}", p.filename)
         );
+    }
+
+    #[test]
+    fn an_interrupt_starts_no_further_job_and_removes_the_file() {
+        let h = Box1::new();
+        let o = opts("/srv", false);
+        let p = prepare(&h, &o).unwrap();
+        let started = std::cell::Cell::new(0);
+        let e = run(
+            &h,
+            &o,
+            &p,
+            &mut |_, _| started.set(started.get() + 1),
+            &|| started.get() >= 2,
+        )
+        .unwrap_err();
+        assert!(
+            matches!(e, BenchError::Interrupted { done: 2, total: 8 }),
+            "{e}"
+        );
+        let log = h.log.borrow();
+        assert_eq!(log.iter().filter(|c| c.starts_with("fio")).count(), 2);
+        assert_eq!(log.last().unwrap(), &format!("rm -f -- {}", p.filename));
     }
 
     #[test]
@@ -664,7 +698,7 @@ mod tests {
             fio::job("seq-write-1m").unwrap(),
         ];
         let p = prepare(&h, &o).unwrap();
-        let mut a = run(&h, &o, &p, &mut |_, _| {}).unwrap();
+        let mut a = run(&h, &o, &p, &mut |_, _| {}, &|| false).unwrap();
         a.label = "plain".into();
         let mut b = a.clone();
         b.label = "hyraid".into();

@@ -552,23 +552,34 @@ fn bench_cmd(sim: &Option<PathBuf>, a: BenchArgs) -> Result<u8, CliError> {
     } else {
         None
     };
-    let r = bench::run(&host, &o, &p, &mut |i, job| {
-        let line = format!(
-            "{} (bs {}, queue depth {}), ~{per_job} s",
-            job.name, job.bs, job.iodepth
-        );
-        match &bar {
-            Some(b) => {
-                b.set_position(i as u64);
-                b.set_message(line);
+    apply::install_interrupt_handler();
+    let r = bench::run(
+        &host,
+        &o,
+        &p,
+        &mut |i, job| {
+            let line = format!(
+                "{} (bs {}, queue depth {}), ~{per_job} s",
+                job.name, job.bs, job.iodepth
+            );
+            match &bar {
+                Some(b) => {
+                    b.set_position(i as u64);
+                    b.set_message(line);
+                }
+                None => eprintln!("[{}/{total}] {line}", i + 1),
             }
-            None => eprintln!("[{}/{total}] {line}", i + 1),
-        }
-    });
+        },
+        &apply::stop_requested,
+    );
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
-    let r = r.map_err(|e| msg(e.to_string()))?;
+    let r = r.map_err(|e| match e {
+        // The shell's convention for "stopped by SIGINT".
+        bench::BenchError::Interrupted { .. } => CliError::Exit(130, e.to_string()),
+        e => msg(e.to_string()),
+    })?;
     print!("{}", bench::table(&r));
     if let Some(path) = a.out {
         write_out(&path, &(serde_json::to_string_pretty(&r).unwrap() + "\n"))?;
