@@ -427,7 +427,7 @@ fn bench_stops_on_ctrl_c_and_removes_its_file() {
         return;
     }
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hyraid"))
+    let child = Command::new(env!("CARGO_BIN_EXE_hyraid"))
         .args([
             "bench",
             dir.path().to_str().unwrap(),
