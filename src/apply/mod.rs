@@ -2,6 +2,7 @@
 //! ran, a stop at the first failure, and a fresh observe + plan afterwards (a residue is an error).
 
 pub mod lock;
+pub mod preview;
 
 use crate::config::Desired;
 use crate::host::{Host, HostError};

@@ -369,10 +369,21 @@ fn dispatch(cli: Cli) -> Result<u8, CliError> {
             if let Some(o) = out {
                 write_out(&o, &render::json(&p))?;
             }
-            print!(
-                "{}",
-                render::render(&p, format, format == Format::Text && color())
-            );
+            if format == Format::Json {
+                // For tools (Ansible's diff mode): each touched object before and after, from a
+                // simulated run of the plan on a copy of what was observed.
+                let mut v: serde_json::Value =
+                    serde_json::from_str(&render::json(&p)).expect("the plan's own JSON");
+                if let Some(objects) = apply::preview::object_states(&p, &obs) {
+                    v["objects"] = serde_json::to_value(objects).expect("serializes");
+                }
+                println!("{}", serde_json::to_string_pretty(&v).expect("serializes"));
+            } else {
+                print!(
+                    "{}",
+                    render::render(&p, format, format == Format::Text && color())
+                );
+            }
             Ok(if detailed_exitcode && !p.is_empty() {
                 2
             } else {

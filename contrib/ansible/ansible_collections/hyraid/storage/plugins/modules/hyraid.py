@@ -14,8 +14,9 @@ description:
   - Runs C(hyraid plan) with JSON output on the managed host, then, unless in check mode,
     C(hyraid apply) on exactly that saved plan (apply refuses if the machine changed in between).
   - In check mode the plan is returned and C(changed) says whether it has steps; nothing runs.
-  - In diff mode each planned object gets a before/after entry; managed files (mdadm.conf, the
-    udev rule) show their exact old and new content.
+  - In diff mode each object the plan touches gets its state before and after (hyraid runs the
+    plan on a simulated copy of the observed machine and describes both); managed files
+    (mdadm.conf, the udev rule) show their exact old and new content.
   - Steps that destroy data are refused unless O(allow_destroy=true); a plan with refusals fails
     the task with hyraid's reasons and fixes.
 options:
@@ -88,7 +89,21 @@ def step_line(step):
 
 
 def object_diffs(plan):
-    """Ansible diff entries, one per planned object."""
+    """Ansible diff entries, one per planned object: its state before and after, as hyraid
+    describes them (`objects`: the plan run on a simulated copy of the machine); managed files
+    with their exact content."""
+    if plan.get("objects") is not None:
+        return [{
+            "before_header": "%s (on the machine)" % o["object"],
+            "after_header": "%s (after the plan)" % o["object"],
+            "before": o.get("before") or "",
+            "after": o.get("after") or "",
+        } for o in plan["objects"]]
+    return step_diffs(plan)
+
+
+def step_diffs(plan):
+    """Without `objects` (hyraid could not preview the plan): the planned change per object."""
     by_object = {}
     order = []
     for s in plan.get("steps", []):

@@ -1,0 +1,179 @@
+//! Before and after, per object, of a plan: the plan is run on a simulated copy of the observed
+//! machine (never on the machine), the copy is observed again, and both states of every object
+//! the plan touches are described the same way. For Ansible's diff mode and reviews.
+
+use crate::host::sim::SimHost;
+use crate::observe::Observed;
+use crate::observe::describe::describe;
+use crate::plan::{Plan, Step};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ObjectState {
+    pub object: String,
+    /// As observed now (files: their content; `None` when the file does not exist).
+    pub before: Option<String>,
+    /// After the plan, as the simulated run leaves it.
+    pub after: Option<String>,
+}
+
+/// The objects the plan touches, in plan order, with their state before and after. `None` when
+/// the simulated run cannot complete the plan (the preview is then not shown, never guessed).
+pub fn object_states(p: &Plan, obs: &Observed) -> Option<Vec<ObjectState>> {
+    let sim = SimHost::new(obs.clone());
+    let journal = super::Journal { path: None };
+    super::execute(&sim, p, obs, &journal, &mut std::io::sink()).ok()?;
+    let after = super::observe_for(&sim, Some(&p.desired)).ok()?;
+    let mut out: Vec<ObjectState> = Vec::new();
+    for s in &p.steps {
+        let object = s.step.object();
+        if out.iter().any(|o| o.object == object) {
+            continue;
+        }
+        let state = match &s.step {
+            Step::WriteFile { old, content, .. } => ObjectState {
+                object,
+                before: old.clone(),
+                after: Some(content.clone()),
+            },
+            _ => {
+                let before = describe(obs, &p.desired, &object);
+                let after_text = describe(&after, &p.desired, &object);
+                if before.is_none() && after_text.is_none() {
+                    continue; // udev, initramfs: actions without state
+                }
+                ObjectState {
+                    object,
+                    before,
+                    after: after_text,
+                }
+            }
+        };
+        out.push(state);
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::{Policy, plan};
+
+    fn example(name: &str) -> (crate::config::Desired, SimHost) {
+        let root = env!("CARGO_MANIFEST_DIR");
+        let d = crate::config::load_file(std::path::Path::new(&format!(
+            "{root}/examples/{name}.yaml"
+        )))
+        .unwrap();
+        let snap =
+            std::fs::read_to_string(format!("{root}/examples/snapshots/{name}.json")).unwrap();
+        (d, SimHost::from_json(&snap).unwrap())
+    }
+
+    #[test]
+    fn before_and_after_of_every_touched_object() {
+        let (d, h) = example("microserver-gen8");
+        let obs = crate::apply::observe_for(&h, Some(&d)).unwrap();
+        let p = plan(&d, &obs, Policy::default()).unwrap();
+        let states = object_states(&p, &obs).unwrap();
+        let get = |o: &str| {
+            states
+                .iter()
+                .find(|s| s.object == o)
+                .unwrap_or_else(|| panic!("{o}"))
+        };
+        let hdd = get("disk hdd0");
+        assert!(
+            hdd.before
+                .as_ref()
+                .unwrap()
+                .contains("drive write cache: off")
+        );
+        assert!(
+            hdd.after
+                .as_ref()
+                .unwrap()
+                .contains("drive write cache: on")
+        );
+        assert!(
+            hdd.after
+                .as_ref()
+                .unwrap()
+                .contains("used by: mirror data0 (md")
+        );
+        let m = get("mirror data0");
+        assert_eq!(m.before.as_deref(), Some("mirror data0: absent\n"));
+        let after = m.after.as_ref().unwrap();
+        assert!(
+            after.contains("member hdd0 (sdc) slot 1, write-mostly"),
+            "{after}"
+        );
+        assert!(after.contains("member ssd0 (sda) slot 0\n"), "{after}");
+        assert!(
+            after.contains("bitmap: internal, chunk 64.00 MiB"),
+            "{after}"
+        );
+        let conf = get("file /etc/mdadm/mdadm.conf");
+        assert!(
+            conf.after
+                .as_ref()
+                .unwrap()
+                .contains("ARRAY /dev/md/data0 metadata=1.2 UUID=")
+        );
+        let lv = get("lv vg0/nextcloud");
+        assert!(
+            lv.after
+                .as_ref()
+                .unwrap()
+                .contains("800.00 GiB, writecache, active")
+        );
+        let cv = get("lv vg0/nextcloud_wc");
+        assert!(
+            cv.after
+                .as_ref()
+                .unwrap()
+                .contains("attached as the writecache of vg0/nextcloud")
+        );
+        // Actions without state are not objects; nothing is listed twice.
+        assert!(
+            states
+                .iter()
+                .all(|s| s.object != "udev" && s.object != "initramfs")
+        );
+        let mut names: Vec<&str> = states.iter().map(|s| s.object.as_str()).collect();
+        names.dedup();
+        assert_eq!(names.len(), states.len());
+        // The preview ran on a copy: the machine is untouched.
+        assert_eq!(
+            h.world(),
+            SimHost::from_json(
+                &std::fs::read_to_string(format!(
+                    "{}/examples/snapshots/microserver-gen8.json",
+                    env!("CARGO_MANIFEST_DIR")
+                ))
+                .unwrap()
+            )
+            .unwrap()
+            .world()
+        );
+        assert!(h.commands().iter().all(|c| !c[0].starts_with("mdadm")));
+    }
+
+    #[test]
+    fn a_matching_machine_has_no_objects_to_show() {
+        let (d, h) = example("single-pair");
+        let obs = crate::apply::observe_for(&h, Some(&d)).unwrap();
+        let p = plan(&d, &obs, Policy::default()).unwrap();
+        crate::apply::execute(
+            &h,
+            &p,
+            &obs,
+            &crate::apply::Journal { path: None },
+            &mut std::io::sink(),
+        )
+        .unwrap();
+        let obs = crate::apply::observe_for(&h, Some(&d)).unwrap();
+        let p = plan(&d, &obs, Policy::default()).unwrap();
+        assert_eq!(object_states(&p, &obs), Some(vec![]));
+    }
+}

@@ -1,0 +1,243 @@
+//! One object of the machine (as a plan names it: `disk hdd0`, `mirror data0`, `pv /dev/md/data0`,
+//! `vg vg0`, `lv vg0/nextcloud`) described in a few stable lines, for before/after views: the same
+//! text for the same state, so two descriptions differ exactly where the state does.
+
+use super::model::{DevKind, Observed};
+use crate::config::Desired;
+use crate::config::size::human;
+
+/// The disk name the file gives a kernel device (`hdd0`, `ssd0:raid`), else the kernel name.
+fn file_name(obs: &Observed, d: &Desired, kname: &str) -> String {
+    if let Some(n) = obs.array(kname).and_then(|a| a.name.as_ref()) {
+        return format!("mirror {n} ({kname})");
+    }
+    for spec in d.disks.values() {
+        let Some(dev) = spec.id.as_ref().and_then(|i| obs.by_id(i)) else {
+            continue;
+        };
+        if dev.kname == kname {
+            return format!("{} ({kname})", spec.name);
+        }
+        for p in &spec.partitions {
+            let child = obs.block_devices.iter().find(|b| {
+                b.parent.as_deref() == Some(dev.kname.as_str())
+                    && b.partlabel.as_deref() == Some(p.name.as_str())
+            });
+            if child.is_some_and(|c| c.kname == kname) {
+                return format!("{}:{} ({kname})", spec.name, p.name);
+            }
+        }
+    }
+    kname.to_string()
+}
+
+/// The kernel name behind a path a plan uses (`/dev/md/NAME`, `/dev/disk/by-id/ID[-partN]`).
+fn kname_of(obs: &Observed, path: &str) -> Option<String> {
+    if let Some(name) = path.strip_prefix("/dev/md/") {
+        return obs.array_named(name).map(|a| a.kname.clone());
+    }
+    let id = path.strip_prefix("/dev/disk/by-id/")?;
+    if let Some(d) = obs.by_id(id) {
+        return Some(d.kname.clone());
+    }
+    // A partition that does not exist yet has no by-id link; one that exists has.
+    None
+}
+
+/// Describe `object` as it is in `obs`; `None` for objects without state (udev, initramfs) and
+/// for files (their content is their description). An object that does not exist is `absent`.
+pub fn describe(obs: &Observed, d: &Desired, object: &str) -> Option<String> {
+    let (kind, name) = object.split_once(' ').unwrap_or((object, ""));
+    let text = match kind {
+        "disk" => {
+            let (disk, part) = name
+                .split_once(':')
+                .map_or((name, None), |(a, b)| (a, Some(b)));
+            let spec = d.disks.get(disk)?;
+            let dev = spec.id.as_ref().and_then(|i| obs.by_id(i)).or_else(|| {
+                spec.serial.as_ref().and_then(|s| {
+                    obs.block_devices
+                        .iter()
+                        .find(|b| b.kind == DevKind::Disk && b.serial.as_ref() == Some(s))
+                })
+            });
+            let Some(dev) = dev else {
+                return Some(format!("{object}: not present\n"));
+            };
+            let mut t = format!(
+                "{object}: /dev/{}, {}, {}\n",
+                dev.kname,
+                human(dev.size),
+                if dev.rotational {
+                    "rotational"
+                } else {
+                    "non-rotational"
+                }
+            );
+            if part.is_none() {
+                let wc = match dev.write_cache.and_then(|w| w.enabled) {
+                    Some(true) => "on",
+                    Some(false) => "off",
+                    None => "unknown",
+                };
+                t.push_str(&format!("  drive write cache: {wc}\n"));
+            }
+            t.push_str(&format!(
+                "  partition table: {}\n",
+                dev.pttype.as_deref().unwrap_or("none")
+            ));
+            for c in obs
+                .block_devices
+                .iter()
+                .filter(|b| b.parent.as_deref() == Some(dev.kname.as_str()))
+            {
+                t.push_str(&format!(
+                    "  partition {}: {}, {}\n",
+                    c.partlabel.as_deref().unwrap_or("(no name)"),
+                    c.kname,
+                    human(c.size)
+                ));
+            }
+            if !dev.holders.is_empty() {
+                let h: Vec<String> = dev.holders.iter().map(|k| file_name(obs, d, k)).collect();
+                t.push_str(&format!("  used by: {}\n", h.join(", ")));
+            }
+            match dev.signatures.as_deref() {
+                Some([]) => t.push_str("  content: none\n"),
+                Some(s) => {
+                    let kinds: Vec<&str> = s.iter().map(|x| x.kind.as_str()).collect();
+                    t.push_str(&format!("  content: {}\n", kinds.join(", ")));
+                }
+                None => {}
+            }
+            t
+        }
+        "mirror" => {
+            let Some(a) = obs.array_named(name) else {
+                return Some(format!("{object}: absent\n"));
+            };
+            let mut t = format!(
+                "{object}: /dev/md/{name} ({}), {}, {} device(s), {}{}\n",
+                a.kname,
+                a.level,
+                a.raid_disks,
+                a.array_state,
+                if a.degraded > 0 {
+                    format!(", degraded by {}", a.degraded)
+                } else {
+                    String::new()
+                }
+            );
+            for m in &a.members {
+                let mut flags: Vec<&str> = Vec::new();
+                if m.has("write_mostly") {
+                    flags.push("write-mostly");
+                }
+                if m.faulty() {
+                    flags.push("faulty");
+                }
+                t.push_str(&format!(
+                    "  member {}{}{}\n",
+                    file_name(obs, d, &m.kname),
+                    m.slot.map(|s| format!(" slot {s}")).unwrap_or_default(),
+                    if flags.is_empty() {
+                        String::new()
+                    } else {
+                        format!(", {}", flags.join(", "))
+                    }
+                ));
+            }
+            match &a.bitmap {
+                Some(b) => t.push_str(&format!(
+                    "  bitmap: internal, chunk {}\n  write-behind: {}\n",
+                    human(b.chunk),
+                    b.backlog
+                )),
+                None => t.push_str("  bitmap: none\n"),
+            }
+            t
+        }
+        "pv" => {
+            let Some(k) = kname_of(obs, name) else {
+                return Some(format!("{object}: absent\n"));
+            };
+            match obs.pv(&k) {
+                None => format!("{object}: not a PV\n"),
+                Some(p) => format!(
+                    "{object}: PV on {}, {}, in {}\n",
+                    k,
+                    human(p.size),
+                    p.vg.as_deref()
+                        .map(|v| format!("vg {v}"))
+                        .unwrap_or("no VG".into())
+                ),
+            }
+        }
+        "vg" => {
+            let Some(v) = obs.vg(name) else {
+                return Some(format!("{object}: absent\n"));
+            };
+            let pvs: Vec<String> = obs.pvs_of(name).map(|p| p.name.clone()).collect();
+            format!(
+                "{object}: {} ({} free), PVs {}\n",
+                human(v.size),
+                human(v.free),
+                pvs.join(", ")
+            )
+        }
+        "lv" => {
+            let (vg, lv) = name.split_once('/')?;
+            let Some(l) = obs.lv(vg, lv) else {
+                // A cache volume, once attached, lives on as the hidden `<name>_cvol`.
+                if let Some(owner) = obs.lvm.lvs.iter().find(|o| {
+                    o.vg == vg
+                        && o.writecache
+                            .as_ref()
+                            .is_some_and(|w| w.cachevol == format!("{lv}_cvol"))
+                }) {
+                    return Some(format!(
+                        "{object}: attached as the writecache of {vg}/{} (hidden {lv}_cvol)\n",
+                        owner.name
+                    ));
+                }
+                return Some(format!("{object}: absent\n"));
+            };
+            let mut t = format!(
+                "{object}: {}, {}{}, {}\n",
+                human(l.size),
+                l.segtype,
+                if l.stripes > 1 {
+                    format!(" ({} stripes)", l.stripes)
+                } else {
+                    String::new()
+                },
+                if l.active { "active" } else { "inactive" }
+            );
+            let mut on: Vec<&String> = l.extents.keys().collect();
+            if let Some(w) = &l.writecache {
+                // The data sits on the hidden origin; its PVs are the LV's.
+                if let Some(o) = obs.lv(vg, &w.origin) {
+                    on = o.extents.keys().collect();
+                }
+                let settings: Vec<String> =
+                    w.settings.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                t.push_str(&format!(
+                    "  writecache: {}{}\n",
+                    w.cachevol,
+                    if settings.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" ({})", settings.join(" "))
+                    }
+                ));
+            }
+            if !on.is_empty() {
+                let names: Vec<String> = on.iter().map(|k| file_name(obs, d, k)).collect();
+                t.push_str(&format!("  on {}\n", names.join(", ")));
+            }
+            t
+        }
+        _ => return None,
+    };
+    Some(text)
+}
