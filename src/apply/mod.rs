@@ -124,15 +124,7 @@ pub fn observe_for(host: &dyn Host, desired: Option<&Desired>) -> Result<Observe
             .disks
             .values()
             .filter(|s| s.write_cache.is_some())
-            .filter_map(|s| {
-                s.id.as_ref().and_then(|i| obs.by_id(i)).or_else(|| {
-                    s.serial.as_ref().and_then(|sr| {
-                        obs.block_devices
-                            .iter()
-                            .find(|b| b.serial.as_ref() == Some(sr))
-                    })
-                })
-            })
+            .filter_map(|s| obs.disk_for(s))
             .map(|b| b.kname.clone())
             .collect();
         if !knames.is_empty() {

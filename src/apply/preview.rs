@@ -25,9 +25,10 @@ pub fn object_states(p: &Plan, obs: &Observed) -> Option<Vec<ObjectState>> {
     super::execute(&sim, p, obs, &journal, &mut std::io::sink()).ok()?;
     let after = super::observe_for(&sim, Some(&p.desired)).ok()?;
     let mut out: Vec<ObjectState> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for s in &p.steps {
         let object = s.step.object();
-        if out.iter().any(|o| o.object == object) {
+        if !seen.insert(object.clone()) {
             continue;
         }
         let state = match &s.step {

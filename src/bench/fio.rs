@@ -133,8 +133,7 @@ pub fn parse(stdout: &str, reads: bool) -> Result<(String, Measured), FioError> 
         .find("\n{")
         .map(|i| i + 1)
         .or_else(|| stdout.starts_with('{').then_some(0))
-        .ok_or_else(|| NoReport(stdout.lines().next().unwrap_or("").to_string()))?;
-    use FioError::NoReport;
+        .ok_or_else(|| FioError::NoReport(stdout.lines().next().unwrap_or("").to_string()))?;
     let v: serde_json::Value =
         serde_json::from_str(&stdout[start..]).map_err(|e| FioError::Json(e.to_string()))?;
     let version = v["fio version"].as_str().unwrap_or("fio").to_string();

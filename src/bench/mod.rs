@@ -1,8 +1,9 @@
 //! `hyraid bench`: the standard fio matrix against a file on a mounted filesystem or, with
 //! `--allow-destroy`, a raw block device; a table of IOPS, MiB/s and latency per job, a JSON
-//! report, and side-by-side comparison of reports. When the target is an md array, the reads
-//! and writes each member served during each job are recorded from its /sys/class/block
-//! counters, which shows write-mostly at work (the HDD serves no reads).
+//! report, and side-by-side comparison of reports. When the target is built from other devices
+//! (an md array's members, an LV's PVs), the reads and writes each of them served during each job
+//! are recorded from /sys/class/block counters, which shows write-mostly at work (the HDD member
+//! serves no reads).
 
 pub mod fio;
 
@@ -51,7 +52,7 @@ pub struct JobResult {
     pub iodepth: u32,
     #[serde(flatten)]
     pub measured: Measured,
-    /// For an md array: per member kernel name, the I/Os it completed during the job.
+    /// For a stacked target (md, dm): per component kernel name, the I/Os it completed.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub members: BTreeMap<String, MemberIo>,
 }
@@ -114,7 +115,7 @@ pub struct Prepared {
     pub kind: TargetKind,
     pub filename: String,
     pub size: u64,
-    /// md members whose counters are recorded.
+    /// The devices the target is built from (/sys/block/KNAME/slaves), whose counters are recorded.
     pub members: Vec<String>,
 }
 
@@ -185,14 +186,11 @@ pub fn prepare(host: &dyn Host, o: &Options) -> Result<Prepared, BenchError> {
                     o.target
                 )));
             }
-            let members = if dev.kname.starts_with("md") {
-                match host.list_dir(&format!("/sys/block/{}/slaves", dev.kname)) {
-                    Ok(m) => m,
-                    Err(HostError::NotFound { .. }) => vec![],
-                    Err(e) => return Err(e.into()),
-                }
-            } else {
-                vec![]
+            // The devices it is built from (md members, a dm device's PVs); none for a disk.
+            let members = match host.list_dir(&format!("/sys/block/{}/slaves", dev.kname)) {
+                Ok(m) => m,
+                Err(HostError::NotFound { .. }) => vec![],
+                Err(e) => return Err(e.into()),
             };
             Ok(Prepared {
                 kind: TargetKind::Device,
@@ -521,8 +519,10 @@ mod tests {
             unreachable!()
         }
         fn list_dir(&self, path: &str) -> Result<Vec<String>, HostError> {
-            assert_eq!(path, "/sys/block/md127/slaves");
-            Ok(vec!["sda".into(), "sdb".into()])
+            match path {
+                "/sys/block/md127/slaves" => Ok(vec!["sda".into(), "sdb".into()]),
+                _ => Ok(vec![]), // a disk's slaves directory is empty
+            }
         }
         fn read_link(&self, path: &str) -> Result<String, HostError> {
             Err(HostError::NotFound { path: path.into() })

@@ -372,8 +372,7 @@ fn dispatch(cli: Cli) -> Result<u8, CliError> {
             if format == Format::Json {
                 // For tools (Ansible's diff mode): each touched object before and after, from a
                 // simulated run of the plan on a copy of what was observed.
-                let mut v: serde_json::Value =
-                    serde_json::from_str(&render::json(&p)).expect("the plan's own JSON");
+                let mut v = render::json_value(&p);
                 if let Some(objects) = apply::preview::object_states(&p, &obs) {
                     v["objects"] = serde_json::to_value(objects).expect("serializes");
                 }

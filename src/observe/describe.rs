@@ -2,7 +2,7 @@
 //! `vg vg0`, `lv vg0/nextcloud`) described in a few stable lines, for before/after views: the same
 //! text for the same state, so two descriptions differ exactly where the state does.
 
-use super::model::{DevKind, Observed};
+use super::model::Observed;
 use crate::config::Desired;
 use crate::config::size::human;
 
@@ -12,7 +12,7 @@ fn file_name(obs: &Observed, d: &Desired, kname: &str) -> String {
         return format!("mirror {n} ({kname})");
     }
     for spec in d.disks.values() {
-        let Some(dev) = spec.id.as_ref().and_then(|i| obs.by_id(i)) else {
+        let Some(dev) = obs.disk_for(spec) else {
             continue;
         };
         if dev.kname == kname {
@@ -37,11 +37,7 @@ fn kname_of(obs: &Observed, path: &str) -> Option<String> {
         return obs.array_named(name).map(|a| a.kname.clone());
     }
     let id = path.strip_prefix("/dev/disk/by-id/")?;
-    if let Some(d) = obs.by_id(id) {
-        return Some(d.kname.clone());
-    }
-    // A partition that does not exist yet has no by-id link; one that exists has.
-    None
+    obs.by_id(id).map(|d| d.kname.clone())
 }
 
 /// Describe `object` as it is in `obs`; `None` for objects without state (udev, initramfs) and
@@ -54,14 +50,7 @@ pub fn describe(obs: &Observed, d: &Desired, object: &str) -> Option<String> {
                 .split_once(':')
                 .map_or((name, None), |(a, b)| (a, Some(b)));
             let spec = d.disks.get(disk)?;
-            let dev = spec.id.as_ref().and_then(|i| obs.by_id(i)).or_else(|| {
-                spec.serial.as_ref().and_then(|s| {
-                    obs.block_devices
-                        .iter()
-                        .find(|b| b.kind == DevKind::Disk && b.serial.as_ref() == Some(s))
-                })
-            });
-            let Some(dev) = dev else {
+            let Some(dev) = obs.disk_for(spec) else {
                 return Some(format!("{object}: not present\n"));
             };
             let mut t = format!(

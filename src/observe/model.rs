@@ -371,6 +371,18 @@ impl Observed {
             .iter()
             .filter(move |p| p.vg.as_deref() == Some(vg))
     }
+    /// The whole disk a file's disk names: by its by-id name, else by its serial. (The planner
+    /// resolves with more care: a serial that contradicts the id, or matches two disks, is an
+    /// error there.)
+    pub fn disk_for(&self, spec: &crate::config::DiskSpec) -> Option<&BlockDevice> {
+        spec.id.as_ref().and_then(|i| self.by_id(i)).or_else(|| {
+            spec.serial.as_ref().and_then(|s| {
+                self.block_devices
+                    .iter()
+                    .find(|b| b.kind == DevKind::Disk && b.serial.as_ref() == Some(s))
+            })
+        })
+    }
     /// Resolve a /dev/disk/by-id name to a device.
     pub fn by_id(&self, id: &str) -> Option<&BlockDevice> {
         self.block_devices
@@ -449,8 +461,12 @@ impl<'a> Lookup<'a> {
     pub fn pv(&self, kname: &str) -> Option<&'a Pv> {
         self.pvs.get(kname).copied()
     }
-    pub fn pvs_of(&self, vg: &str) -> impl Iterator<Item = &'a Pv> + use<'a> {
-        self.pvs_of.get(vg).cloned().unwrap_or_default().into_iter()
+    pub fn pvs_of(&self, vg: &str) -> impl Iterator<Item = &'a Pv> + use<'_, 'a> {
+        self.pvs_of
+            .get(vg)
+            .map_or(&[][..], Vec::as_slice)
+            .iter()
+            .copied()
     }
     pub fn vg(&self, name: &str) -> Option<&'a Vg> {
         self.vgs.get(name).copied()

@@ -32,6 +32,13 @@ pub fn render(plan: &Plan, format: Format, color: bool) -> String {
 /// tools (Ansible, CI bots): its symbol, object, one-line summary and exact command lines.
 /// `display` is derived; apply ignores it.
 pub fn json(plan: &Plan) -> String {
+    let mut s = serde_json::to_string_pretty(&json_value(plan)).expect("plan serializes");
+    s.push('\n');
+    s
+}
+
+/// [`json`] as a value, for callers that add to it (`plan --format json` adds `objects`).
+pub fn json_value(plan: &Plan) -> serde_json::Value {
     let mut v = serde_json::to_value(plan).expect("plan serializes");
     if let Some(steps) = v["steps"].as_array_mut() {
         for (j, s) in steps.iter_mut().zip(&plan.steps) {
@@ -43,9 +50,7 @@ pub fn json(plan: &Plan) -> String {
             });
         }
     }
-    let mut s = serde_json::to_string_pretty(&v).expect("plan serializes");
-    s.push('\n');
-    s
+    v
 }
 
 /// `Plan: 3 to add, 2 to change, 0 to destroy/remove.` plus refusals.
