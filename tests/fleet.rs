@@ -1,6 +1,7 @@
 //! The fleet artefacts stay true: the cloud-init example is what the VM runs (but for the disk
-//! ids) and carries a valid hyraid.yaml; the Ansible module and the CI script exist where the
-//! README says.
+//! ids) and carries a valid hyraid.yaml; the Ansible module's name and options agree across its
+//! code, its documentation, the README and the tested playbook; the CI workflow and cron run the
+//! documented commands.
 
 fn user_data(path: &str) -> serde_yaml::Value {
     let text = std::fs::read_to_string(path).unwrap();
@@ -48,20 +49,78 @@ fn cloud_init_example_is_what_the_vm_runs() {
 }
 
 #[test]
-fn the_ansible_collection_and_ci_example_are_in_place() {
-    for p in [
-        "contrib/ansible/ansible_collections/hyraid/storage/galaxy.yml",
-        "contrib/ansible/ansible_collections/hyraid/storage/plugins/modules/hyraid.py",
-        "contrib/ansible/tests/run.sh",
-        "examples/ci/hyraid-plan.yml",
-        "examples/ci/plan-all.sh",
-        "examples/ci/drift-check.cron",
-    ] {
-        assert!(std::path::Path::new(p).is_file(), "{p}");
+fn the_ansible_module_is_named_and_documented_consistently() {
+    let root = "contrib/ansible/ansible_collections/hyraid/storage";
+    let galaxy: serde_yaml::Value =
+        serde_yaml::from_str(&std::fs::read_to_string(format!("{root}/galaxy.yml")).unwrap())
+            .unwrap();
+    let fqcn = format!(
+        "{}.{}.hyraid",
+        galaxy["namespace"].as_str().unwrap(),
+        galaxy["name"].as_str().unwrap()
+    );
+    assert_eq!(fqcn, "hyraid.storage.hyraid");
+    let module = std::fs::read_to_string(format!("{root}/plugins/modules/hyraid.py")).unwrap();
+    // The options the code accepts are the options its documentation lists.
+    let spec = &module[module.find("argument_spec=dict(").unwrap()..];
+    let spec = &spec[..spec.find("mutually_exclusive").unwrap()];
+    let accepted: std::collections::BTreeSet<&str> = spec
+        .lines()
+        .filter_map(|l| l.trim().split_once("=dict(").map(|(k, _)| k))
+        .filter(|k| *k != "argument_spec")
+        .collect();
+    let doc = &module[module.find("DOCUMENTATION").unwrap()..module.find("EXAMPLES").unwrap()];
+    let doc: serde_yaml::Value = serde_yaml::from_str(doc.split("\"\"\"").nth(1).unwrap()).unwrap();
+    assert_eq!(doc["module"], "hyraid");
+    let documented: std::collections::BTreeSet<&str> = doc["options"]
+        .as_mapping()
+        .unwrap()
+        .keys()
+        .map(|k| k.as_str().unwrap())
+        .collect();
+    assert_eq!(accepted, documented);
+    assert_eq!(
+        accepted,
+        ["allow_destroy", "binary", "config", "content", "sim"].into()
+    );
+    // The README and the tested playbook call it by that name, and the README names every option.
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    assert!(readme.contains(&format!("{fqcn}:")));
+    for o in &accepted {
+        assert!(
+            readme.contains(&format!("`{o}`")),
+            "README does not name option {o}"
+        );
     }
-    // The workflow runs the script the README describes, on every host file.
+    let playbook = std::fs::read_to_string("contrib/ansible/tests/playbook.yml").unwrap();
+    assert!(playbook.matches(&format!("{fqcn}:")).count() >= 5);
+}
+
+#[test]
+fn the_ci_workflow_and_cron_use_the_documented_commands() {
     let wf = std::fs::read_to_string("examples/ci/hyraid-plan.yml").unwrap();
     let v: serde_yaml::Value = serde_yaml::from_str(&wf).unwrap();
-    assert!(v["jobs"]["plan"]["steps"].as_sequence().unwrap().len() >= 4);
-    assert!(wf.contains("ci/plan-all.sh hosts snapshots"));
+    let runs: Vec<&str> = v["jobs"]["plan"]["steps"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["run"].as_str())
+        .collect();
+    // Installs the package, runs the tested script on every host, posts the result.
+    assert!(
+        runs.iter()
+            .any(|r| r.contains("apt-get install -y ./hyraid.deb"))
+    );
+    assert!(
+        runs.iter()
+            .any(|r| r.contains("ci/plan-all.sh hosts snapshots > plan.md"))
+    );
+    assert!(
+        runs.iter()
+            .any(|r| r.contains("gh pr comment") && r.contains("--body-file plan.md"))
+    );
+    assert_eq!(v["on"]["pull_request"]["paths"][0], "hosts/**");
+    let cron = std::fs::read_to_string("examples/ci/drift-check.cron").unwrap();
+    assert!(cron.contains("hyraid plan /etc/hyraid/hyraid.yaml --detailed-exitcode"));
+    assert!(cron.contains("hyraid observe -o /var/lib/hyraid/snapshot.json"));
 }
