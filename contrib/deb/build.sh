@@ -8,7 +8,8 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 TOOLS=${HYRAID_TOOLS:-/tmp/hyraid-tools}
 CARGO_DEB_VERSION=3.8.0
-if ! "$TOOLS/bin/cargo-deb" --version 2>/dev/null | grep -q "$CARGO_DEB_VERSION"; then
+have=$("$TOOLS/bin/cargo-deb" --version 2>/dev/null || true)
+if [[ "$have" != *"$CARGO_DEB_VERSION"* ]]; then
     cargo install --locked --quiet cargo-deb --version "$CARGO_DEB_VERSION" --root "$TOOLS"
 fi
 cargo build --release --locked --quiet
@@ -19,6 +20,8 @@ bin=target/release/hyraid
 "$bin" completions zsh > target/assets/_hyraid
 "$bin" completions fish > target/assets/hyraid.fish
 "$TOOLS/bin/cargo-deb" --no-build --locked --quiet --output target/debian/ >/dev/null
-deb=$(ls -t target/debian/hyraid_*.deb | head -1)
+version=$(cargo metadata --no-deps --format-version 1 --locked | python3 -c 'import json,sys; print(next(p["version"] for p in json.load(sys.stdin)["packages"] if p["name"] == "hyraid"))')
+deb=target/debian/hyraid_${version}-1_amd64.deb
+[ -f "$deb" ] || { echo "cargo-deb did not write $deb" >&2; exit 1; }
 dpkg-deb --info "$deb" | sed -n 's/^ \(Package\|Version\|Depends\|Recommends\|Installed-Size\):/\1:/p' >&2
 echo "$deb"

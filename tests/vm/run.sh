@@ -27,7 +27,8 @@ skip() { echo "VM suite SKIPPED: $*"; exit 0; }
 [ "$(id -u)" = 0 ] || skip "needs root (debootstrap, image build)"
 "$HERE/install-host-deps.sh" > /tmp/hyraid-vm-deps.log 2>&1 || { tail -5 /tmp/hyraid-vm-deps.log; skip "cannot install qemu-system-x86/debootstrap"; }
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not available"
-qemu-system-x86_64 -accel help 2>/dev/null | grep -q tcg || skip "this QEMU has no TCG accelerator"
+accels=$(qemu-system-x86_64 -accel help 2>/dev/null || true)
+grep -qx tcg <<<"$accels" || skip "this QEMU has no TCG accelerator"
 
 echo "== building hyraid (release)"
 (cd "$ROOT" && cargo build --release --locked --quiet) || { echo "cargo build failed"; echo "0 passed, 1 failed"; exit 1; }
@@ -42,7 +43,7 @@ echo "image ready in $(( $(date +%s) - T ))s"
 pass=0; fail=0; timings=()
 for script in "$HERE"/scenarios/*.sh; do
     name=$(basename "$script" .sh)
-    if [ ${#ONLY[@]} -gt 0 ] && ! printf '%s\n' "${ONLY[@]}" | grep -qx "$name"; then continue; fi
+    if [ ${#ONLY[@]} -gt 0 ] && ! [[ " ${ONLY[*]} " == *" $name "* ]]; then continue; fi
     W=$(mktemp -d "${TMPDIR:-/tmp}/hyraid-scn.XXXXXX")
     disk_args=()
     for spec in $(sed -n 's/^# disks: //p' "$script"); do
@@ -97,7 +98,7 @@ for script in "$HERE"/scenarios/*.sh; do
         pass=$((pass+1)); echo "PASS $name (${secs}s, ${checks:-?} checks)"
     else
         fail=$((fail+1)); echo "FAIL $name (${secs}s, exit $rc)"
-        grep -E '^(NOT OK|run-vm.sh|host:)' "$W/log" | head -20
+        grep -m 20 -E '^(NOT OK|run-vm.sh|host:)' "$W/log"
         echo "   --- last lines of $name:"; tail -25 "$W/log" | sed 's/^/   /'
     fi
     timings+=("$name ${secs}s")
