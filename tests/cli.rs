@@ -312,7 +312,7 @@ fn bench_refuses_what_it_must() {
     assert_eq!(o.status.code(), Some(1));
     assert!(text(&o).1.contains("does not run with --sim"));
     let o = hyraid(&["bench", d, "--job", "rand-read-8k"]);
-    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(o.status.code(), Some(1));
     assert!(
         text(&o)
             .1

@@ -137,13 +137,18 @@ fn partitions_are_never_resized() {
     }];
     let p = plan_for(&h, &d, Policy::default());
     assert!(p.steps.is_empty(), "{:?}", p.steps);
+    // A difference hyraid will not make is a refusal, never "no changes".
     assert!(
-        p.notes
+        p.refused
             .iter()
-            .any(|n| n.contains("never resizes partitions")),
+            .any(|r| r.object == "disk hdd0" && r.reason.contains("never resizes partitions")),
         "{:?}",
-        p.notes
+        p.refused
     );
+    assert!(matches!(
+        apply(&h, &d, Policy::default()),
+        Err(hyraid::apply::ApplyError::Refused { count: 1 })
+    ));
 }
 
 #[test]

@@ -25,6 +25,7 @@ fn builds_and_converges() {
     let (d, h) = built();
     let p = common::plan_for(&h, &d, Policy::default());
     assert!(p.is_empty(), "{:?}", p.steps);
+    assert!(p.refused.is_empty(), "{:?}", p.refused);
 }
 
 /// Programs the observer spawned, with how often each.

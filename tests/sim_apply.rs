@@ -230,9 +230,20 @@ fn lv_grows_never_shrinks() {
     let p = plan_for(&h, &d, Policy::default());
     assert!(p.steps.is_empty());
     assert!(
-        p.notes.iter().any(|n| n.contains("never shrinks")),
+        p.refused
+            .iter()
+            .any(|r| r.object == "lv vg0/nextcloud" && r.reason.contains("never shrinks")),
         "{:?}",
-        p.notes
+        p.refused
+    );
+    let before = h.commands().len();
+    assert!(matches!(
+        apply(&h, &d, Policy::default()),
+        Err(hyraid::apply::ApplyError::Refused { count: 1 })
+    ));
+    assert!(
+        changes_since(&h, before).is_empty(),
+        "a refused plan runs nothing"
     );
 }
 

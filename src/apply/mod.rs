@@ -3,13 +3,14 @@
 
 pub mod lock;
 pub mod preview;
+pub mod saved;
+
+pub use saved::check_saved;
 
 use crate::config::Desired;
 use crate::host::{Host, HostError};
 use crate::observe::{ObserveError, Observed, observe, probe_write_cache};
-use crate::plan::{
-    Command, PLAN_FORMAT, Plan, PlanError, Policy, Risk, fingerprint::fingerprint, plan,
-};
+use crate::plan::{Command, PLAN_FORMAT, Plan, PlanError, Policy, Risk, plan};
 use crate::render::command_line;
 use serde::Serialize;
 use std::io::Write;
@@ -25,9 +26,22 @@ pub enum ApplyError {
     #[error(transparent)]
     Lock(#[from] lock::LockError),
     #[error(
-        "plan is stale: the machine changed since it was planned (basis {planned}, now {now}); run `hyraid plan` again and review the new plan"
+        "plan is stale: the machine changed since it was planned{}; run `hyraid plan` again and review the new plan", stale_detail(.planned, .now, .changes)
     )]
-    Stale { planned: String, now: String },
+    Stale {
+        planned: String,
+        now: String,
+        /// What changed, object by object (empty when the file carries no observation).
+        changes: Vec<String>,
+    },
+    #[error(
+        "the saved plan is not what hyraid plans from its own desired state on this machine, so nothing was run: {0}\nA saved plan runs only exactly as hyraid plans it (was it edited after review?). Run `hyraid plan` again and review the new plan."
+    )]
+    Edited(String),
+    #[error(
+        "{count} change(s) the file asks for are refused (see above), so nothing was run: a partial apply would leave the machine neither as it was nor as the file says. Fix each refusal, then apply again."
+    )]
+    Refused { count: usize },
     #[error("the plan was made on host `{planned}`, this is `{actual}`; refusing to apply it here")]
     WrongHost { planned: String, actual: String },
     #[error(
@@ -134,28 +148,30 @@ pub fn observe_for(host: &dyn Host, desired: Option<&Desired>) -> Result<Observe
     Ok(obs)
 }
 
-/// Check a saved plan against a fresh observation.
-pub fn check_saved(
-    p: &Plan,
-    host: &dyn Host,
-    obs: &Observed,
-    allow_destroy: bool,
-) -> Result<(), ApplyError> {
-    if p.format != PLAN_FORMAT {
-        return Err(ApplyError::Format { found: p.format });
+fn stale_detail(planned: &str, now: &str, changes: &[String]) -> String {
+    if changes.is_empty() {
+        return format!(" (basis {planned}, now {now})");
     }
-    let actual = host.hostname();
-    if p.host != actual {
-        return Err(ApplyError::WrongHost {
-            planned: p.host.clone(),
-            actual,
-        });
+    const MAX: usize = 20;
+    let mut s = String::from(":");
+    for c in changes.iter().take(MAX) {
+        s.push_str("\n  ~ ");
+        s.push_str(c);
     }
-    let now = fingerprint(obs);
-    if now != p.basis {
-        return Err(ApplyError::Stale {
-            planned: p.basis.clone(),
-            now,
+    if changes.len() > MAX {
+        s.push_str(&format!("\n  … and {} more", changes.len() - MAX));
+    }
+    s.push('\n');
+    s
+}
+
+/// What must hold before the first command of a plan runs: nothing refused (a partial apply
+/// would leave the machine neither as it was nor as the file says), and no destroying step
+/// without --allow-destroy.
+pub fn check_runnable(p: &Plan, allow_destroy: bool) -> Result<(), ApplyError> {
+    if !p.refused.is_empty() {
+        return Err(ApplyError::Refused {
+            count: p.refused.len(),
         });
     }
     check_destroy(p, allow_destroy)

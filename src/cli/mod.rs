@@ -36,10 +36,11 @@ enum Cmd {
         out: Option<PathBuf>,
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
-        /// Exit 0 when there are no changes, 2 when there are, 1 on error.
+        /// Exit 0 when there are no changes, 2 when there are, 1 on error or when anything is refused.
         #[arg(long)]
         detailed_exitcode: bool,
-        /// Include steps that destroy data (otherwise they are listed as refused).
+        /// Include steps that destroy data at rest (otherwise they are listed as refused). Never
+        /// allows touching anything in use.
         #[arg(long)]
         allow_destroy: bool,
     },
@@ -184,7 +185,16 @@ fn msg(s: impl Into<String>) -> CliError {
 }
 
 pub fn run() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            // --help and --version succeed; a usage error is an error (exit 1), never clap's 2,
+            // which means "changes present" for `plan --detailed-exitcode` and "findings" for
+            // `status`.
+            return ExitCode::from(if e.use_stderr() { 1 } else { 0 });
+        }
+    };
     match dispatch(cli) {
         Ok(code) => ExitCode::from(code),
         Err(CliError::Config(e)) => {
@@ -365,7 +375,11 @@ fn dispatch(cli: Cli) -> Result<u8, CliError> {
             }
             let obs = apply::observe_for(m.host(), Some(&d))
                 .map_err(|e| msg(format!("cannot observe the machine: {e}")))?;
-            let p = plan(&d, &obs, Policy { allow_destroy }).map_err(|e| msg(e.to_string()))?;
+            let mut p = plan(&d, &obs, Policy { allow_destroy }).map_err(|e| msg(e.to_string()))?;
+            if out.is_some() || format == Format::Json {
+                // A stale saved plan can then say what changed on the machine since.
+                p.observed = Some(crate::plan::fingerprint::normalized(&obs));
+            }
             if let Some(o) = out {
                 write_out(&o, &render::json(&p))?;
             }
@@ -383,11 +397,7 @@ fn dispatch(cli: Cli) -> Result<u8, CliError> {
                     render::render(&p, format, format == Format::Text && color())
                 );
             }
-            Ok(if detailed_exitcode && !p.is_empty() {
-                2
-            } else {
-                0
-            })
+            Ok(plan_exit_code(&p, detailed_exitcode))
         }
         Cmd::Show { plan: path, format } => {
             let p = read_plan(&path)?;
@@ -415,11 +425,22 @@ fn dispatch(cli: Cli) -> Result<u8, CliError> {
     }
 }
 
+/// `plan`'s exit status: 1 when anything is refused (with or without --detailed-exitcode: a
+/// refusal is never "no changes"); with --detailed-exitcode, 2 when there are steps.
+fn plan_exit_code(p: &Plan, detailed_exitcode: bool) -> u8 {
+    if !p.refused.is_empty() {
+        1
+    } else if detailed_exitcode && !p.is_empty() {
+        2
+    } else {
+        0
+    }
+}
+
 fn read_plan(path: &Path) -> Result<Plan, CliError> {
     let text =
         std::fs::read_to_string(path).map_err(|e| msg(format!("{}: {e}", path.display())))?;
-    serde_json::from_str(&text)
-        .map_err(|e| msg(format!("{}: not a hyraid plan: {e}", path.display())))
+    apply::saved::parse(&text).map_err(|e| msg(format!("{}: {e}", path.display())))
 }
 
 fn is_saved_plan(path: &Path) -> bool {
@@ -445,9 +466,10 @@ fn apply_cmd(sim: &Option<PathBuf>, a: &ApplyArgs) -> Result<u8, CliError> {
     };
     let saved = is_saved_plan(file);
     let (p, obs) = if saved {
-        let p = read_plan(file)?;
-        let obs = apply::observe_for(host, Some(&p.desired)).map_err(ApplyError::from)?;
-        apply::check_saved(&p, host, &obs, allow_destroy)?;
+        let saved = read_plan(file)?;
+        let obs = apply::observe_for(host, Some(&saved.desired)).map_err(ApplyError::from)?;
+        // What runs is hyraid's own plan, re-derived and proven equal to the file's.
+        let p = apply::check_saved(&saved, host, &obs, allow_destroy)?;
         (p, obs)
     } else {
         let d = load(file)?;
@@ -457,14 +479,18 @@ fn apply_cmd(sim: &Option<PathBuf>, a: &ApplyArgs) -> Result<u8, CliError> {
     };
     let stdout = &mut std::io::stdout();
     print!("{}", render::text(&p, color()));
+    // A refused difference stops the whole apply before anything runs (dry run or not).
+    if !p.refused.is_empty() {
+        apply::check_runnable(&p, allow_destroy)?;
+    }
     if dry_run {
         println!("Dry run: nothing was changed.");
         return Ok(0);
     }
     if p.steps.is_empty() {
-        return Ok(if p.refused.is_empty() { 0 } else { 1 });
+        return Ok(0);
     }
-    apply::check_destroy(&p, allow_destroy)?;
+    apply::check_runnable(&p, allow_destroy)?;
     if !yes {
         if !std::io::stdin().is_terminal() {
             return Err(msg(
@@ -504,10 +530,6 @@ fn apply_cmd(sim: &Option<PathBuf>, a: &ApplyArgs) -> Result<u8, CliError> {
     }
     let n = result?;
     println!("\nApplied {n} step(s); the machine now matches the file.");
-    if !p.refused.is_empty() {
-        println!("{} change(s) were refused (see above).", p.refused.len());
-        return Ok(1);
-    }
     Ok(0)
 }
 
@@ -637,7 +659,7 @@ pub fn man_page(out: &mut dyn std::io::Write) -> std::io::Result<()> {
     )]);
     r.control("SH", ["EXIT STATUS"]);
     r.text([roman(
-        "0 success (plan --detailed-exitcode: no changes); 1 error or refusal; 2 plan --detailed-exitcode: changes pending, status: degraded or findings; 130 apply interrupted.",
+        "0 success (plan --detailed-exitcode: no changes); 1 error, usage error, or a refused change (plan and apply alike; apply then runs nothing); 2 plan --detailed-exitcode: changes pending, status: degraded or findings; 130 apply interrupted.",
     )]);
     out.write_all(r.to_roff().as_bytes())?;
     man.render_version_section(out)?;

@@ -121,6 +121,7 @@ pub fn plan(d: &Desired, o: &Observed, policy: Policy) -> Result<Plan, PlanError
         foreign,
         notes: p.notes,
         desired: d.clone(),
+        observed: None,
     })
 }
 
@@ -331,13 +332,25 @@ impl<'a> Planner<'a> {
         let mut out = Vec::new();
         let mut rule = Vec::new();
         let mut refusals: Vec<Refusal> = Vec::new();
-        let mut notes: Vec<String> = Vec::new();
+        let notes: Vec<String> = Vec::new();
         for r in self.disks.values().filter(|r| r.part.is_none()) {
             let Some(want) = r.spec.write_cache else {
                 continue;
             };
             let name = &r.spec.name;
-            let Some(dev) = r.dev else { continue };
+            let Some(dev) = r.dev else {
+                // Missing for now: its line stays in the rule, so the setting is back when it is.
+                if let Some((serial, tool)) = self
+                    .o
+                    .boot
+                    .write_cache_rule
+                    .as_deref()
+                    .and_then(|cur| persist::rule_entry(cur, name))
+                {
+                    rule.push((name.clone(), serial, want, tool));
+                }
+                continue;
+            };
             let tran = dev.tran.as_deref().unwrap_or("unknown");
             let object = format!("disk {name}");
             if !r.rotational {
@@ -364,7 +377,7 @@ impl<'a> Planner<'a> {
             }
             match dev.serial.as_deref().filter(|s| persist::rule_safe(s)) {
                                 Some(s) => rule.push((name.clone(), s.to_string(), want, tool)),
-                None => notes.push(format!("disk {name}: no usable serial, so the write cache setting cannot be made persistent by a udev rule")),
+                None => refusals.push(Refusal { object: object.clone(), reason: "write_cache: the disk reports no serial a udev rule can match, so the setting could not be made to survive a power cycle".into(), fix: "remove `write_cache` for this disk (a volatile setting hyraid cannot keep is a setting lost at the next boot)".into() }),
             }
             if cur == Some(want) {
                 continue;
@@ -452,7 +465,7 @@ impl<'a> Planner<'a> {
                         if let Some(want) = ps_.size
                             && b.size < want
                         {
-                            self.notes.push(format!("disk {}: partition {} is {} bytes, smaller than the file's {want}; hyraid never resizes partitions", spec.name, ps_.name, b.size));
+                            self.refuse(format!("disk {}", spec.name), format!("partition {} is {}, smaller than the file's {}; hyraid never resizes partitions", ps_.name, human(b.size), human(want)), format!("set partition {}'s size to {} in the file, or resize it by hand", ps_.name, human(b.size)));
                         }
                     }
                     _ => {}
@@ -942,8 +955,10 @@ impl<'a> Planner<'a> {
                 disk: name.clone(),
                 write_mostly: wm.contains(name),
             };
-            if let Some(found) = kind.as_ref().filter(|f| !f.is_empty()) {
-                out.push(ps(
+            // A wipe is planned only together with the join that needs it: when the join is
+            // refused, nothing is erased.
+            let wipe = kind.as_ref().filter(|f| !f.is_empty()).map(|found| {
+                ps(
                     Step::WipeSignatures {
                         disk: name.clone(),
                         device: r.path.clone(),
@@ -954,8 +969,17 @@ impl<'a> Planner<'a> {
                         "erases {} before the disk joins the mirror",
                         found.join(", ")
                     ),
-                ));
+                )
+            });
+            if free == 0 && leaving.is_empty() {
+                self.refuse(
+                    &object,
+                    format!("disk {name} is not a member and the array has no free slot"),
+                    "name the member it replaces out of the file, or grow the array by hand",
+                );
+                continue;
             }
+            out.extend(wipe);
             if free > 0 {
                 free -= 1;
                 out.push(match kind {
@@ -969,12 +993,6 @@ impl<'a> Planner<'a> {
                     format!("/dev/{} is no longer in the file: {name} is copied in its place while it stays in service, so redundancy never drops", old.kname),
                 ));
                 replaced = true;
-            } else {
-                self.refuse(
-                    &object,
-                    format!("disk {name} is not a member and the array has no free slot"),
-                    "name the member it replaces out of the file, or grow the array by hand",
-                );
             }
         }
         for name in spares {
@@ -1017,10 +1035,18 @@ impl<'a> Planner<'a> {
             ));
         }
         for x in leaving {
-            self.notes.push(format!(
-                "mirror {}: member /dev/{} is not in the file; left as it is",
-                m.name, x.kname
-            ));
+            // A member the file does not list is a width change hyraid does not make.
+            self.refuse(
+                &object,
+                format!(
+                    "member /dev/{} is not in the file; hyraid does not remove a working member",
+                    x.kname
+                ),
+                format!(
+                    "list /dev/{} in the mirror's `members`, or remove it from the array by hand (`mdadm --fail`, `--remove`, `--grow --raid-devices`)",
+                    x.kname
+                ),
+            );
         }
 
         if a.degraded > 0 {
@@ -1280,12 +1306,19 @@ impl<'a> Planner<'a> {
         if let Some(o) = observed {
             let wanted: BTreeSet<Option<String>> =
                 vg.pvs.iter().map(|r| self.pv_device(r).1).collect();
-            for p in self.ix.pvs_of(&o.name) {
-                if !wanted.contains(&Some(p.kname.clone())) {
-                    self.notes.push(format!(
-                        "vg {}: PV {} is not in the file; left as it is",
-                        vg.name, p.name
-                    ));
+            let extra: Vec<String> = self
+                .ix
+                .pvs_of(&o.name)
+                .filter(|p| !wanted.contains(&Some(p.kname.clone())))
+                .map(|p| p.name.clone())
+                .collect();
+            for p in extra {
+                {
+                    self.refuse(
+                        format!("vg {}", vg.name),
+                        format!("PV {p} is not in the file; hyraid does not move data off a PV"),
+                        format!("list {p} in the VG's `pvs`, or move its extents off and remove it by hand (`pvmove`, `vgreduce`)"),
+                    );
                 }
             }
         }
@@ -1398,7 +1431,7 @@ impl<'a> Planner<'a> {
                         if want > cur {
                             self.steps.push(ps(Step::ExtendLv { vg: vg.name.clone(), lv: lv.name.clone(), size: SizeArg::Bytes(want) }, Risk::Safe, format!("grow {} → {} bytes; the filesystem on it is not resized (grow it yourself)", cur, want)));
                         } else if want < cur {
-                            self.notes.push(format!("{object}: {cur} bytes, larger than the file's {want}; hyraid never shrinks an LV"));
+                            self.refuse(&object, format!("is {}, larger than the file's {}; hyraid never shrinks an LV", human(cur), human(want)), format!("set its size to {} (or more) in the file; shrinking loses the data past the new end", human(cur)));
                         }
                     }
                     LvSize::PercentVg(p) => {
@@ -1421,7 +1454,7 @@ impl<'a> Planner<'a> {
                         l.stripes
                     };
                     if have != s {
-                        self.notes.push(format!("{object}: has {have} stripe(s), the file says {s}; an existing LV is not restriped"));
+                        self.refuse(&object, format!("has {have} stripe(s), the file says {s}; an existing LV is not restriped"), format!("set `stripes: {have}` in the file"));
                     }
                 }
             }
@@ -1480,7 +1513,7 @@ impl<'a> Planner<'a> {
                 if let Some(cv) = self.ix.lv(&vg.name, &wc.cachevol)
                     && cv.size != want.size.div_ceil(4 << 20) * (4 << 20)
                 {
-                    self.notes.push(format!("{object}: writecache is {} bytes, the file says {}; resizing a writecache means detaching it (remove `writecache`, apply, add it back)", cv.size, want.size));
+                    self.refuse(&object, format!("writecache is {}, the file says {}; hyraid does not resize a writecache", human(cv.size), human(want.size)), format!("set the writecache size to {} in the file; or remove `writecache`, apply (dirty blocks are flushed), then add it back with the new size", human(cv.size)));
                 }
             }
             (Some(want), None) => {

@@ -6,6 +6,21 @@ use crate::observe::Observed;
 use sha2::{Digest, Sha256};
 
 pub fn fingerprint(obs: &Observed) -> String {
+    let o = normalized(obs);
+    let bytes = serde_json::to_vec(&o).expect("observation serializes");
+    let digest = Sha256::digest(&bytes);
+    format!(
+        "sha256:{}",
+        digest
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    )
+}
+
+/// The observation without what moves on its own: what the fingerprint is taken of, and what a
+/// saved plan carries so that a stale plan can say what changed.
+pub fn normalized(obs: &Observed) -> Observed {
     let mut o = obs.clone();
     for a in o.arrays.iter_mut() {
         // Resync/recovery progress moves on its own; a member that fails shows as `faulty`.
@@ -22,13 +37,99 @@ pub fn fingerprint(obs: &Observed) -> String {
             w.writeback_blocks = None;
         }
     }
-    let bytes = serde_json::to_vec(&o).expect("observation serializes");
-    let digest = Sha256::digest(&bytes);
-    format!(
-        "sha256:{}",
-        digest
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect::<String>()
-    )
+    o
+}
+
+/// What differs between two observations, object by object and field by field, as Terraform
+/// lists "objects changed outside": `array md127 (data0): members[sdc].state ["in_sync"] → …`.
+pub fn changes(then: &Observed, now: &Observed) -> Vec<String> {
+    let a = serde_json::to_value(normalized(then)).expect("observation serializes");
+    let b = serde_json::to_value(normalized(now)).expect("observation serializes");
+    let mut out = Vec::new();
+    for (key, label) in [
+        ("hostname", "hostname"),
+        ("block_devices", "device"),
+        ("arrays", "array"),
+    ] {
+        diff_value(label, &a[key], &b[key], &mut out);
+    }
+    for (key, label) in [("vgs", "vg"), ("pvs", "pv"), ("lvs", "lv")] {
+        diff_value(label, &a["lvm"][key], &b["lvm"][key], &mut out);
+    }
+    if let (Some(x), Some(y)) = (a["boot"].as_object(), b["boot"].as_object()) {
+        for k in x.keys().chain(y.keys().filter(|k| !x.contains_key(*k))) {
+            let (v, w) = (&a["boot"][k], &b["boot"][k]);
+            if v != w {
+                out.push(match (v.is_null(), w.is_null()) {
+                    (true, _) => format!("{k}: appeared"),
+                    (_, true) => format!("{k}: gone"),
+                    _ => format!("{k}: changed"),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The key that names an element of a list: an LV by vg/name, everything else by its name.
+fn element_key(v: &serde_json::Value) -> Option<String> {
+    let s = |k: &str| v.get(k).and_then(|x| x.as_str());
+    match (s("vg"), s("name")) {
+        (Some(vg), Some(n)) => return Some(format!("{vg}/{n}")),
+        (None, Some(n)) if s("kname").is_none() => return Some(n.to_string()),
+        _ => {}
+    }
+    let k = s("kname")?;
+    Some(match s("name") {
+        Some(n) => format!("{k} ({n})"),
+        None => k.to_string(),
+    })
+}
+
+fn short(v: &serde_json::Value) -> String {
+    let s = v.to_string();
+    if s.chars().count() > 60 {
+        format!("{}…", s.chars().take(60).collect::<String>())
+    } else {
+        s
+    }
+}
+
+fn diff_value(path: &str, a: &serde_json::Value, b: &serde_json::Value, out: &mut Vec<String>) {
+    use serde_json::Value;
+    if a == b {
+        return;
+    }
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for k in x.keys().chain(y.keys().filter(|k| !x.contains_key(*k))) {
+                let (v, w) = (&a[k], &b[k]);
+                let join = if path.contains(": ") { "." } else { ": " };
+                diff_value(&format!("{path}{join}{k}"), v, w, out);
+            }
+        }
+        (Value::Array(x), Value::Array(y))
+            if x.iter().chain(y).all(|e| element_key(e).is_some()) =>
+        {
+            // Lists of named objects: matched by name, so one new disk is one line.
+            let keyed = |l: &Vec<Value>| -> Vec<(String, Value)> {
+                l.iter()
+                    .map(|e| (element_key(e).expect("checked"), e.clone()))
+                    .collect()
+            };
+            let (x, y) = (keyed(x), keyed(y));
+            let sep = if path.contains(": ") { "[" } else { " " };
+            let close = if sep == "[" { "]" } else { "" };
+            for (k, v) in &x {
+                match y.iter().find(|(j, _)| j == k) {
+                    Some((_, w)) => diff_value(&format!("{path}{sep}{k}{close}"), v, w, out),
+                    None => out.push(format!("{path}{sep}{k}{close}: gone")),
+                }
+            }
+            for (k, _) in y.iter().filter(|(k, _)| !x.iter().any(|(j, _)| j == k)) {
+                out.push(format!("{path}{sep}{k}{close}: appeared"));
+            }
+        }
+        _ => out.push(format!("{path} {} → {}", short(a), short(b))),
+    }
 }

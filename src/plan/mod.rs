@@ -54,13 +54,19 @@ pub struct Plan {
     /// Fingerprint of the observation the plan was made from.
     pub basis: String,
     pub policy: Policy,
-    pub steps: Vec<PlannedStep>,
+    /// First in the JSON as in every format: any refusal means apply runs nothing.
     pub refused: Vec<Refusal>,
+    pub steps: Vec<PlannedStep>,
     pub foreign: Vec<Foreign>,
     /// Observations worth knowing (degraded arrays, running resyncs, LVs larger than the file).
     pub notes: Vec<String>,
-    /// The desired state the plan converges to (used by apply to verify the result).
+    /// The desired state the plan converges to: apply plans again from it and runs the plan
+    /// only when it is the same as this file's.
     pub desired: Desired,
+    /// The observation the plan was made from, as fingerprinted: when a saved plan is stale,
+    /// apply says what changed since. Never used to plan.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed: Option<crate::observe::Observed>,
 }
 
 impl Plan {

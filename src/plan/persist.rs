@@ -196,6 +196,27 @@ pub fn rule_line<'a>(rule: &'a str, serial: &str) -> Option<&'a str> {
     })
 }
 
+/// The serial and tool of the rule's line for `disk` (after its `# disk NAME` comment): what
+/// keeps a disk that is missing for now in the rule, so its setting is back when it returns.
+pub fn rule_entry(rule: &str, disk: &str) -> Option<(String, crate::plan::CacheTool)> {
+    let mut lines = rule.lines();
+    lines.find(|l| l.trim() == format!("# disk {disk}"))?;
+    let line = lines.next()?;
+    for (key, tool) in [
+        ("ID_SERIAL_SHORT", crate::plan::CacheTool::Hdparm),
+        ("ID_SCSI_SERIAL", crate::plan::CacheTool::Sdparm),
+    ] {
+        let open = format!("ENV{{{key}}}==\"");
+        if let Some(rest) = line.split_once(&open).map(|(_, r)| r)
+            && let Some((serial, _)) = rest.split_once('"')
+            && rule_safe(serial)
+        {
+            return Some((serial.to_string(), tool));
+        }
+    }
+    None
+}
+
 /// Serials that are safe inside the udev rule's double quotes.
 pub fn rule_safe(serial: &str) -> bool {
     !serial.is_empty()

@@ -46,7 +46,7 @@ pub fn markdown(plan: &Plan) -> String {
     }
     if !plan.refused.is_empty() {
         o.push_str(&format!(
-            "> [!CAUTION]\n> hyraid refuses {} change(s) the file asks for; `hyraid apply` will not make them:\n>\n",
+            "> [!CAUTION]\n> hyraid refuses {} change(s) the file asks for; `hyraid apply` runs nothing until each is fixed:\n>\n",
             plan.refused.len()
         ));
         for r in &plan.refused {

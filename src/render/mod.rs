@@ -67,7 +67,10 @@ pub fn summary_line(plan: &Plan) -> String {
     }
     s.push('.');
     if !plan.refused.is_empty() {
-        s.push_str(&format!(" {} refused.", plan.refused.len()));
+        s.push_str(&format!(
+            " {} refused: apply runs nothing until fixed.",
+            plan.refused.len()
+        ));
     }
     s
 }

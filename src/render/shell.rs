@@ -56,7 +56,19 @@ pub fn shell(plan: &Plan) -> String {
     ));
     o.push_str("# The exact commands `hyraid apply` runs, in order. hyraid runs them with stdin from\n# /dev/null and LC_ALL=C, and verifies the result afterwards; this script does not verify.\n");
     o.push_str("set -eu\nexport LC_ALL=C LVM_SUPPRESS_FD_WARNINGS=1\nexec </dev/null\n");
-    if plan.steps.is_empty() {
+    if !plan.refused.is_empty() {
+        // As `hyraid apply` does: a refused change stops everything before the first command.
+        for r in &plan.refused {
+            o.push_str(&format!(
+                "# REFUSED {}: {}\n#   fix: {}\n",
+                r.object, r.reason, r.fix
+            ));
+        }
+        o.push_str(&format!(
+            "echo 'hyraid: {} change(s) refused (see REFUSED above); nothing was run' >&2\nexit 1\n",
+            plan.refused.len()
+        ));
+    } else if plan.steps.is_empty() {
         o.push_str("# No changes.\n");
     }
     for (i, s) in plan.steps.iter().enumerate() {
@@ -72,12 +84,6 @@ pub fn shell(plan: &Plan) -> String {
             o.push_str(&command_line(&c));
             o.push('\n');
         }
-    }
-    for r in &plan.refused {
-        o.push_str(&format!(
-            "\n# REFUSED {}: {}\n#   fix: {}\n",
-            r.object, r.reason, r.fix
-        ));
     }
     o
 }

@@ -13,12 +13,36 @@ fn paint(s: &str, code: &str, color: bool) -> String {
 
 pub fn text(plan: &Plan, color: bool) -> String {
     let mut o = String::new();
-    if plan.steps.is_empty() && plan.refused.is_empty() {
+    if !plan.refused.is_empty() {
+        // Refusals first: they decide whether anything runs at all.
+        o.push_str(&format!(
+            "{}\n",
+            paint(
+                &format!(
+                    "hyraid refuses {} change(s) the file asks for on {}; `hyraid apply` runs nothing until each is fixed:",
+                    plan.refused.len(),
+                    plan.host
+                ),
+                "1;31",
+                color
+            )
+        ));
+        for r in &plan.refused {
+            o.push_str(&format!(
+                "  ! {}: {}\n      fix: {}\n",
+                r.object, r.reason, r.fix
+            ));
+        }
+        o.push('\n');
+        if !plan.steps.is_empty() {
+            o.push_str("With the refusals fixed, hyraid would also make these changes:\n\n");
+        }
+    } else if plan.steps.is_empty() {
         o.push_str(&format!(
             "No changes. Host {} matches the file.\n",
             plan.host
         ));
-    } else if !plan.steps.is_empty() {
+    } else {
         o.push_str(&format!(
             "hyraid will make these changes on {}:\n\n",
             plan.host
@@ -63,18 +87,6 @@ pub fn text(plan: &Plan, color: bool) -> String {
         }
         for c in s.step.commands() {
             o.push_str(&format!("       $ {}\n", command_line(&c)));
-        }
-    }
-    if !plan.refused.is_empty() {
-        o.push_str(&format!(
-            "\n{}\n",
-            paint("Refused (not in this plan):", "1;31", color)
-        ));
-        for r in &plan.refused {
-            o.push_str(&format!(
-                "  ! {}: {}\n      fix: {}\n",
-                r.object, r.reason, r.fix
-            ));
         }
     }
     if !plan.notes.is_empty() {

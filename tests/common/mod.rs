@@ -34,7 +34,7 @@ pub fn plan_for(h: &SimHost, d: &Desired, policy: Policy) -> Plan {
 pub fn apply(h: &SimHost, d: &Desired, policy: Policy) -> Result<Plan, ApplyError> {
     let obs = observe(h, d);
     let p = plan(d, &obs, policy)?;
-    apply::check_destroy(&p, policy.allow_destroy)?;
+    apply::check_runnable(&p, policy.allow_destroy)?;
     apply::execute(h, &p, &obs, &Journal { path: None }, &mut std::io::sink())?;
     apply::verify(h, d, policy)?;
     Ok(p)
@@ -42,8 +42,14 @@ pub fn apply(h: &SimHost, d: &Desired, policy: Policy) -> Result<Plan, ApplyErro
 
 /// Commands that change something (everything but the observer's reads).
 pub fn changes(h: &SimHost) -> Vec<String> {
+    changes_since(h, 0)
+}
+
+/// [`changes`] among the commands after the first `n` the host has run.
+pub fn changes_since(h: &SimHost, n: usize) -> Vec<String> {
     h.commands()
         .into_iter()
+        .skip(n)
         .filter(|c| !matches!(c[0].as_str(), "lsblk" | "lvm" | "hdparm" if c.get(1).map(|s| s.as_str()) != Some("-W0") && c.get(1).map(|s| s.as_str()) != Some("-W1")))
         .filter(|c| !(c[0] == "wipefs" && c[1] == "--no-act"))
         .filter(|c| !(c[0] == "hdparm" && c[1] == "-W"))

@@ -122,7 +122,8 @@ fn disk(n: usize, kind: &str, i: usize, hdparm_only: bool) -> BlockDevice {
         signatures: Some(vec![]),
         write_cache: Some(WriteCacheState {
             // Drives ship with the cache off after a power cycle on these boxes.
-            enabled: if hdparm_only { None } else { Some(ssd) },
+            // Disks without a scsi_disk cache_type still answer `hdparm -W`.
+            enabled: Some(ssd),
             source: if hdparm_only {
                 WriteCacheSource::Hdparm
             } else {
