@@ -26,7 +26,7 @@ pub enum ApplyError {
     #[error(transparent)]
     Lock(#[from] lock::LockError),
     #[error(
-        "plan is stale: the machine changed since it was planned{}; run `hyraid plan` again and review the new plan", stale_detail(.planned, .now, .changes)
+        "plan is stale: the machine changed since it was planned{}\nRun `hyraid plan` again and review the new plan.", stale_detail(.planned, .now, .changes)
     )]
     Stale {
         planned: String,
@@ -161,7 +161,6 @@ fn stale_detail(planned: &str, now: &str, changes: &[String]) -> String {
     if changes.len() > MAX {
         s.push_str(&format!("\n  … and {} more", changes.len() - MAX));
     }
-    s.push('\n');
     s
 }
 

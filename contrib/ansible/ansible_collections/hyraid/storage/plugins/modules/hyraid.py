@@ -177,12 +177,18 @@ def main():
         plan_file = os.path.join(work, "plan.json")
         rc, out, err = module.run_command(
             [binary, "plan", config, "--format", "json", "-o", plan_file] + common)
-        if rc != 0:
+        plan = None
+        if rc in (0, 1):
+            # `hyraid plan` exits 1 with a complete plan when it refuses a change.
+            try:
+                plan = json.loads(out)
+            except ValueError:
+                plan = None
+        if plan is None or (rc != 0 and not plan.get("refused")):
             if p["content"] is not None:
                 # Name the inline file as the user knows it, not by its temporary path.
                 err, out = err.replace(config, "content"), out.replace(config, "content")
             module.fail_json(msg=(err or out).strip(), rc=rc, stderr=err, stdout=out)
-        plan = json.loads(out)
         steps = plan.get("steps", [])
         result = dict(
             changed=bool(steps),
