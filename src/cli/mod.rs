@@ -318,7 +318,21 @@ fn dispatch(cli: Cli) -> Result<u8, CliError> {
             let conf = ["/etc/mdadm.conf", "/etc/mdadm/mdadm.conf"]
                 .iter()
                 .find_map(|p| m.host().read_file(p).ok());
-            let findings = crate::plan::lint::status(&obs, d.as_ref(), conf.as_deref());
+            let mut findings = crate::plan::lint::status(&obs, d.as_ref(), conf.as_deref());
+            if let Some(d) = &d {
+                // What the file asks and hyraid refuses is part of the machine's health.
+                match plan(d, &obs, Policy::default()) {
+                    Ok(p) => findings.extend(crate::plan::lint::refusals(&p)),
+                    Err(e) => findings.push(crate::plan::lint::Finding {
+                        severity: crate::plan::lint::Severity::Error,
+                        object: "file".into(),
+                        message: e.to_string(),
+                        reason: "hyraid cannot plan this file on this machine".into(),
+                        fix: "see the message; `hyraid plan` shows the same".into(),
+                    }),
+                }
+                findings.sort_by(|a, b| b.severity.cmp(&a.severity).then(a.object.cmp(&b.object)));
+            }
             let code = crate::plan::lint::exit_code(&findings);
             match format {
                 StatusFormat::Text => print!("{}", crate::plan::lint::render_text(&findings)),

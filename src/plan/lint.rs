@@ -12,6 +12,8 @@ use serde::Serialize;
 pub enum Severity {
     Info,
     Lint,
+    /// The file asks for a change hyraid refuses to make (from the plan).
+    Refused,
     Degraded,
     Error,
 }
@@ -29,7 +31,7 @@ pub struct Finding {
 pub fn exit_code(findings: &[Finding]) -> u8 {
     match findings.iter().map(|f| f.severity).max() {
         Some(Severity::Error) => 1,
-        Some(Severity::Degraded) | Some(Severity::Lint) => 2,
+        Some(Severity::Degraded) | Some(Severity::Refused) | Some(Severity::Lint) => 2,
         _ => 0,
     }
 }
@@ -291,6 +293,7 @@ pub fn render_text(findings: &[Finding]) -> String {
         let tag = match x.severity {
             Severity::Error => "ERROR",
             Severity::Degraded => "DEGRADED",
+            Severity::Refused => "REFUSED",
             Severity::Lint => "lint",
             Severity::Info => "info",
         };
@@ -301,13 +304,28 @@ pub fn render_text(findings: &[Finding]) -> String {
     }
     let count = |s| findings.iter().filter(|f| f.severity == s).count();
     o.push_str(&format!(
-        "\n{} error(s), {} degraded, {} lint(s), {} info.\n",
+        "\n{} error(s), {} degraded, {} refused, {} lint(s), {} info.\n",
         count(Severity::Error),
         count(Severity::Degraded),
+        count(Severity::Refused),
         count(Severity::Lint),
         count(Severity::Info)
     ));
     o
+}
+
+/// The plan's refusals as findings: a machine the file cannot be applied to is not healthy.
+pub fn refusals(p: &crate::plan::Plan) -> Vec<Finding> {
+    p.refused
+        .iter()
+        .map(|r| Finding {
+            severity: Severity::Refused,
+            object: r.object.clone(),
+            message: r.reason.clone(),
+            reason: "the file asks for this, and `hyraid apply` refuses to do it (it runs nothing while a change is refused)".into(),
+            fix: r.fix.clone(),
+        })
+        .collect()
 }
 
 #[cfg(test)]
