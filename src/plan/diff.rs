@@ -651,6 +651,31 @@ impl<'a> Planner<'a> {
         }
     }
 
+    /// What uses a device right now, if anything: an array it is a member of, what is stacked on
+    /// it (dm-crypt, LVM, md), a VG it is a PV of, a mount or active swap.
+    fn use_of(&self, b: &BlockDevice) -> Option<String> {
+        if let Some(a) = self.ix.array_of_member(&b.kname) {
+            return Some(format!(
+                "is a member of {}",
+                a.name
+                    .clone()
+                    .map(|n| format!("/dev/md/{n}"))
+                    .unwrap_or(format!("/dev/{}", a.kname))
+            ));
+        }
+        if !b.holders.is_empty() {
+            return Some(format!("is in use by {}", b.holders.join(", ")));
+        }
+        if let Some(vg) = self.ix.pv(&b.kname).and_then(|pv| pv.vg.as_ref()) {
+            return Some(format!("is a PV of volume group {vg}"));
+        }
+        match b.mountpoint.as_deref() {
+            Some("[SWAP]") => Some("is active swap".into()),
+            Some(mp) => Some(format!("is mounted on {mp}")),
+            None => None,
+        }
+    }
+
     /// Can hyraid put new content on this device? Some(signatures) when it carries data.
     fn usable(&self, r: &Resolved) -> Result<Vec<String>, String> {
         if let Some((n, true)) = r.part {
@@ -693,16 +718,20 @@ impl<'a> Planner<'a> {
         if let Some(mp) = &dev.mountpoint {
             return Err(format!("/dev/{} is mounted on {mp}", dev.kname));
         }
-        if let Some(p) = self
+        // Every partition, not only the first: one free partition says nothing of the others.
+        // (Anything stacked above a partition — dm-crypt, LVM, md — is one of its holders.)
+        let in_use: Vec<String> = self
             .o
             .block_devices
             .iter()
-            .find(|b| b.parent.as_deref() == Some(dev.kname.as_str()))
-            && (!p.holders.is_empty()
-                || p.mountpoint.is_some()
-                || self.ix.array_of_member(&p.kname).is_some())
-        {
-            return Err(format!("partition /dev/{} of this disk is in use", p.kname));
+            .filter(|b| b.parent.as_deref() == Some(dev.kname.as_str()))
+            .filter_map(|p| self.use_of(p).map(|u| format!("/dev/{} {u}", p.kname)))
+            .collect();
+        if !in_use.is_empty() {
+            return Err(format!(
+                "partitions of this disk are in use: {}",
+                in_use.join("; ")
+            ));
         }
         let mut found = dev.signature_summary();
         if self

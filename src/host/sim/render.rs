@@ -86,6 +86,36 @@ fn lv_node(w: &Observed, i: usize, l: &Lv) -> Value {
     n
 }
 
+/// Holders a snapshot lists that the simulated world does not model as arrays or LVs (an open
+/// dm-crypt volume, an md array of another level): shown by lsblk as children of their type.
+fn with_foreign_holders(d: &crate::observe::BlockDevice, mut children: Vec<Value>) -> Vec<Value> {
+    for h in &d.holders {
+        if children.iter().any(|c| c["kname"] == json!(h)) {
+            continue;
+        }
+        let kind = if h.starts_with("md") {
+            "raid5"
+        } else {
+            "crypt"
+        };
+        let n: u32 = h
+            .trim_start_matches(|c: char| !c.is_ascii_digit())
+            .parse()
+            .unwrap_or(0);
+        let major = if h.starts_with("md") { 9 } else { 254 };
+        children.push(node(
+            h,
+            kind,
+            d.size,
+            d.rotational,
+            &format!("{major}:{}", 100 + n),
+            Value::Null,
+            vec![],
+        ));
+    }
+    children
+}
+
 pub fn lsblk(w: &Observed) -> String {
     let holders_of = |kname: &str| -> Vec<Value> {
         let mut v: Vec<Value> = w
@@ -141,9 +171,10 @@ pub fn lsblk(w: &Observed) -> String {
                 .block_devices
                 .iter()
                 .filter(|p| p.parent.as_deref() == Some(d.kname.as_str()))
-                .map(|p| dev_node(p, holders_of(&p.kname)))
+                .map(|p| dev_node(p, with_foreign_holders(p, holders_of(&p.kname))))
                 .collect();
             children.extend(holders_of(&d.kname));
+            let children = with_foreign_holders(d, children);
             dev_node(d, children)
         })
         .collect();
