@@ -162,6 +162,10 @@ pub struct MdArray {
     /// (done, total) sectors while a sync runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sync_completed: Option<(u64, u64)>,
+    /// A resync is needed but has not started (sysfs `resync_start` is not `none` while
+    /// `sync_action` is idle): an auto-read-only array starts it at its first write.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub resync_pending: bool,
     pub degraded: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bitmap: Option<MdBitmap>,
@@ -177,6 +181,10 @@ impl MdArray {
     }
     pub fn is_idle(&self) -> bool {
         self.sync_action == "idle"
+    }
+    /// `read-auto`: read-only until the first write (after boot or assembly).
+    pub fn auto_read_only(&self) -> bool {
+        self.array_state == "read-auto"
     }
 }
 

@@ -314,6 +314,8 @@ fn md_array(
             .map(|s| mdadm::parse_sync_completed(&s))
             .transpose()?
             .flatten(),
+        resync_pending: attr("resync_start")?.is_some_and(|r| !r.is_empty() && r != "none")
+            && attr("sync_action")?.is_none_or(|a| a == "idle"),
         degraded: num("degraded", attr("degraded")?)?.unwrap_or(0) as u32,
         bitmap,
         members,

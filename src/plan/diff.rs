@@ -21,6 +21,9 @@ struct Resolved<'a> {
     rotational: bool,
     /// For `disk:partition`: the partition's number, and whether this plan creates it.
     part: Option<(u32, bool)>,
+    /// False for a missing disk whose media nothing tells (no `media:`, no `write_cache`, no
+    /// line in hyraid's udev rule): `rotational` is then a guess that decides nothing.
+    media_known: bool,
 }
 
 /// Partition number from a kernel name: `sda2` → 2, `nvme0n1p3` → 3.
@@ -274,9 +277,21 @@ impl<'a> Planner<'a> {
                 },
                 (None, None) => String::new(),
             };
-            let rotational = spec
+            // A missing disk keeps the media it had when last seen: `write_cache` (hyraid takes it
+            // for rotational disks only) or its line in hyraid's udev rule say it was an HDD.
+            let last_seen_hdd = spec.write_cache.is_some()
+                || self
+                    .o
+                    .boot
+                    .write_cache_rule
+                    .as_deref()
+                    .is_some_and(|r| persist::rule_entry(r, &spec.name).is_some());
+            let media = spec
                 .rotational_override
-                .unwrap_or(dev.map(|d| d.rotational).unwrap_or(false));
+                .or(dev.map(|d| d.rotational))
+                .or(last_seen_hdd.then_some(true));
+            let media_known = media.is_some();
+            let rotational = media.unwrap_or(false);
             // Partitions: matched by GPT name; missing ones get the next numbers.
             let children: Vec<&BlockDevice> = dev
                 .and_then(|dv| partitions_of.get(dv.kname.as_str()).cloned())
@@ -306,6 +321,7 @@ impl<'a> Planner<'a> {
                         path: format!("{path}-part{number}"),
                         rotational,
                         part: Some((number, pending)),
+                        media_known,
                     },
                 );
             }
@@ -317,6 +333,7 @@ impl<'a> Planner<'a> {
                     path,
                     rotational,
                     part: None,
+                    media_known,
                 },
             );
         }
@@ -642,7 +659,8 @@ impl<'a> Planner<'a> {
             WriteMostly::List(l) => l.iter().cloned().collect(),
             WriteMostly::Auto => {
                 let rot = |n: &String| self.disks.get(n).map(|r| r.rotational).unwrap_or(false);
-                if m.members.iter().any(|n| !rot(n)) {
+                let known = |n: &&String| self.disks.get(*n).is_some_and(|r| r.media_known);
+                if m.members.iter().filter(known).any(|n| !rot(n)) {
                     m.members.iter().filter(|n| rot(n)).cloned().collect()
                 } else {
                     BTreeSet::new()
@@ -748,11 +766,19 @@ impl<'a> Planner<'a> {
 
     fn mirror(&mut self, m: &MirrorSpec) -> Result<Vec<PlannedStep>, PlanError> {
         let wm = self.write_mostly_set(m);
-        if m.write_behind > 0 && wm.is_empty() {
-            return Err(PlanError::Mirror {
-                mirror: m.name.clone(),
-                detail: "write_behind > 0, but no member is write-mostly (`auto` marks rotational members when a non-rotational one exists); list one in `write_mostly` or set `write_behind: 0`".into(),
-            });
+        let unknown_media = m
+            .members
+            .iter()
+            .any(|n| self.disks.get(n).is_some_and(|r| !r.media_known));
+        if m.write_behind > 0 && wm.is_empty() && !unknown_media {
+            // This mirror only: the others are planned as usual.
+            self.refuse(
+                format!("mirror {}", m.name),
+                "write_behind > 0, but no member is write-mostly (`auto` marks rotational members when a non-rotational one exists)",
+                "list a member in `write_mostly`, or set `write_behind: 0`",
+            );
+            self.blocked.insert(m.name.clone());
+            return Ok(vec![]);
         }
         match self.ix.array_named(&m.name) {
             None => Ok(self.create_mirror(m, &wm)),
@@ -1135,8 +1161,31 @@ impl<'a> Planner<'a> {
             (Some(w), Some(h)) => w != h,
             (w, h) => w.is_some() != h.is_some(),
         };
+        let write_behind_changes = a
+            .bitmap
+            .as_ref()
+            .is_some_and(|b| b.backlog != m.write_behind);
+        if (recreate || write_behind_changes) && a.array_state == "readonly" {
+            self.refuse(
+                &object,
+                "the array is read-only (`mdadm --readonly`); md refuses bitmap changes on it",
+                format!("make it writable (`mdadm --readwrite /dev/md/{}`) if that is intended, then apply again", m.name),
+            );
+            return out;
+        }
+        if recreate && a.auto_read_only() {
+            // After boot or assembly an array is read-only until its first write; md refuses
+            // bitmap changes until then, and a pending resync starts at that first write.
+            out.push(ps(
+                Step::ReadWrite {
+                    array: m.name.clone(),
+                },
+                Risk::Safe,
+                "the array is auto-read-only (after boot or assembly); md refuses bitmap changes until it is read-write",
+            ));
+        }
         if recreate {
-            if (!a.is_idle() || joins) && !replaced {
+            if (!a.is_idle() || joins || a.auto_read_only() || a.resync_pending) && !replaced {
                 out.push(ps(
                     Step::WaitIdle {
                         array: m.name.clone(),
@@ -1146,6 +1195,8 @@ impl<'a> Planner<'a> {
                         "the kernel refuses bitmap changes while {} runs",
                         if joins {
                             "the recovery this plan starts"
+                        } else if a.is_idle() {
+                            "the pending resync (it starts when the array turns read-write)"
                         } else {
                             a.sync_action.as_str()
                         }

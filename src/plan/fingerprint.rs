@@ -26,7 +26,10 @@ pub fn normalized(obs: &Observed) -> Observed {
         // Resync/recovery progress moves on its own; a member that fails shows as `faulty`.
         a.sync_completed = None;
         a.sync_action = String::new();
-        a.array_state = String::new();
+        // Clean/active flip on their own; read-only-ness decides steps (`--readwrite`).
+        if !matches!(a.array_state.as_str(), "read-auto" | "readonly") {
+            a.array_state = String::new();
+        }
         a.degraded = 0;
         for m in a.members.iter_mut() {
             m.state.retain(|w| w == "faulty" || w == "write_mostly");

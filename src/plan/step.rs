@@ -193,6 +193,11 @@ pub enum Step {
     WaitIdle {
         array: String,
     },
+    /// Take an auto-read-only array (after boot or assembly, until its first write) read-write:
+    /// md refuses bitmap changes until then, and a pending resync starts now.
+    ReadWrite {
+        array: String,
+    },
     /// Add a member (to a degraded array: it is rebuilt).
     AddMember {
         array: String,
@@ -401,6 +406,13 @@ impl Step {
             Step::WaitIdle { array } => vec![Command::WaitIdle {
                 array: array.clone(),
             }],
+            // Misc mode (`--readwrite` first): in manage mode the same word means "clear
+            // write-mostly of the following devices".
+            Step::ReadWrite { array } => vec![Command::run_owned(vec![
+                "mdadm".into(),
+                "--readwrite".into(),
+                Self::md_path(array),
+            ])],
             Step::AddMember { array, device } => vec![Self::member_cmd(array, "--add", device)],
             Step::ReAddMember { array, device } => {
                 vec![Self::member_cmd(array, "--re-add", device)]
@@ -675,6 +687,7 @@ impl Step {
             }
             Step::CreateArray { array, .. }
             | Step::WaitIdle { array }
+            | Step::ReadWrite { array }
             | Step::AddMember { array, .. }
             | Step::ReAddMember { array, .. }
             | Step::ReplaceMember { array, .. }
@@ -759,6 +772,7 @@ impl Step {
                 )
             }
             Step::WaitIdle { .. } => "wait for resync/recovery to finish".into(),
+            Step::ReadWrite { .. } => "switch from auto-read-only to read-write".into(),
             Step::ReAddMember { device, .. } => format!(
                 "re-add {}{}",
                 device.disk,

@@ -137,6 +137,26 @@ pub fn mdadm(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> {
             a.degraded = a.raid_disks.saturating_sub(n);
             out(&format!("mdadm: started array {md}\n"))
         }
+        ["--readwrite", md] => {
+            let k = match md_target(st, md) {
+                Ok(k) => k,
+                Err(e) => return e,
+            };
+            let a = st.array_mut(&k).unwrap();
+            // RESTART_ARRAY_RW: EBUSY unless the array is read-only.
+            if a.array_state != "read-auto" && a.array_state != "readonly" {
+                return fail(
+                    1,
+                    format!("mdadm: failed to set writable for {md}: Device or resource busy\n"),
+                );
+            }
+            a.array_state = "clean".into();
+            if std::mem::take(&mut a.resync_pending) {
+                a.sync_action = "resync".into();
+                a.sync_completed = Some((0, a.size_kib * 2));
+            }
+            out("")
+        }
         ["--wait", md] => {
             let k = match md_target(st, md) {
                 Ok(k) => k,
@@ -386,6 +406,7 @@ fn create(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutput, HostE
         array_state: "clean".into(),
         sync_action: "resync".into(),
         sync_completed: Some((0, size_kib * 2)),
+        resync_pending: false,
         degraded: 0,
         bitmap,
         members,
@@ -434,12 +455,14 @@ fn grow(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutput, HostErr
         }
     }
     let a = st.array_mut(&k).unwrap();
+    // An auto-read-only array refuses bitmap changes (seen on the real kernel, on every re-run).
+    let read_only = a.array_state == "read-auto" || a.array_state == "readonly";
     match bitmap.as_deref() {
         Some("none") => {
             if a.bitmap.is_none() {
                 return fail(1, format!("mdadm: no bitmap found on {md}\n"));
             }
-            if a.sync_action != "idle" {
+            if a.sync_action != "idle" || read_only {
                 return fail(1, "mdadm: failed to remove internal bitmap.\n");
             }
             a.bitmap = None;
@@ -448,6 +471,9 @@ fn grow(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutput, HostErr
         Some("internal") => {
             if a.bitmap.is_some() {
                 return fail(1, format!("mdadm: bitmap already present on {md}\n"));
+            }
+            if read_only {
+                return fail(1, "mdadm: failed to set internal bitmap.\n");
             }
             if a.sync_action != "idle" {
                 return fail(

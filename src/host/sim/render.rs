@@ -422,6 +422,13 @@ pub fn sysfs_read(w: &Observed, path: &str) -> Option<String> {
                 .map(|(d, t)| format!("{d} / {t}"))
                 .unwrap_or_else(|| "none".into()),
             "degraded" => a.degraded.to_string(),
+            "resync_start" => {
+                if a.resync_pending {
+                    "0".into()
+                } else {
+                    "none".into()
+                }
+            }
             "sync_speed" => {
                 if a.sync_completed.is_some() {
                     "100000".into()
