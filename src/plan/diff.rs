@@ -394,7 +394,14 @@ impl<'a> Planner<'a> {
         if rule.is_empty() && cur.is_none() {
             return;
         }
-        let new = persist::write_cache_rule(&rule);
+        let new = match persist::write_cache_rule(&rule) {
+            Ok(text) => text,
+            Err(e) => {
+                let fix = "name the disk by `id:` and leave its write cache as it is (remove `write_cache`)";
+                self.refuse(format!("file {WRITE_CACHE_RULE_PATH}"), e.to_string(), fix);
+                return;
+            }
+        };
         if cur != Some(new.as_str()) {
             self.steps.push(ps(
                 Step::WriteFile { path: WRITE_CACHE_RULE_PATH.into(), old: cur.map(str::to_string), content: new, purpose: "udev rule that re-applies drive write caches at boot and hotplug".into() },
@@ -595,7 +602,14 @@ impl<'a> Planner<'a> {
             }
             .into()
         });
-        let new = persist::managed_mdadm_conf(b.mdadm_conf.as_deref(), &ours, &gone);
+        let new = match persist::managed_mdadm_conf(b.mdadm_conf.as_deref(), &ours, &gone) {
+            Ok(text) => text,
+            Err(e) => {
+                let fix = "check the array with `mdadm --detail`; hyraid lists arrays in mdadm.conf only by a name and UUID it can write safely";
+                self.refuse(format!("file {path}"), e.to_string(), fix);
+                return;
+            }
+        };
         if b.mdadm_conf.as_deref() == Some(new.as_str()) {
             return;
         }
