@@ -151,6 +151,14 @@ const EXPECTED: &[(&str, &str)] = &[
         "5:16: volume_groups.vg0.pvs[0]: `dat0` is neither a mirror nor a disk",
     ),
     (
+        "serial-newline.yaml",
+        r#"3:19: disks.hdd0.serial: serial `ZA4000001\nACTION=="add", RUN+="/bin/rm"` contains `\n`: udev keeps only letters, digits and `#+-.:=@_` in a serial, and hyraid's udev rule matches it as written"#,
+    ),
+    (
+        "serial-udev-injection.yaml",
+        r#"5:13: disks.hdd0.serial: serial `ZA4", RUN+="/bin/sh -c reboot` contains `"`: udev keeps only letters, digits and `#+-.:=@_` in a serial, and hyraid's udev rule matches it as written"#,
+    ),
+    (
         "settings-as-list.yaml",
         r#"9:73: volume_groups.vg0.lvs.data.writecache.settings: invalid value ["high_watermark"]: expected a mapping of setting names to values"#,
     ),
@@ -262,6 +270,10 @@ const EXPECTED: &[(&str, &str)] = &[
     (
         "vg-name-subshell.yaml",
         "5:3: volume_groups.vg$(id): name `vg$(id)` is not allowed: use letters, digits, `.`, `_` and `-`, starting with a letter or digit",
+    ),
+    (
+        "vg-name-dev-entry.yaml",
+        "5:3: volume_groups.md: VG name `md` is taken by /dev/md",
     ),
     (
         "vg-no-pvs.yaml",

@@ -1,6 +1,6 @@
 //! Disks: identity (by-id name, serial) and GPT partitions; what members and PVs may name.
 
-use super::names::check_name;
+use super::names::{check_name, check_serial};
 use super::{Ctx, nearest, seg, size_bytes};
 use crate::config::desired::*;
 use crate::config::raw::*;
@@ -67,6 +67,13 @@ pub(super) fn disks(c: &mut Ctx, raw: &RawConfig) -> BTreeMap<String, DiskSpec> 
         if let Some(s) = &d.serial {
             if s.trim().is_empty() {
                 c.err(&format!("{p}/serial"), false, "empty serial", None);
+            } else if let Err(m) = check_serial(s) {
+                c.err(
+                    &format!("{p}/serial"),
+                    false,
+                    m,
+                    Some("copy the disk's SERIAL from `lsblk -o NAME,SERIAL`, or name it by `id:` alone".into()),
+                );
             } else if let Some(other) = serials.insert(s.clone(), name.clone()) {
                 c.err(
                     &format!("{p}/serial"),

@@ -1,7 +1,7 @@
 //! Volume groups, logical volumes and their writecaches.
 
 use super::disks::Refs;
-use super::names::{LVM_RESERVED, check_name};
+use super::names::{DEV_ENTRIES, LVM_RESERVED, check_name};
 use super::{Ctx, nearest, seg, size_bytes};
 use crate::config::desired::*;
 use crate::config::raw::*;
@@ -88,6 +88,13 @@ pub(super) fn volume_groups(
         let p = format!("/volume_groups/{}", seg(vg_name));
         if let Err(msg) = check_name(vg_name, 64) {
             c.err(&p, true, msg, None);
+        } else if DEV_ENTRIES.contains(&vg_name.as_str()) {
+            c.err(
+                &p,
+                true,
+                format!("VG name `{vg_name}` is taken by /dev/{vg_name}"),
+                Some("LVM puts a VG's LVs in /dev/NAME and refuses a name that exists there; pick another".into()),
+            );
         }
         if vg.pvs.is_empty() {
             c.err(

@@ -25,3 +25,96 @@ pub(super) const LVM_RESERVED: &[&str] = &[
     "_cdata", "_cmeta", "_corig", "_cpool", "_cvol", "_imeta", "_iorig", "_mimage", "_mlog",
     "_pmspare", "_rimage", "_rmeta", "_tdata", "_tmeta", "_vdata", "_vorigin", "_wcorig",
 ];
+
+/// A serial as udev keeps it in ID_SERIAL_SHORT, which hyraid's udev rule matches: the first
+/// character that could not be there (and would end or change the rule), if any.
+pub(super) fn check_serial(serial: &str) -> Result<(), String> {
+    if crate::plan::persist::rule_safe(serial) {
+        return Ok(());
+    }
+    let bad = serial
+        .chars()
+        .find(|c| !crate::plan::persist::rule_safe(&c.to_string()))
+        .map(|c| format!("`{}`", shown(&c.to_string())))
+        .unwrap_or_else(|| "nothing".into());
+    Err(format!(
+        "serial `{}` contains {bad}: udev keeps only letters, digits and `#+-.:=@_` in a serial, and hyraid's udev rule matches it as written",
+        shown(serial)
+    ))
+}
+
+/// `s` with its control characters escaped (`\n`), for a one-line message.
+fn shown(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_debug().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// Entries every Linux /dev has: `vgcreate` refuses a VG whose /dev/NAME already exists, and a
+/// VG named like them would put its LVs among the system's devices.
+pub(super) const DEV_ENTRIES: &[&str] = &[
+    "block",
+    "bsg",
+    "bus",
+    "char",
+    "console",
+    "core",
+    "cpu",
+    "disk",
+    "dri",
+    "fd",
+    "full",
+    "fuse",
+    "hugepages",
+    "input",
+    "kmsg",
+    "log",
+    "mapper",
+    "md",
+    "mem",
+    "mqueue",
+    "net",
+    "null",
+    "port",
+    "ptmx",
+    "pts",
+    "random",
+    "rtc",
+    "shm",
+    "snd",
+    "stderr",
+    "stdin",
+    "stdout",
+    "tty",
+    "urandom",
+    "vfio",
+    "zero",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serials_are_what_udev_keeps() {
+        assert!(check_serial("WD-WCC4M0000001").is_ok());
+        assert!(check_serial("S2H7+J9@B#1=a:b").is_ok());
+        for bad in [
+            "X\", RUN+=\"/bin/sh",
+            "X\\",
+            "a b",
+            "X*",
+            "A|B",
+            "$devnode",
+            "X\u{1b}",
+        ] {
+            assert!(check_serial(bad).is_err(), "{bad}");
+        }
+    }
+}
