@@ -47,6 +47,10 @@ const EXPECTED: &[(&str, &str)] = &[
         "3:12: disks.d.id: `/dev/sda` is not a name under /dev/disk/by-id",
     ),
     (
+        "id-kernel-name.yaml",
+        "4:15: disks.hdd0.id: `sdc` is a kernel name, which can name another disk after the next boot or hotplug",
+    ),
+    (
         "id-is-dm.yaml",
         "3:12: disks.d.id: `dm-name-vg0-data` names an md or device-mapper device, not a disk",
     ),

@@ -1,6 +1,6 @@
 //! Disks: identity (by-id name, serial) and GPT partitions; what members and PVs may name.
 
-use super::names::{check_name, check_serial};
+use super::names::{check_name, check_serial, is_kernel_name};
 use super::{Ctx, nearest, seg, size_bytes};
 use crate::config::desired::*;
 use crate::config::raw::*;
@@ -38,6 +38,13 @@ pub(super) fn disks(c: &mut Ctx, raw: &RawConfig) -> BTreeMap<String, DiskSpec> 
                         "write only the link name, e.g. `ata-SAMSUNG_HD204UI_S2H7J9BZ000001`"
                             .into(),
                     ),
+                );
+            } else if is_kernel_name(i) {
+                c.err(
+                    &pi,
+                    false,
+                    format!("`{i}` is a kernel name, which can name another disk after the next boot or hotplug"),
+                    Some(format!("use the disk's stable name: `ls -l /dev/disk/by-id/ | grep -w {i}` shows its `ata-…`/`nvme-…` and `wwn-…` names")),
                 );
             } else if ["md-", "dm-", "lvm-pv-uuid-"]
                 .iter()

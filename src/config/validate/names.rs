@@ -56,6 +56,37 @@ fn shown(s: &str) -> String {
         .collect()
 }
 
+/// A kernel name (`sdc`, `nvme0n1`, `vda2`): assigned in probe order, so it can name another
+/// disk after the next boot or hotplug.
+pub(super) fn is_kernel_name(id: &str) -> bool {
+    let digits = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_digit());
+    // `sdc`, `sdc2`, `vda`, `xvdb1`: a prefix, letters, an optional partition number.
+    for p in ["xvd", "sd", "hd", "vd"] {
+        if let Some(rest) = id.strip_prefix(p) {
+            let letters = rest.trim_end_matches(|c: char| c.is_ascii_digit());
+            return !letters.is_empty() && letters.chars().all(|c| c.is_ascii_lowercase());
+        }
+    }
+    // `nvme0n1`, `nvme0n1p2`, `mmcblk0p1`, `md127`, `loop0`.
+    let without_part = |s: &'_ str| -> String {
+        match s.split_once('p') {
+            Some((a, b)) if digits(b) => a.to_string(),
+            _ => s.to_string(),
+        }
+    };
+    if let Some(rest) = id.strip_prefix("nvme") {
+        return rest
+            .split_once('n')
+            .is_some_and(|(ctrl, ns)| digits(ctrl) && digits(&without_part(ns)));
+    }
+    if let Some(rest) = id.strip_prefix("mmcblk") {
+        return digits(&without_part(rest));
+    }
+    ["md", "loop", "sr", "nbd", "zram"]
+        .iter()
+        .any(|p| id.strip_prefix(p).is_some_and(digits))
+}
+
 /// Entries every Linux /dev has: `vgcreate` refuses a VG whose /dev/NAME already exists, and a
 /// VG named like them would put its LVs among the system's devices.
 pub(super) const DEV_ENTRIES: &[&str] = &[
@@ -100,6 +131,41 @@ pub(super) const DEV_ENTRIES: &[&str] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn kernel_names_are_told_from_by_id_names() {
+        for k in [
+            "sdc",
+            "sdaa",
+            "sdc2",
+            "hda",
+            "vda1",
+            "xvdb",
+            "nvme0n1",
+            "nvme1n2p3",
+            "mmcblk0",
+            "mmcblk0p1",
+            "md127",
+            "loop0",
+            "sr0",
+        ] {
+            assert!(is_kernel_name(k), "{k}");
+        }
+        for i in [
+            "ata-SSD_1",
+            "wwn-0x5000c500a1b2c3d4",
+            "nvme-Samsung_SSD_970_S4EW",
+            "nvme-eui.0025388b71b2c3d4",
+            "md-uuid-263e1fc9",
+            "scsi-SATA_ST500",
+            "usb-Generic_0",
+            "sd",
+            "nvme0",
+            "sdC",
+        ] {
+            assert!(!is_kernel_name(i), "{i}");
+        }
+    }
 
     #[test]
     fn serials_are_what_udev_keeps() {
