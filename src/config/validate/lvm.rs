@@ -110,6 +110,17 @@ pub(super) fn volume_groups(
             let Some(r) = resolve(c, &pp, pv) else {
                 continue;
             };
+            if let DeviceRef::Mirror(mn) = &r
+                && mirrors[mn].absent
+                && vg.state != Some(ObjectState::Absent)
+            {
+                c.err(
+                    &format!("/mirrors/{}/state", seg(mn)),
+                    false,
+                    format!("mirror `{mn}` is `state: absent`, but volume group `{vg_name}` still has it as a PV"),
+                    Some(format!("first move the data off it (`pvmove`) and remove `{mn}` from `volume_groups.{vg_name}.pvs`, or set the volume group `state: absent` too")),
+                );
+            }
             if pvs.contains(&r) {
                 c.err(
                     &pp,

@@ -45,6 +45,7 @@ pub(super) fn mirrors(
             );
         }
         let mut seen = BTreeSet::new();
+        let mut on_disk: HashMap<&str, &String> = HashMap::new();
         for (i, member) in m.members.iter().enumerate() {
             let mp = format!("{p}/members/{i}");
             if raw.mirrors.contains_key(member) {
@@ -69,6 +70,15 @@ pub(super) fn mirrors(
                     None,
                 );
                 continue;
+            }
+            let disk = split_device(member).0;
+            if let Some(first) = on_disk.insert(disk, member) {
+                c.err(
+                    &mp,
+                    false,
+                    format!("`{member}` and `{first}` are partitions of the same disk `{disk}`: the mirror would not survive losing it"),
+                    Some("mirror partitions of different disks".into()),
+                );
             }
             if let Some(other) = used_by.insert(member.clone(), format!("mirror `{name}`")) {
                 c.err(
@@ -141,17 +151,27 @@ pub(super) fn mirrors(
                 c.err(&format!("{p}/write_behind"), false, "write_behind > 0 without a write-mostly member", Some("write-behind only applies to write-mostly members: list one in `write_mostly`, or set `write_behind: 0`".into()));
             }
         }
-        mirrors.insert(
-            name.clone(),
-            MirrorSpec {
-                name: name.clone(),
-                members: m.members.clone(),
-                write_mostly,
-                bitmap_chunk,
-                write_behind,
-                absent: m.state == Some(ObjectState::Absent),
-            },
-        );
+        let spec = MirrorSpec {
+            name: name.clone(),
+            members: m.members.clone(),
+            write_mostly,
+            bitmap_chunk,
+            write_behind,
+            absent: m.state == Some(ObjectState::Absent),
+        };
+        let media = |n: &str| disks.get(split_device(n).0)?.rotational_override;
+        if let Some(fast) = spec.inverted_write_mostly(media) {
+            c.err(
+                &format!("{p}/write_mostly"),
+                false,
+                format!(
+                    "write_mostly lists every SSD member of mirror `{name}` ({}): md would serve reads from the HDDs",
+                    fast.join(", ")
+                ),
+                Some("write-mostly belongs on the slow members: list the HDDs, or write `write_mostly: auto`".into()),
+            );
+        }
+        mirrors.insert(name.clone(), spec);
     }
 
     mirrors
