@@ -84,6 +84,7 @@ pub fn plan(d: &Desired, o: &Observed, policy: Policy) -> Result<Plan, PlanError
         file_knames: BTreeSet::new(),
     };
     p.resolve_disks()?;
+    p.check_observed_media()?;
     p.write_caches();
     p.partitions();
     let mut md_steps = Vec::new();
@@ -257,7 +258,10 @@ impl<'a> Planner<'a> {
                     )));
                 }
                 if let Some(other) = seen.insert(dv.kname.clone(), spec.name.clone()) {
-                    return Err(ident(format!("/dev/{} is also disk `{other}`", dv.kname)));
+                    return Err(ident(format!(
+                        "/dev/{} is also disk `{other}`: one physical disk under two names, and a mirror of the two would hold one copy; declare each disk once, by one of its ids",
+                        dv.kname
+                    )));
                 }
             }
             let path = match (&spec.id, dev) {
@@ -324,6 +328,28 @@ impl<'a> Planner<'a> {
             .values()
             .filter_map(|r| r.dev.map(|d| d.kname.clone()))
             .collect();
+        Ok(())
+    }
+
+    /// What the file alone could not show to defeat a mirror: write-mostly on every fast member,
+    /// by the media the machine reports (validate catches it when the file declares `media:`).
+    fn check_observed_media(&self) -> Result<(), PlanError> {
+        let known = |n: &str| {
+            let r = self.disks.get(n)?;
+            let whole = self.disks.get(&r.spec.name)?;
+            (whole.dev.is_some() || r.spec.rotational_override.is_some()).then_some(r.rotational)
+        };
+        for m in self.d.mirrors.values().filter(|m| !m.absent) {
+            if let Some(fast) = m.inverted_write_mostly(known) {
+                return Err(PlanError::Mirror {
+                    mirror: m.name.clone(),
+                    detail: format!(
+                        "write_mostly lists every non-rotational member ({}), so md would serve reads from the rotational ones; list the HDDs in `write_mostly`, or write `write_mostly: auto` (set `media:` on a disk whose rotational flag is wrong)",
+                        fast.join(", ")
+                    ),
+                });
+            }
+        }
         Ok(())
     }
 
