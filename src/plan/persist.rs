@@ -21,6 +21,25 @@ pub const MDADM_CONF_MARK: &str =
 /// Debian's default when the file does not exist yet.
 pub const MDADM_CONF_BASE: &str = "HOMEHOST <system>\nMAILADDR root\n";
 
+/// The mdadm.conf this machine's mdadm reads: the one observed; where there is none yet,
+/// /etc/mdadm.conf on EL (dracut), /etc/mdadm/mdadm.conf on Debian (update-initramfs).
+pub fn mdadm_conf_path(b: &crate::observe::Boot) -> &str {
+    match (&b.mdadm_conf_path, b.initramfs_tool.as_deref()) {
+        (Some(p), _) => p,
+        (None, Some("dracut")) => "/etc/mdadm.conf",
+        (None, _) => "/etc/mdadm/mdadm.conf",
+    }
+}
+
+/// How this machine rebuilds its initramfs (which carries a copy of mdadm.conf), if it has a
+/// tool hyraid knows.
+pub fn initramfs_command(b: &crate::observe::Boot) -> Option<&'static str> {
+    match b.initramfs_tool.as_deref()? {
+        "dracut" => Some("dracut -f --mdadmconf"),
+        _ => Some("update-initramfs -u"),
+    }
+}
+
 /// `2a5bd1d0-4b8a-…` or `2a5bd1d0:4b8a6c55:…` → mdadm's `xxxxxxxx:xxxxxxxx:xxxxxxxx:xxxxxxxx`.
 pub fn mdadm_uuid(u: &str) -> String {
     let h: String = u
