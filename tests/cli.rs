@@ -171,6 +171,10 @@ fn validate_reports_positions_and_exit_codes() {
     assert!(text(&o).1.starts_with("tests/bad/unknown-key-mirror.yaml:8:5: mirrors.data0.write_mosty: unknown key `write_mosty`\n    help: did you mean `write_mostly`?"));
     let o = hyraid(&["validate", "examples/single-pair.yaml"]);
     assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        text(&o).0,
+        "examples/single-pair.yaml: valid (2 disks, 1 mirror, 1 volume group, 1 logical volume)\n"
+    );
 }
 
 #[test]

@@ -143,3 +143,23 @@ fn partitions_are_imported_in_disk_order() {
             .all(|m| m.ends_with(":cache"))
     );
 }
+
+#[test]
+fn a_serial_the_file_could_not_hold_is_left_to_the_id() {
+    let (d, h) = example("single-pair");
+    apply(&h, &d, Policy::default()).unwrap();
+    let mut obs = observe(&h, &d);
+    obs.block_devices
+        .iter_mut()
+        .find(|b| b.kname == "sdb")
+        .unwrap()
+        .serial = Some("ZA4 000\"1".into());
+    let yaml = import::to_yaml(&import::import(&obs));
+    let back = load_str("imported.yaml", &yaml).unwrap_or_else(|e| panic!("{e}\n{yaml}"));
+    let hdd = back
+        .disks
+        .values()
+        .find(|s| s.id.as_deref() == Some("ata-ST500DM009-2F110A_ZA4000001"))
+        .unwrap();
+    assert_eq!(hdd.serial, None);
+}

@@ -220,3 +220,63 @@ fn sas_disks_switch_their_cache_with_sdparm() {
         p.refused
     );
 }
+
+#[test]
+fn an_observed_uuid_that_would_inject_a_line_is_refused_not_written() {
+    let (d, h) = example("single-pair");
+    apply(&h, &d, Policy::default()).unwrap();
+    let mut o = observe(&h, &d);
+    let a = o
+        .arrays
+        .iter_mut()
+        .find(|a| a.name.as_deref() == Some("md-home"))
+        .unwrap();
+    a.uuid = Some("263e1fc9:5e52a71e:0141a8e8:fe8e251e\nARRAY /dev/md/evil UUID=1".into());
+    let p = hyraid::plan::plan(&d, &o, Policy::default()).unwrap();
+    assert!(
+        !p.steps.iter().any(
+            |s| matches!(&s.step, Step::WriteFile { path, .. } if path.ends_with("mdadm.conf"))
+                || matches!(s.step, Step::RegenerateInitramfs { .. })
+        ),
+        "{:?}",
+        p.steps
+    );
+    let r = p
+        .refused
+        .iter()
+        .find(|r| r.object == "file /etc/mdadm/mdadm.conf")
+        .expect("refused");
+    assert!(r.reason.contains("refusing to write array UUID"), "{r:?}");
+}
+
+#[test]
+fn observed_serials_reach_the_udev_rule_only_when_udev_reads_them_as_written() {
+    let (mut d, h) = example("single-pair");
+    d.disks.get_mut("hdd").unwrap().write_cache = Some(false);
+    let mut o = observe(&h, &d);
+    let with_serial = |o: &mut hyraid::observe::Observed, s: &str| {
+        o.block_devices
+            .iter_mut()
+            .find(|b| b.kname == "sdb")
+            .unwrap()
+            .serial = Some(s.into());
+        hyraid::plan::plan(&d, o, Policy::default()).unwrap()
+    };
+    // A quote would end the match and start a RUN of its own: no rule, a refusal says why.
+    let p = with_serial(&mut o, "ZA4\", RUN+=\"/bin/sh -c reboot");
+    assert!(!p.steps.iter().any(|s| matches!(&s.step, Step::WriteFile { content, .. } if content.contains("/bin/sh -c reboot"))));
+    assert!(
+        p.refused
+            .iter()
+            .any(|r| r.object == "disk hdd" && r.reason.contains("no serial a udev rule can match")),
+        "{:?}",
+        p.refused
+    );
+    // Characters udev keeps in ID_SERIAL_SHORT (`#+-.:=@_`) are written as they are.
+    let p = with_serial(&mut o, "ZA4+0@01");
+    assert!(
+        p.steps.iter().any(|s| matches!(&s.step, Step::WriteFile { content, .. } if content.contains(r#"ENV{ID_SERIAL_SHORT}=="ZA4+0@01", RUN+="/usr/sbin/hdparm -W0 $devnode""#))),
+        "{:?}",
+        p.steps
+    );
+}

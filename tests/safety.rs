@@ -4,6 +4,7 @@
 mod common;
 use common::*;
 use hyraid::apply::{self, ApplyError, Journal, lock::Lock};
+use hyraid::config::WriteMostly;
 use hyraid::host::Host;
 use hyraid::host::sim::SimHost;
 use hyraid::observe::{BlockDevice, DevKind, Signature, WriteCacheSource, WriteCacheState};
@@ -505,4 +506,42 @@ fn only_tagged_leftover_cache_volumes_are_cleaned_up() {
     let p = plan_for(&h, &d, Policy::default());
     assert!(p.steps.is_empty(), "{:?}", p.steps);
     assert_eq!(p.foreign[0].object, "lv vg0/nextcloud_wc");
+}
+
+#[test]
+fn one_disk_under_its_ata_and_wwn_names_is_refused_with_the_fix() {
+    let (mut d, h) = example("single-pair");
+    // sda's wwn- name, while `ssd` names it by its ata- name.
+    d.disks.get_mut("hdd").unwrap().id = Some("wwn-0x500a0751e6000001".into());
+    let obs = observe(&h, &d);
+    let e = plan(&d, &obs, Policy::default()).unwrap_err();
+    assert!(matches!(e, PlanError::Identity { .. }), "{e}");
+    let e = e.to_string();
+    assert!(
+        e.contains("/dev/sda is also disk `") && e.contains("declare each disk once"),
+        "{e}"
+    );
+}
+
+#[test]
+fn write_mostly_on_the_only_ssd_is_refused_by_the_observed_media() {
+    let (mut d, h) = example("single-pair");
+    let obs = observe(&h, &d);
+    d.mirrors.get_mut("md-home").unwrap().write_mostly = WriteMostly::List(vec!["ssd".into()]);
+    let e = plan(&d, &obs, Policy::default()).unwrap_err().to_string();
+    assert!(
+        e.contains("mirror `md-home`") && e.contains("every non-rotational member (ssd)"),
+        "{e}"
+    );
+    // The HDD write-mostly is the point; and where every disk reports rotational (virtio),
+    // nothing is fast, so nothing is inverted.
+    d.mirrors.get_mut("md-home").unwrap().write_mostly = WriteMostly::List(vec!["hdd".into()]);
+    assert!(plan(&d, &obs, Policy::default()).is_ok());
+    let mut o = obs.clone();
+    o.block_devices.iter_mut().for_each(|b| b.rotational = true);
+    d.mirrors.get_mut("md-home").unwrap().write_mostly = WriteMostly::List(vec!["ssd".into()]);
+    assert!(plan(&d, &o, Policy::default()).is_ok());
+    // `media: ssd` in the file decides over the kernel's flag.
+    d.disks.get_mut("ssd").unwrap().rotational_override = Some(false);
+    assert!(plan(&d, &o, Policy::default()).is_err());
 }

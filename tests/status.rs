@@ -162,3 +162,46 @@ fn status_cli_exit_codes_and_json() {
         "{v}"
     );
 }
+
+#[test]
+fn the_mdadm_conf_lint_names_this_machines_path_and_initramfs_tool() {
+    let fix = |boot: hyraid::observe::Boot| {
+        let mut o = vm("fresh-build-built");
+        o.boot = boot;
+        let f = status(&o, None, None);
+        f.iter()
+            .find(|x| x.message == "not listed in mdadm.conf")
+            .map(|x| x.fix.clone())
+            .unwrap()
+    };
+    let el = fix(hyraid::observe::Boot {
+        initramfs_tool: Some("dracut".into()),
+        ..Default::default()
+    });
+    assert!(
+        el.contains("to /etc/mdadm.conf and run `dracut -f --mdadmconf`"),
+        "{el}"
+    );
+    let debian = fix(hyraid::observe::Boot {
+        initramfs_tool: Some("update-initramfs".into()),
+        ..Default::default()
+    });
+    assert!(
+        debian.contains("to /etc/mdadm/mdadm.conf and run `update-initramfs -u`"),
+        "{debian}"
+    );
+    // The file mdadm reads wins: an EL box that already has /etc/mdadm.conf, or a Debian box
+    // someone gave one.
+    let given = fix(hyraid::observe::Boot {
+        mdadm_conf_path: Some("/etc/mdadm.conf".into()),
+        mdadm_conf: Some("HOMEHOST <system>\n".into()),
+        initramfs_tool: Some("update-initramfs".into()),
+        ..Default::default()
+    });
+    assert!(
+        given.contains("to /etc/mdadm.conf and run `update-initramfs -u`"),
+        "{given}"
+    );
+    let none = fix(Default::default());
+    assert!(none.contains("rebuild the initramfs"), "{none}");
+}

@@ -47,6 +47,10 @@ const EXPECTED: &[(&str, &str)] = &[
         "3:12: disks.d.id: `/dev/sda` is not a name under /dev/disk/by-id",
     ),
     (
+        "id-kernel-name.yaml",
+        "4:15: disks.hdd0.id: `sdc` is a kernel name, which can name another disk after the next boot or hotplug",
+    ),
+    (
         "id-is-dm.yaml",
         "3:12: disks.d.id: `dm-name-vg0-data` names an md or device-mapper device, not a disk",
     ),
@@ -103,6 +107,14 @@ const EXPECTED: &[(&str, &str)] = &[
         r#"5:21: mirrors.data0.members: invalid value "ssd0": expected a list of names"#,
     ),
     (
+        "mirror-absent-in-vg.yaml",
+        "6:42: mirrors.data0.state: mirror `data0` is `state: absent`, but volume group `vg0` still has it as a PV",
+    ),
+    (
+        "mirror-one-disk.yaml",
+        "5:32: mirrors.data0.members[1]: `ssd0:b` and `ssd0:a` are partitions of the same disk `ssd0`: the mirror would not survive losing it",
+    ),
+    (
         "mirror-of-mirror.yaml",
         "8:22: mirrors.outer.members[0]: `inner` is a mirror; the members of a mirror are disks",
     ),
@@ -149,6 +161,14 @@ const EXPECTED: &[(&str, &str)] = &[
     (
         "pv-undefined.yaml",
         "5:16: volume_groups.vg0.pvs[0]: `dat0` is neither a mirror nor a disk",
+    ),
+    (
+        "serial-newline.yaml",
+        r#"3:19: disks.hdd0.serial: serial `ZA4000001\nACTION=="add", RUN+="/bin/rm"` contains `\n`: udev keeps only letters, digits and `#+-.:=@_` in a serial, and hyraid's udev rule matches it as written"#,
+    ),
+    (
+        "serial-udev-injection.yaml",
+        r#"5:13: disks.hdd0.serial: serial `ZA4", RUN+="/bin/sh -c reboot` contains `"`: udev keeps only letters, digits and `#+-.:=@_` in a serial, and hyraid's udev rule matches it as written"#,
     ),
     (
         "settings-as-list.yaml",
@@ -264,6 +284,10 @@ const EXPECTED: &[(&str, &str)] = &[
         "5:3: volume_groups.vg$(id): name `vg$(id)` is not allowed: use letters, digits, `.`, `_` and `-`, starting with a letter or digit",
     ),
     (
+        "vg-name-dev-entry.yaml",
+        "5:3: volume_groups.md: VG name `md` is taken by /dev/md",
+    ),
+    (
         "vg-no-pvs.yaml",
         "3:15: volume_groups.vg0.pvs: volume group `vg0` has no PVs",
     ),
@@ -290,6 +314,10 @@ const EXPECTED: &[(&str, &str)] = &[
     (
         "write-cache-maybe.yaml",
         r#"3:39: disks.hdd0.write_cache: invalid value "maybe": expected `on` or `off`"#,
+    ),
+    (
+        "write-mostly-inverted.yaml",
+        "8:19: mirrors.data0.write_mostly: write_mostly lists every SSD member of mirror `data0` (ssd0): md would serve reads from the HDDs",
     ),
     (
         "write-mostly-yes.yaml",
@@ -436,4 +464,26 @@ fn commands_are_argv_never_a_shell() {
             );
         }
     }
+}
+
+#[test]
+fn write_mostly_is_refused_only_the_wrong_way_round() {
+    let file = |hdd_media: &str, wm: &str| {
+        format!(
+            "version: 1\ndisks:\n  ssd0: {{ id: ata-SSD_1, media: ssd }}\n  ssd1: {{ id: ata-SSD_2, media: ssd }}\n  hdd0: {{ id: ata-HDD_1{hdd_media} }}\nmirrors:\n  m: {{ members: [ssd0, ssd1, hdd0], write_mostly: {wm} }}\n"
+        )
+    };
+    for ok in ["[hdd0]", "[ssd0]", "[ssd0, hdd0]", "[]", "auto"] {
+        let r = load_str("f.yaml", &file(", media: hdd", ok));
+        assert!(r.is_ok(), "{ok}: {r:?}");
+    }
+    for bad in ["[ssd0, ssd1]", "[ssd0, ssd1, hdd0]"] {
+        let e = load_str("f.yaml", &file(", media: hdd", bad))
+            .unwrap_err()
+            .0;
+        assert_eq!(e[0].path, "mirrors.m.write_mostly", "{bad}");
+        assert!(e[0].message.contains("every SSD member"), "{}", e[0]);
+    }
+    // Without `media:` the file does not say which disk is slow: the plan decides.
+    assert!(load_str("f.yaml", &file("", "[ssd0, ssd1]")).is_ok());
 }

@@ -278,13 +278,20 @@ fn dispatch(cli: Cli) -> Result<u8, CliError> {
     match cli.command {
         Cmd::Validate { file } => {
             let d = load(&file)?;
+            let n = |count: usize, one: &str| match count {
+                1 => format!("1 {one}"),
+                _ => format!("{count} {one}s"),
+            };
             println!(
-                "{}: valid ({} disks, {} mirrors, {} volume groups, {} logical volumes)",
+                "{}: valid ({}, {}, {}, {})",
                 file.display(),
-                d.disks.len(),
-                d.mirrors.len(),
-                d.volume_groups.len(),
-                d.volume_groups.values().map(|v| v.lvs.len()).sum::<usize>()
+                n(d.disks.len(), "disk"),
+                n(d.mirrors.len(), "mirror"),
+                n(d.volume_groups.len(), "volume group"),
+                n(
+                    d.volume_groups.values().map(|v| v.lvs.len()).sum(),
+                    "logical volume"
+                )
             );
             Ok(0)
         }

@@ -60,6 +60,33 @@ pub struct MirrorSpec {
     pub absent: bool,
 }
 
+impl MirrorSpec {
+    /// Write-mostly the wrong way round: in a mirror of fast and slow members, every fast member
+    /// is listed write-mostly, so md serves reads from the slow ones. `rotational` gives a
+    /// member's media (None: not known). The fast members when that is so; None when it is not,
+    /// or when a member's media is not known.
+    pub fn inverted_write_mostly(
+        &self,
+        rotational: impl Fn(&str) -> Option<bool>,
+    ) -> Option<Vec<String>> {
+        let WriteMostly::List(wm) = &self.write_mostly else {
+            return None;
+        };
+        let media: Vec<(&String, bool)> = self
+            .members
+            .iter()
+            .map(|n| rotational(n).map(|r| (n, r)))
+            .collect::<Option<_>>()?;
+        let fast: Vec<String> = media
+            .iter()
+            .filter(|(_, rot)| !rot)
+            .map(|(n, _)| (*n).clone())
+            .collect();
+        let slow = media.iter().any(|(_, rot)| *rot);
+        (slow && !fast.is_empty() && fast.iter().all(|n| wm.contains(n))).then_some(fast)
+    }
+}
+
 /// A reference to a block device hyraid manages: a mirror (`/dev/md/NAME`) or a whole disk.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[serde(tag = "kind", content = "name", rename_all = "lowercase")]

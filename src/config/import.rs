@@ -113,7 +113,11 @@ fn build(o: &Observed, preassigned: &BTreeMap<String, String>) -> Built {
             name.clone(),
             RawDisk {
                 id: Some(id),
-                serial: d.serial.clone(),
+                // A serial udev would not keep as it is cannot be matched by hyraid's rule: the id is enough.
+                serial: d
+                    .serial
+                    .clone()
+                    .filter(|s| crate::plan::persist::rule_safe(s)),
                 write_cache,
                 media: None,
                 partitions: None,

@@ -87,6 +87,7 @@ pub fn plan(d: &Desired, o: &Observed, policy: Policy) -> Result<Plan, PlanError
         file_knames: BTreeSet::new(),
     };
     p.resolve_disks()?;
+    p.check_observed_media()?;
     p.write_caches();
     p.partitions();
     let mut md_steps = Vec::new();
@@ -261,7 +262,10 @@ impl<'a> Planner<'a> {
                     )));
                 }
                 if let Some(other) = seen.insert(dv.kname.clone(), spec.name.clone()) {
-                    return Err(ident(format!("/dev/{} is also disk `{other}`", dv.kname)));
+                    return Err(ident(format!(
+                        "/dev/{} is also disk `{other}`: one physical disk under two names, and a mirror of the two would hold one copy; declare each disk once, by one of its ids",
+                        dv.kname
+                    )));
                 }
             }
             let path = match (&spec.id, dev) {
@@ -345,6 +349,28 @@ impl<'a> Planner<'a> {
         Ok(())
     }
 
+    /// What the file alone could not show to defeat a mirror: write-mostly on every fast member,
+    /// by the media the machine reports (validate catches it when the file declares `media:`).
+    fn check_observed_media(&self) -> Result<(), PlanError> {
+        let known = |n: &str| {
+            let r = self.disks.get(n)?;
+            let whole = self.disks.get(&r.spec.name)?;
+            (whole.dev.is_some() || r.spec.rotational_override.is_some()).then_some(r.rotational)
+        };
+        for m in self.d.mirrors.values().filter(|m| !m.absent) {
+            if let Some(fast) = m.inverted_write_mostly(known) {
+                return Err(PlanError::Mirror {
+                    mirror: m.name.clone(),
+                    detail: format!(
+                        "write_mostly lists every non-rotational member ({}), so md would serve reads from the rotational ones; list the HDDs in `write_mostly`, or write `write_mostly: auto` (set `media:` on a disk whose rotational flag is wrong)",
+                        fast.join(", ")
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
     fn write_caches(&mut self) {
         let mut out = Vec::new();
         let mut rule = Vec::new();
@@ -424,7 +450,14 @@ impl<'a> Planner<'a> {
         if rule.is_empty() && cur.is_none() {
             return;
         }
-        let new = persist::write_cache_rule(&rule);
+        let new = match persist::write_cache_rule(&rule) {
+            Ok(text) => text,
+            Err(e) => {
+                let fix = "name the disk by `id:` and leave its write cache as it is (remove `write_cache`)";
+                self.refuse(format!("file {WRITE_CACHE_RULE_PATH}"), e.to_string(), fix);
+                return;
+            }
+        };
         if cur != Some(new.as_str()) {
             self.steps.push(ps(
                 Step::WriteFile { path: WRITE_CACHE_RULE_PATH.into(), old: cur.map(str::to_string), content: new, purpose: "udev rule that re-applies drive write caches at boot and hotplug".into() },
@@ -625,7 +658,14 @@ impl<'a> Planner<'a> {
             }
             .into()
         });
-        let new = persist::managed_mdadm_conf(b.mdadm_conf.as_deref(), &ours, &gone);
+        let new = match persist::managed_mdadm_conf(b.mdadm_conf.as_deref(), &ours, &gone) {
+            Ok(text) => text,
+            Err(e) => {
+                let fix = "check the array with `mdadm --detail`; hyraid lists arrays in mdadm.conf only by a name and UUID it can write safely";
+                self.refuse(format!("file {path}"), e.to_string(), fix);
+                return;
+            }
+        };
         if b.mdadm_conf.as_deref() == Some(new.as_str()) {
             return;
         }

@@ -5,6 +5,7 @@
 use crate::config::Desired;
 use crate::config::size::human;
 use crate::observe::{DevKind, Observed};
+use crate::plan::persist;
 use serde::Serialize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -173,12 +174,20 @@ pub fn status(o: &Observed, desired: Option<&Desired>, mdadm_conf: Option<&str>)
         if let Some(u) = &a.uuid
             && !conf_uuids.contains(&norm_uuid(u))
         {
+            let rebuild = match persist::initramfs_command(&o.boot) {
+                Some(cmd) => format!("run `{cmd}`"),
+                None => "rebuild the initramfs (no update-initramfs or dracut was found)".into(),
+            };
+            let fix = format!(
+                "add its line from `mdadm --detail --scan` to {} and {rebuild}",
+                persist::mdadm_conf_path(&o.boot)
+            );
             add(
                 Severity::Lint,
                 object.clone(),
                 "not listed in mdadm.conf".into(),
                 "after a reboot it may come up under another name (md127, or NAME_0 from another host)",
-                "add its line from `mdadm --detail --scan` to /etc/mdadm/mdadm.conf and run `update-initramfs -u`",
+                &fix,
             );
         }
     }

@@ -3,12 +3,42 @@
 
 use std::collections::{HashMap, HashSet};
 
+/// A value that would change the meaning of a managed file if it were written into it: the file
+/// is not rendered at all.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("refusing to write {what} {value:?} into {file}: {why}")]
+pub struct UnsafeValue {
+    pub file: &'static str,
+    pub what: String,
+    pub value: String,
+    pub why: &'static str,
+}
+
 /// Marks hyraid's block in mdadm.conf.
 pub const MDADM_CONF_MARK: &str =
     "# hyraid: the arrays of hyraid.yaml; `hyraid apply` keeps these lines";
 
 /// Debian's default when the file does not exist yet.
 pub const MDADM_CONF_BASE: &str = "HOMEHOST <system>\nMAILADDR root\n";
+
+/// The mdadm.conf this machine's mdadm reads: the one observed; where there is none yet,
+/// /etc/mdadm.conf on EL (dracut), /etc/mdadm/mdadm.conf on Debian (update-initramfs).
+pub fn mdadm_conf_path(b: &crate::observe::Boot) -> &str {
+    match (&b.mdadm_conf_path, b.initramfs_tool.as_deref()) {
+        (Some(p), _) => p,
+        (None, Some("dracut")) => "/etc/mdadm.conf",
+        (None, _) => "/etc/mdadm/mdadm.conf",
+    }
+}
+
+/// How this machine rebuilds its initramfs (which carries a copy of mdadm.conf), if it has a
+/// tool hyraid knows.
+pub fn initramfs_command(b: &crate::observe::Boot) -> Option<&'static str> {
+    match b.initramfs_tool.as_deref()? {
+        "dracut" => Some("dracut -f --mdadmconf"),
+        _ => Some("update-initramfs -u"),
+    }
+}
 
 /// `2a5bd1d0-4b8a-…` or `2a5bd1d0:4b8a6c55:…` → mdadm's `xxxxxxxx:xxxxxxxx:xxxxxxxx:xxxxxxxx`.
 pub fn mdadm_uuid(u: &str) -> String {
@@ -23,21 +53,88 @@ pub fn mdadm_uuid(u: &str) -> String {
     format!("{}:{}:{}:{}", &h[0..8], &h[8..16], &h[16..24], &h[24..32])
 }
 
+/// An array name that is one word of mdadm.conf and one /dev/md/ entry: mdadm's portable
+/// filename characters (letters, digits, `.`, `_`, `-`), no leading `-`, at most 32 bytes.
+pub fn md_name_safe(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 32
+        && name != "."
+        && name != ".."
+        && !name.starts_with('-')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+}
+
+/// The names and UUIDs of the ARRAY lines hyraid writes, checked before anything is rendered.
+fn check_arrays(
+    ours: &[(String, String)],
+    gone: &[(String, Option<String>)],
+) -> Result<(), UnsafeValue> {
+    let unsafe_value = |what: &str, value: &str, why| UnsafeValue {
+        file: "mdadm.conf",
+        what: what.into(),
+        value: value.into(),
+        why,
+    };
+    let names = ours
+        .iter()
+        .map(|(n, _)| n)
+        .chain(gone.iter().map(|(n, _)| n));
+    for n in names {
+        if !md_name_safe(n) {
+            return Err(unsafe_value(
+                "array name",
+                n,
+                "an md name is letters, digits, `.`, `_` and `-`, at most 32 bytes",
+            ));
+        }
+    }
+    let uuids = ours
+        .iter()
+        .map(|(_, u)| u)
+        .chain(gone.iter().filter_map(|(_, u)| u.as_ref()));
+    for u in uuids {
+        let hex = u.chars().filter(|c| c.is_ascii_hexdigit()).count();
+        if hex != 32
+            || !u
+                .chars()
+                .all(|c| c.is_ascii_hexdigit() || c == ':' || c == '-')
+        {
+            return Err(unsafe_value(
+                "array UUID",
+                u,
+                "an md UUID is 32 hex digits separated by `:` or `-`",
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// mdadm.conf with hyraid's ARRAY lines: `ours` (name, uuid) are (re)written in a marked block at
 /// the end; any other ARRAY line naming one of them or one of `gone` (by /dev/md/NAME or UUID),
-/// with its continuation lines, is dropped; every other line is kept as it was.
+/// with its continuation lines, is dropped; every other line is kept as it was. A name or UUID
+/// that is not safe for mdadm.conf (a space, `#`, a newline) is refused, never written.
 pub fn managed_mdadm_conf(
     current: Option<&str>,
     ours: &[(String, String)],
     gone: &[(String, Option<String>)],
-) -> String {
+) -> Result<String, UnsafeValue> {
     // Never write an ARRAY line without a real UUID (an array that is not running shows zeros).
     let ours: Vec<(String, String)> = ours
         .iter()
         .filter(|(_, u)| u.chars().any(|c| c.is_ascii_hexdigit() && c != '0'))
         .cloned()
         .collect();
-    let ours = ours.as_slice();
+    check_arrays(&ours, gone)?;
+    Ok(render_mdadm_conf(current, &ours, gone))
+}
+
+fn render_mdadm_conf(
+    current: Option<&str>,
+    ours: &[(String, String)],
+    gone: &[(String, Option<String>)],
+) -> String {
     // A file that already lists each array by its UUID (and nothing stale) is left as it is.
     if let Some(cur) = current {
         let lines: Vec<(Option<&str>, Vec<String>)> = cur
@@ -149,7 +246,22 @@ pub fn managed_mdadm_conf(
 }
 
 /// hyraid's udev rule: for each (disk, serial, on) re-apply `hdparm -W` whenever the disk appears.
-pub fn write_cache_rule(entries: &[(String, String, bool, crate::plan::CacheTool)]) -> String {
+/// A disk name or serial that is not [`rule_safe`] is refused, never written.
+pub fn write_cache_rule(
+    entries: &[(String, String, bool, crate::plan::CacheTool)],
+) -> Result<String, UnsafeValue> {
+    for (disk, serial, _, _) in entries {
+        for (what, value) in [("disk name", disk), ("serial", serial)] {
+            if !rule_safe(value) {
+                return Err(UnsafeValue {
+                    file: WRITE_CACHE_RULE_NAME,
+                    what: what.into(),
+                    value: value.clone(),
+                    why: UDEV_SAFE,
+                });
+            }
+        }
+    }
     let mut out = String::from(
         "# Written by hyraid: re-applies the drive write cache settings of hyraid.yaml whenever the\n# disk appears (boot, hotplug, reset). `hyraid apply` rewrites this file; do not edit it.\n",
     );
@@ -174,7 +286,7 @@ pub fn write_cache_rule(entries: &[(String, String, bool, crate::plan::CacheTool
             argv.join(" ")
         ));
     }
-    out
+    Ok(out)
 }
 
 /// The udev property that holds the serial lsblk reports: ATA disks `ID_SERIAL_SHORT`; SCSI/SAS
@@ -217,12 +329,21 @@ pub fn rule_entry(rule: &str, disk: &str) -> Option<(String, crate::plan::CacheT
     None
 }
 
-/// Serials that are safe inside the udev rule's double quotes.
-pub fn rule_safe(serial: &str) -> bool {
-    !serial.is_empty()
-        && serial
+const WRITE_CACHE_RULE_NAME: &str = "the udev rule 61-hyraid-write-cache.rules";
+
+/// Why a value is refused in the udev rule.
+pub const UDEV_SAFE: &str = "a value in hyraid's udev rule is letters, digits and `#+-.:=@_` (what udev keeps in ID_SERIAL_SHORT); a quote, backslash, space or control character would end or change the rule, and `*?[]|$%` are patterns and substitutions in udev";
+
+/// Values that mean themselves inside a double-quoted udev match (`ENV{ID_SERIAL_SHORT}=="…"`):
+/// the characters udev itself keeps in ID_SERIAL_SHORT (`udev_replace_chars`: letters, digits
+/// and `#+-.:=@_`; its `/` is left out, as is the `\x` hex escaping). udev's parser ends a value at
+/// `"` and a rule at a newline, turns `\"` into `"`, and matches values as globs (`*?[]`) with
+/// `|` alternatives, after `$`/`%` substitution: none of those can appear.
+pub fn rule_safe(value: &str) -> bool {
+    !value.is_empty()
+        && value
             .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_.:".contains(c))
+            .all(|c| c.is_ascii_alphanumeric() || "#+-.:=@_".contains(c))
 }
 
 /// A unified diff for the plan display.
@@ -246,13 +367,13 @@ mod tests {
             "data0".to_string(),
             "263e1fc9-5e52-a71e-0141-a8e8fe8e251e".to_string(),
         )];
-        let new = managed_mdadm_conf(Some(cur), &ours, &[]);
+        let new = managed_mdadm_conf(Some(cur), &ours, &[]).unwrap();
         assert_eq!(
             new,
             "# comment kept\nHOMEHOST <system>\nMAILADDR root\nARRAY /dev/md/other metadata=1.2 UUID=22222222:22222222:22222222:22222222\n\n# hyraid: the arrays of hyraid.yaml; `hyraid apply` keeps these lines\nARRAY /dev/md/data0 metadata=1.2 UUID=263e1fc9:5e52a71e:0141a8e8:fe8e251e\n"
         );
         // Idempotent: applying to its own output changes nothing.
-        assert_eq!(managed_mdadm_conf(Some(&new), &ours, &[]), new);
+        assert_eq!(managed_mdadm_conf(Some(&new), &ours, &[]).unwrap(), new);
         // A removed array's line goes; the foreign one stays.
         let gone = managed_mdadm_conf(
             Some(&new),
@@ -261,16 +382,21 @@ mod tests {
                 "data0".into(),
                 Some("263e1fc9-5e52-a71e-0141-a8e8fe8e251e".into()),
             )],
-        );
+        )
+        .unwrap();
         assert!(
             !gone.contains("data0") && gone.contains("/dev/md/other") && !gone.contains("hyraid:")
         );
         // A hand-written file that already lists the array correctly is not rewritten.
         let by_hand = "HOMEHOST <system>\nARRAY /dev/md/data0 metadata=1.2 name=box:data0 UUID=263e1fc9:5e52a71e:0141a8e8:fe8e251e\n";
-        assert_eq!(managed_mdadm_conf(Some(by_hand), &ours, &[]), by_hand);
+        assert_eq!(
+            managed_mdadm_conf(Some(by_hand), &ours, &[]).unwrap(),
+            by_hand
+        );
         // A missing file starts from Debian's defaults.
         assert!(
             managed_mdadm_conf(None, &ours, &[])
+                .unwrap()
                 .starts_with("HOMEHOST <system>\nMAILADDR root\n\n# hyraid")
         );
     }
@@ -290,7 +416,8 @@ mod tests {
                 false,
                 crate::plan::CacheTool::Sdparm,
             ),
-        ]);
+        ])
+        .unwrap();
         assert!(r.contains(r#"ACTION=="add", SUBSYSTEM=="block", ENV{DEVTYPE}=="disk", ENV{ID_SCSI_SERIAL}=="K4G1ABCD", RUN+="/usr/bin/sdparm --clear=WCE $devnode", RUN+="/bin/sh -c 'echo 1 > /sys$devpath/device/rescan'""#), "{r}");
         assert!(rule_line(&r, "K4G1ABCD").is_some_and(|l| l.contains("--clear=WCE")));
         assert!(rule_line(&r, "WDE00001").is_some_and(|l| l.contains("-W1")));
@@ -300,5 +427,72 @@ mod tests {
         assert!(rule_safe("WD-WCC4M0000001") && !rule_safe("a\"b") && !rule_safe("x y"));
         let d = unified_diff("/etc/mdadm/mdadm.conf", Some("a\nb\n"), "a\nb\nc\n");
         assert!(d.contains("--- /etc/mdadm/mdadm.conf") && d.contains("+c"));
+    }
+
+    #[test]
+    fn values_that_would_rewrite_the_rule_are_refused() {
+        let rule = |serial: &str| {
+            write_cache_rule(&[(
+                "hdd0".into(),
+                serial.into(),
+                true,
+                crate::plan::CacheTool::Hdparm,
+            )])
+        };
+        for bad in [
+            "X\", RUN+=\"/bin/sh -c reboot",
+            "X\nACTION==\"add\", RUN+=\"/bin/rm\"",
+            "X\\",
+            "X*",
+            "A|B",
+            "$env{HOME}",
+            "X\u{7}",
+            "X Y",
+            "",
+        ] {
+            let e = rule(bad).expect_err(bad);
+            assert_eq!(e.value, bad);
+            assert!(e.to_string().contains("refusing to write serial"), "{e}");
+        }
+        // What udev itself keeps in ID_SERIAL_SHORT is written as it is.
+        let r = rule("S2H7+J9@B#1=a:b.c_d-e").unwrap();
+        assert!(
+            r.contains(r#"ENV{ID_SERIAL_SHORT}=="S2H7+J9@B#1=a:b.c_d-e""#),
+            "{r}"
+        );
+        // The disk name lands in a comment line: a newline there would start a rule.
+        let e = write_cache_rule(&[(
+            "d\nRUN+=\"/bin/sh\"".into(),
+            "S1".into(),
+            true,
+            crate::plan::CacheTool::Hdparm,
+        )])
+        .unwrap_err();
+        assert_eq!(e.what, "disk name");
+    }
+
+    #[test]
+    fn array_lines_are_refused_for_unsafe_names_and_uuids() {
+        let u = "263e1fc9-5e52-a71e-0141-a8e8fe8e251e".to_string();
+        let ours = |n: &str, u: &str| vec![(n.to_string(), u.to_string())];
+        let injected = format!("{u}\nARRAY /dev/md/evil UUID=1");
+        let e = managed_mdadm_conf(None, &ours("data0", &injected), &[]).unwrap_err();
+        assert_eq!((e.what.as_str(), e.file), ("array UUID", "mdadm.conf"));
+        assert!(managed_mdadm_conf(None, &ours("data0", "1 #x"), &[]).is_err());
+        for name in ["data 0", "data#0", "-data", "..", "a\nb", &"x".repeat(33)] {
+            let e = managed_mdadm_conf(None, &ours(name, &u), &[]).unwrap_err();
+            assert_eq!(e.what, "array name", "{name}");
+        }
+        let gone = [("gone0".to_string(), Some("zz\nMAILADDR evil".to_string()))];
+        assert!(managed_mdadm_conf(None, &[], &gone).is_err());
+        // mdadm's and sysfs's UUID forms are both fine.
+        assert!(
+            managed_mdadm_conf(
+                None,
+                &ours("data0", "263e1fc9:5e52a71e:0141a8e8:fe8e251e"),
+                &[]
+            )
+            .is_ok()
+        );
     }
 }

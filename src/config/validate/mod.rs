@@ -1,0 +1,114 @@
+//! Semantic checks of a configuration, with positions and fixes, by object kind: disks,
+//! mirrors, LVM; names; and the schema errors.
+
+mod disks;
+mod lvm;
+mod mirrors;
+mod names;
+mod schema;
+
+pub(super) use schema::schema_errors;
+
+use super::desired::*;
+use super::position::{Positions, escape_segment};
+use super::raw::*;
+use super::size;
+use super::{ConfigError, ConfigErrors, path_of};
+use std::collections::HashMap;
+
+struct Ctx<'a> {
+    pos: &'a Positions,
+    file: &'a str,
+    errors: Vec<ConfigError>,
+}
+
+impl Ctx<'_> {
+    fn err(&mut self, pointer: &str, key: bool, message: impl Into<String>, hint: Option<String>) {
+        let p = if key {
+            self.pos.key(pointer)
+        } else {
+            self.pos.value(pointer)
+        };
+        self.errors.push(ConfigError {
+            file: self.file.into(),
+            line: p.line,
+            col: p.col,
+            path: path_of(pointer),
+            message: message.into(),
+            hint,
+        });
+    }
+}
+
+fn seg(s: &str) -> String {
+    escape_segment(s)
+}
+
+pub(super) fn semantic(
+    raw: &RawConfig,
+    pos: &Positions,
+    file: &str,
+) -> Result<Desired, ConfigErrors> {
+    let mut c = Ctx {
+        pos,
+        file,
+        errors: Vec::new(),
+    };
+    if raw.version != 1 {
+        c.err(
+            "/version",
+            false,
+            format!("version {} is not supported", raw.version),
+            Some("this hyraid reads `version: 1`".into()),
+        );
+    }
+    if let Some(h) = &raw.host
+        && (h.is_empty() || h.contains(char::is_whitespace))
+    {
+        c.err("/host", false, format!("`{h}` is not a hostname"), None);
+    }
+
+    let disks = disks::disks(&mut c, raw);
+    let refs = disks::Refs::new(&disks);
+    let mut used_by: HashMap<String, String> = HashMap::new();
+    let mirrors = mirrors::mirrors(&mut c, raw, &refs, &mut used_by);
+    let vgs = lvm::volume_groups(&mut c, raw, &refs, &mirrors, &mut used_by);
+
+    if c.errors.is_empty() {
+        Ok(Desired {
+            host: raw.host.clone(),
+            disks,
+            mirrors,
+            volume_groups: vgs,
+        })
+    } else {
+        c.errors.sort_by_key(|e| (e.line, e.col));
+        Err(ConfigErrors(c.errors))
+    }
+}
+
+fn size_bytes(s: &RawSize) -> Result<u64, String> {
+    match s {
+        RawSize::Bytes(0) => Err("size is zero".into()),
+        RawSize::Bytes(b) => Ok(*b),
+        RawSize::Text(t) => size::parse_bytes(t).map_err(|e| e.0),
+    }
+}
+
+fn nearest<'a, I, S>(word: &str, candidates: I) -> Option<String>
+where
+    I: IntoIterator<Item = &'a S>,
+    S: AsRef<str> + 'a + ?Sized,
+{
+    candidates
+        .into_iter()
+        .map(|c| {
+            (
+                strsim::damerau_levenshtein(word, c.as_ref()),
+                c.as_ref().to_string(),
+            )
+        })
+        .filter(|(d, c)| *d <= 2.max(c.len() / 3))
+        .min()
+        .map(|(_, c)| c)
+}

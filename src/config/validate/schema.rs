@@ -1,0 +1,226 @@
+//! Schema errors: what the JSON Schema says is wrong, at the right place, in the user's words.
+
+use super::super::position::{Pos, Positions, escape_segment};
+use super::super::{ConfigError, json_schema, path_of};
+use jsonschema::error::ValidationErrorKind;
+
+/// Which schema definition describes the object at a JSON pointer (for "did you mean").
+fn definition_for(pointer: &str) -> Option<&'static str> {
+    let segs: Vec<&str> = pointer.split('/').skip(1).collect();
+    Some(match segs.as_slice() {
+        [] => "RawConfig",
+        ["disks", _] => "RawDisk",
+        ["disks", _, "partitions", _] => "RawPartition",
+        ["mirrors", _] => "RawMirror",
+        ["mirrors", _, "bitmap"] => "RawBitmapInternal",
+        ["volume_groups", _] => "RawVolumeGroup",
+        ["volume_groups", _, "lvs", _] => "RawLogicalVolume",
+        ["volume_groups", _, "lvs", _, "writecache"] => "RawWritecache",
+        _ => return None,
+    })
+}
+
+fn allowed_keys(schema: &serde_json::Value, pointer: &str) -> Vec<String> {
+    let Some(def) = definition_for(pointer) else {
+        return vec![];
+    };
+    let node = if def == "RawConfig" {
+        Some(schema)
+    } else {
+        schema.get("$defs").and_then(|d| d.get(def))
+    };
+    node.and_then(|n| n.get("properties"))
+        .and_then(|p| p.as_object())
+        .map(|o| o.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+/// What a value at this place must look like, for messages about untagged alternatives.
+fn expectation(pointer: &str) -> &'static str {
+    let segs: Vec<&str> = pointer.split('/').skip(1).collect();
+    let last = segs.last().copied().unwrap_or("");
+    let parent = if segs.len() >= 2 {
+        segs[segs.len() - 2]
+    } else {
+        ""
+    };
+    if segs.is_empty() {
+        return "a mapping that starts with `version: 1`";
+    }
+    if matches!(
+        segs.as_slice(),
+        ["disks", _] | ["mirrors", _] | ["volume_groups", _] | ["volume_groups", _, "lvs", _]
+    ) {
+        return "a mapping of settings for this object";
+    }
+    match (parent, last) {
+        ("", "version") => "`1`",
+        ("", "disks") => "a mapping of disk names to `{ id: … }`",
+        ("", "mirrors") => "a mapping of mirror names to `{ members: […] }`",
+        ("", "volume_groups") => "a mapping of VG names to `{ pvs: […], lvs: {…} }`",
+        ("", "host") => "a hostname",
+        (_, "lvs") => "a mapping of LV names to `{ size: … }`",
+        (_, "members") | (_, "pvs") => "a list of names",
+        (_, "write_behind") => "a whole number from 0 to 16383",
+        (_, "stripes") => "a whole number from 1 to 128",
+        (_, "settings") => "a mapping of setting names to values",
+        (_, "partitions") => "a list of `{ name, size }`",
+        (_, "id") | (_, "serial") | (_, "name") => "a string",
+        (_, "write_cache") => "`on` or `off`",
+        (_, "write_mostly") => "`auto`, or a list of member names (`[]` for none)",
+        (_, "bitmap") => "`none`, or `{ chunk: SIZE }`",
+        (_, "size") | (_, "chunk") => {
+            "a number of bytes, or a string such as `64MiB`, `1TiB`, `500GB`, `100%FREE`"
+        }
+        ("settings", _) => "an integer or a string",
+        (_, "state") => "`present` or `absent`",
+        (_, "media") => "`ssd` or `hdd`",
+        _ => "a value of another type",
+    }
+}
+
+fn invalid_value(v: &serde_json::Value, pointer: &str) -> String {
+    format!(
+        "invalid value {}: expected {}",
+        short(v),
+        expectation(pointer)
+    )
+}
+
+fn short(v: &serde_json::Value) -> String {
+    let s = v.to_string();
+    if s.chars().count() > 40 {
+        format!("{}…", s.chars().take(40).collect::<String>())
+    } else {
+        s
+    }
+}
+
+pub(in crate::config) fn schema_errors(
+    value: &serde_json::Value,
+    pos: &Positions,
+    file: &str,
+) -> Vec<ConfigError> {
+    let schema = json_schema();
+    let validator = jsonschema::validator_for(&schema).expect("generated schema is valid");
+    let mut out: Vec<ConfigError> = Vec::new();
+    for e in validator.iter_errors(value) {
+        convert(&e, &schema, pos, file, &mut out);
+    }
+    out.sort_by_key(|e| (e.line, e.col));
+    out.dedup();
+    out
+}
+
+/// One schema error → positioned errors. For alternatives (`anyOf`: an optional object, a size
+/// that is a number or a string) the branch whose type matched says what is really wrong.
+fn convert(
+    e: &jsonschema::ValidationError,
+    schema: &serde_json::Value,
+    pos: &Positions,
+    file: &str,
+    out: &mut Vec<ConfigError>,
+) {
+    let pointer = e.instance_path().to_string();
+    let instance = e.instance();
+    let mut push = |at: Pos, path: String, message: String, hint: Option<String>| {
+        out.push(ConfigError {
+            file: file.into(),
+            line: at.line,
+            col: at.col,
+            path,
+            message,
+            hint,
+        });
+    };
+    match e.kind() {
+        ValidationErrorKind::AdditionalProperties { unexpected } => {
+            let allowed = allowed_keys(schema, &pointer);
+            for key in unexpected {
+                let best = allowed
+                    .iter()
+                    .map(|a| (strsim::damerau_levenshtein(a, key), a))
+                    .filter(|(d, a)| *d <= 2.max(a.len() / 3))
+                    .min();
+                let hint = match best {
+                    Some((_, a)) => format!("did you mean `{a}`?"),
+                    None if allowed.is_empty() => "remove it".to_string(),
+                    None => format!("allowed keys here: {}", allowed.join(", ")),
+                };
+                let kp = format!("{pointer}/{}", escape_segment(key));
+                push(
+                    pos.key(&kp),
+                    path_of(&kp),
+                    format!("unknown key `{key}`"),
+                    Some(hint),
+                );
+            }
+        }
+        ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } => {
+            let type_mismatch = |errs: &Vec<jsonschema::ValidationError<'static>>| {
+                errs.iter().any(|x| {
+                    x.instance_path().to_string() == pointer
+                        && matches!(
+                            x.kind(),
+                            ValidationErrorKind::Type { .. }
+                                | ValidationErrorKind::Enum { .. }
+                                | ValidationErrorKind::Constant { .. }
+                        )
+                })
+            };
+            match context
+                .iter()
+                .find(|branch| !branch.is_empty() && !type_mismatch(branch))
+            {
+                Some(branch) => {
+                    for x in branch {
+                        convert(x, schema, pos, file, out);
+                    }
+                }
+                None => push(
+                    pos.value(&pointer),
+                    path_of(&pointer),
+                    invalid_value(instance, &pointer),
+                    None,
+                ),
+            }
+        }
+        ValidationErrorKind::Required { property } => {
+            let at = if pointer.is_empty() {
+                Pos { line: 1, col: 1 }
+            } else {
+                pos.value(&pointer)
+            };
+            let key = property.as_str().unwrap_or("?");
+            let hint = (key == "version").then(|| "start the file with `version: 1`".to_string());
+            push(
+                at,
+                path_of(&pointer),
+                format!("missing required key `{key}`"),
+                hint,
+            );
+        }
+        ValidationErrorKind::Type { .. } | ValidationErrorKind::Enum { .. } => push(
+            pos.value(&pointer),
+            path_of(&pointer),
+            invalid_value(instance, &pointer),
+            None,
+        ),
+        ValidationErrorKind::Minimum { limit } | ValidationErrorKind::Maximum { limit } => {
+            let hint = match pointer.as_str() {
+                "/version" => Some("this hyraid reads `version: 1`".to_string()),
+                p if p.ends_with("/write_behind") => {
+                    Some("md allows 0 to 16383 outstanding write-behind writes".to_string())
+                }
+                _ => None,
+            };
+            push(
+                pos.value(&pointer),
+                path_of(&pointer),
+                format!("{} is out of range (limit {limit})", short(instance)),
+                hint,
+            )
+        }
+        _ => push(pos.value(&pointer), path_of(&pointer), e.to_string(), None),
+    }
+}
