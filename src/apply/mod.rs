@@ -340,6 +340,33 @@ pub fn execute_with(
     out: &mut dyn Write,
     opts: &ExecOptions,
 ) -> Result<usize, ApplyError> {
+    execute_report(host, p, obs, journal, out, opts).map(|r| r.steps)
+}
+
+/// What an apply ran: the steps, and what the tools warned about in steps that succeeded.
+#[derive(Debug, Default)]
+pub struct Applied {
+    pub steps: usize,
+    /// (step number, the tool's line), in order; every one is also in the journal.
+    pub warnings: Vec<(usize, String)>,
+}
+
+/// A line a tool printed that warns (LVM's `WARNING:`, mdadm's `mdadm: ... warning`).
+fn is_warning(line: &str) -> bool {
+    line.to_ascii_lowercase().contains("warning")
+}
+
+/// [`execute_with`], returning what the tools said: every stderr line of a command that
+/// succeeded is shown under its step (`!` for warnings) and each warning is counted.
+pub fn execute_report(
+    host: &dyn Host,
+    p: &Plan,
+    obs: &Observed,
+    journal: &Journal,
+    out: &mut dyn Write,
+    opts: &ExecOptions,
+) -> Result<Applied, ApplyError> {
+    let mut warnings = Vec::new();
     let total = p.steps.len();
     let hostname = host.hostname();
     for (i, s) in p.steps.iter().enumerate() {
@@ -433,6 +460,19 @@ pub fn execute_with(
                 stdout: &stdout,
                 stderr: &stderr,
             });
+            if ok {
+                for l in stderr.lines().map(str::trim).filter(|l| !l.is_empty()) {
+                    let warn = is_warning(l);
+                    let _ = writeln!(out, "      {} {l}", if warn { "!" } else { "|" });
+                    if warn {
+                        warnings.push((index, l.to_string()));
+                    }
+                }
+                for l in stdout.lines().map(str::trim).filter(|l| is_warning(l)) {
+                    let _ = writeln!(out, "      ! {l}");
+                    warnings.push((index, l.to_string()));
+                }
+            }
             if !ok {
                 return Err(ApplyError::StepFailed {
                     index,
@@ -446,7 +486,10 @@ pub fn execute_with(
             }
         }
     }
-    Ok(total)
+    Ok(Applied {
+        steps: total,
+        warnings,
+    })
 }
 fn by_id_paths(c: &Command) -> Vec<String> {
     match c {

@@ -539,7 +539,7 @@ fn apply_cmd(sim: &Option<PathBuf>, a: &ApplyArgs) -> Result<u8, CliError> {
         no_wait: a.no_wait,
         progress_bar: std::io::stdout().is_terminal(),
     };
-    let result = apply::execute_with(host, &p, &obs, &journal, stdout, &opts).and_then(|n| {
+    let result = apply::execute_report(host, &p, &obs, &journal, stdout, &opts).and_then(|n| {
         apply::verify(host, &p.desired, Policy { allow_destroy })?;
         Ok(n)
     });
@@ -549,8 +549,23 @@ fn apply_cmd(sim: &Option<PathBuf>, a: &ApplyArgs) -> Result<u8, CliError> {
             &(serde_json::to_string_pretty(&h.world()).unwrap() + "\n"),
         )?;
     }
-    let n = result?;
-    println!("\nApplied {n} step(s); the machine now matches the file.");
+    let applied = result?;
+    println!(
+        "\nApplied {} step(s); the machine now matches the file.{}",
+        applied.steps,
+        match applied.warnings.len() {
+            0 => String::new(),
+            n => format!(
+                " The tools printed {n} warning(s), shown under their steps above (steps {}) and kept in the journal.",
+                applied
+                    .warnings
+                    .iter()
+                    .map(|(i, _)| i.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
+    );
     Ok(0)
 }
 

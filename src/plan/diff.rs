@@ -182,6 +182,24 @@ impl<'a> Planner<'a> {
             .unwrap_or(format!("/dev/{kname}"))
     }
 
+    /// A PV by its stable name: `/dev/md/NAME` for an array, the by-id name for a disk or
+    /// partition; LVM's own name when neither is known.
+    fn stable_pv_path(&self, kname: &str, lvm_name: &str) -> String {
+        if let Some(n) = self
+            .o
+            .arrays
+            .iter()
+            .find(|a| a.kname == kname)
+            .and_then(|a| a.name.as_ref())
+        {
+            return format!("/dev/md/{n}");
+        }
+        if self.o.device(kname).and_then(stable_id).is_some() {
+            return self.stable_path(kname);
+        }
+        lvm_name.to_string()
+    }
+
     fn refuse(
         &mut self,
         object: impl Into<String>,
@@ -709,6 +727,39 @@ impl<'a> Planner<'a> {
         }
     }
 
+    /// The whole disks on the machine that the file does not name, by stable name, size and
+    /// model: what a missing disk's refusal lists, so a wrong id can be fixed from the message.
+    fn disks_present(&self) -> String {
+        let others: Vec<String> = self
+            .o
+            .block_devices
+            .iter()
+            .filter(|b| b.kind == DevKind::Disk && !self.file_knames.contains(&b.kname))
+            .map(|b| {
+                format!(
+                    "{} ({}, {}{})",
+                    stable_id(b)
+                        .map(|i| format!("/dev/disk/by-id/{i}"))
+                        .unwrap_or(format!("/dev/{}", b.kname)),
+                    b.kname,
+                    human(b.size),
+                    b.model
+                        .as_deref()
+                        .map(|m| format!(", {m}"))
+                        .unwrap_or_default()
+                )
+            })
+            .collect();
+        if others.is_empty() {
+            "every disk on the machine is already named in the file".into()
+        } else {
+            format!(
+                "disks present that the file does not name: {}",
+                others.join("; ")
+            )
+        }
+    }
+
     /// What uses a device right now, if anything: an array it is a member of, what is stacked on
     /// it (dm-crypt, LVM, md), a VG it is a PV of, a mount or active swap.
     fn use_of(&self, b: &BlockDevice) -> Option<String> {
@@ -749,8 +800,10 @@ impl<'a> Planner<'a> {
         }
         let dev = r.dev.ok_or_else(|| {
             format!(
-                "disk `{}` ({}) is not present on this machine",
-                r.spec.name, r.path
+                "disk `{}` ({}) is not present on this machine; {}",
+                r.spec.name,
+                r.path,
+                self.disks_present()
             )
         })?;
         if let Some(a) = self.ix.array_of_member(&dev.kname) {
@@ -1701,7 +1754,11 @@ impl<'a> Planner<'a> {
     fn remove_vg(&mut self, vg: &VgSpec) -> Vec<PlannedStep> {
         let mut out = Vec::new();
         if let Some(o) = self.ix.vg(&vg.name) {
-            let pvs: Vec<String> = self.ix.pvs_of(&o.name).map(|p| p.name.clone()).collect();
+            let pvs: Vec<String> = self
+                .ix
+                .pvs_of(&o.name)
+                .map(|p| self.stable_pv_path(&p.kname, &p.name))
+                .collect();
             self.destroying(
                 Step::RemoveVg {
                     vg: vg.name.clone(),
@@ -1733,7 +1790,7 @@ impl<'a> Planner<'a> {
         let members: Vec<String> = a
             .members
             .iter()
-            .map(|x| format!("/dev/{}", x.kname))
+            .map(|x| self.stable_path(&x.kname))
             .collect();
         self.destroying(
             Step::StopArray {

@@ -37,7 +37,16 @@ pub fn run(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> {
         )),
     };
     recompute(st);
+    // lvm2 2.03.16 warns on stderr when it attaches a writecache and finds no filesystem block
+    // size to match (seen on the real kernel, on a new LV), and succeeds.
+    let attach_warning = matches!(args, ["lvconvert", "--yes", "--type", "writecache", ..])
+        && !args.iter().any(|a| a.contains("block_size"));
     match r {
+        Ok(s) if attach_warning => Ok(CmdOutput {
+            status: 0,
+            stdout: s,
+            stderr: "  WARNING: using a writecache block size larger than the file system block size may corrupt the file system.\n".into(),
+        }),
         Ok(s) => out(&s),
         Err(e) => fail(if e.starts_with("  Invalid") { 3 } else { 5 }, e),
     }
