@@ -383,7 +383,9 @@ fn dispatch(cli: Cli) -> Result<u8, CliError> {
                     render::render(&p, format, format == Format::Text && color())
                 );
             }
-            Ok(if detailed_exitcode && !p.is_empty() {
+            Ok(if p.withheld {
+                1
+            } else if detailed_exitcode && !p.is_empty() {
                 2
             } else {
                 0

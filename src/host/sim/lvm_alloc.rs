@@ -122,7 +122,7 @@ pub fn allocate(
             .filter(|(_, f)| **f > 0)
             .map(|(i, f)| (i, (*f).min(per)))
             .collect();
-        offers.sort_by(|a, b| b.1.cmp(&a.1));
+        offers.sort_by_key(|o| std::cmp::Reverse(o.1));
         if offers.len() < k {
             break;
         }

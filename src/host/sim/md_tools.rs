@@ -374,7 +374,7 @@ fn create(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutput, HostE
             ),
         );
     }
-    let size_kib = (min / 512 - offset) / 2 & !63;
+    let size_kib = ((min / 512 - offset) / 2) & !63;
     if let Some(c) = chunk.filter(|_| bitmap.as_deref() == Some("internal"))
         && c < min_bitmap_chunk(size_kib * 2)
     {
