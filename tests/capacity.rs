@@ -137,11 +137,15 @@ fn an_lv_larger_than_its_new_vg_is_refused_with_the_numbers() {
         &d,
         "lv vg0/nextcloud",
         &[
-            "vg0 will have 1.24 GiB free (318 extents)",
-            "nextcloud asks 40.00 TiB",
+            "vg0 will have 1.24 GiB free (318 extents) when nextcloud is created",
+            "nextcloud asks 40.00 TiB (43980465111040 bytes, 10485760 extents)",
+            "and may only use data0 (1020.00 MiB)",
         ],
     );
-    assert!(why.contains("at most 1333788672 bytes"), "{why}");
+    assert!(
+        why.contains("at most 1069547520 bytes (1020.00 MiB)"),
+        "{why}"
+    );
 }
 
 #[test]
@@ -297,6 +301,40 @@ fn exactly_fitting_lvs_plan_apply_and_converge_and_one_extent_more_is_refused() 
     }
 }
 
+/// The VM scenario's disks (tests/vm/scenarios/14-capacity.sh): two 512 MiB disks mirrored give a
+/// 523264 KiB array (data offset 2048 sectors), a 127-extent PV; the 256 MiB cache disk 63.
+#[test]
+fn the_vm_scenario_reads_the_largest_sizes_from_the_refusal() {
+    let h = machine(&[
+        ("ssd1", 512 * MIB, false),
+        ("hdd1", 512 * MIB, true),
+        ("cache", 256 * MIB, false),
+    ]);
+    let big = "      files: { size: 100GiB, pvs: [data0], writecache: { size: 100GiB, pvs: [cache0] } }\n";
+    let p = plan_of(&h, &file(big));
+    let fixes: Vec<&str> = p.refused.iter().map(|r| r.fix.as_str()).collect();
+    assert!(
+        fixes
+            .iter()
+            .any(|f| f.starts_with("make files at most 532676608 bytes")),
+        "{fixes:?}"
+    );
+    assert!(
+        fixes
+            .iter()
+            .any(|f| f.starts_with("make the writecache at most 264241152 bytes")),
+        "{fixes:?}"
+    );
+    fits(
+        &h,
+        &file(
+            "      files: { size: 532676608, pvs: [data0], writecache: { size: 264241152, pvs: [cache0] } }\n",
+        ),
+    );
+    assert_eq!(h.world().array_named("data0").unwrap().size_kib, 523264);
+    assert_eq!(h.world().vg("vg0").unwrap().free, 0);
+}
+
 const PARTITIONED: &str = "version: 1
 disks:
   ssd0: { id: ata-HYRAID_SSD_HYSSD1, partitions: [{ name: raid, size: 384MiB }, { name: cache, size: rest }] }
@@ -373,6 +411,10 @@ fn hyraid_plan_prints_the_refusal_and_exits_1_and_apply_runs_nothing() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert_eq!(o.status.code(), Some(1), "{out}");
     assert!(out.contains("! lv vg0/nextcloud: vg0 will have 1.24 GiB free (318 extents) when nextcloud is created; nextcloud asks 40.00 TiB"), "{out}");
+    assert!(
+        out.starts_with("Nothing is planned on cap: the file does not fit the disks.\n"),
+        "{out}"
+    );
     assert!(!out.contains("$ "), "no command is planned: {out}");
     let before = std::fs::read_to_string(&sim).unwrap();
     let o = run(&["apply", "--yes", "--sim-write"]);

@@ -18,6 +18,11 @@ pub fn text(plan: &Plan, color: bool) -> String {
             "No changes. Host {} matches the file.\n",
             plan.host
         ));
+    } else if plan.withheld {
+        o.push_str(&format!(
+            "Nothing is planned on {}: the file does not fit the disks.\n",
+            plan.host
+        ));
     } else if !plan.steps.is_empty() {
         o.push_str(&format!(
             "hyraid will make these changes on {}:\n\n",

@@ -40,21 +40,15 @@ impl Model<'_> {
             .join(", ")
     }
 
-    /// Take `need` extents (a multiple of `k`) from `keys`; `Err(max)` with the most that would
-    /// fit there when they do not (nothing is taken then).
-    fn take(&mut self, keys: &[String], need: u64, k: u64, upto: bool) -> Result<u64, u64> {
+    /// Take up to `need` extents (a multiple of `k`) from `keys` as lvm places them.
+    fn take(&mut self, keys: &[String], need: u64, k: u64) {
         let free: Vec<u64> = keys.iter().map(|x| self.free_of(x)).collect();
-        let (given, per) = place(&free, need / k, k as usize);
-        if per * k < need && !upto {
-            let total: u64 = free.iter().sum();
-            return Err(place(&free, total, k as usize).1 * k);
-        }
+        let (given, _) = place(&free, need / k, k as usize);
         for (x, g) in keys.iter().zip(given) {
             if let Some(f) = self.free.get_mut(x) {
                 *f -= g;
             }
         }
-        Ok(per * k)
     }
 
     pub(super) fn create_lv(
@@ -113,68 +107,60 @@ impl Model<'_> {
             );
             return;
         }
-        if need > vg_free {
-            let fix = match ask {
-                Ask::Bytes(_) => format!(
-                    "make {lv} at most {} bytes ({}), {fixed}",
-                    vg_free / k * k * ext,
-                    human(vg_free / k * k * ext)
-                ),
-                _ => format!(
-                    "use at most {}%VG for {lv} (or a fixed size or N%FREE), {fixed}",
-                    (1..=100u64)
-                        .rev()
-                        .find(|p| total * p / 100 <= vg_free)
-                        .unwrap_or(0)
-                ),
-            };
-            self.refuse(
-                object,
-                format!(
-                    "{vg} will have {} free ({vg_free} extents) when {lv} is created; {lv} asks {asked}",
-                    human(vg_free * ext)
-                ),
-                fix,
-            );
+        // The most this LV can get where it may go, with its stripes on different PVs.
+        let room: Vec<u64> = keys.iter().map(|x| self.free_of(x)).collect();
+        let max = place(&room, room.iter().sum(), k as usize).1 * k;
+        if matches!(ask, Ask::PercentFree(_)) {
+            // N%FREE takes what it finds, up to its share.
+            need = need.min(max);
+        }
+        if need > 0 && need <= max {
+            self.take(&keys, need, k);
             return;
         }
-        let upto = matches!(ask, Ask::PercentFree(_));
-        match self.take(&keys, need, k, upto) {
-            Ok(0) => self.refuse(
-                object,
-                format!(
-                    "{lv} asks {asked} but may only use {}",
-                    self.free_list(&keys, ext)
-                ),
-                format!("let it use more PVs, {fixed}"),
-            ),
-            Ok(_) => {}
-            Err(max) => {
-                let (what, how) = if k > 1 {
-                    (
-                        format!(
-                            "{k} stripes of {} on {k} different PVs",
-                            human(need / k * ext)
-                        ),
-                        "use fewer stripes or let it use more PVs",
-                    )
+        let placed = keys.len() < self.vgs[vg].pvs.len();
+        let reason = if need > vg_free {
+            format!(
+                "{vg} will have {} free ({vg_free} extents) when {lv} is created; {lv} asks {asked}{}",
+                human(vg_free * ext),
+                if placed {
+                    format!(", and may only use {}", self.free_list(&keys, ext))
                 } else {
-                    (human(need * ext), "let it use more PVs")
-                };
-                self.refuse(
-                    object,
-                    format!(
-                        "{lv} asks {asked}: that is {what}, but the PVs it may use will have {}",
-                        self.free_list(&keys, ext)
-                    ),
-                    format!(
-                        "make {lv} at most {} bytes ({}), {how}, {fixed}",
-                        max * ext,
-                        human(max * ext)
-                    ),
-                );
-            }
-        }
+                    String::new()
+                }
+            )
+        } else if k > 1 {
+            format!(
+                "{lv} asks {asked}: that is {k} stripes of {} on {k} different PVs, but the PVs it may use will have {}",
+                human(need / k * ext),
+                self.free_list(&keys, ext)
+            )
+        } else {
+            format!(
+                "{lv} asks {asked}, but the PVs it may use will have {}",
+                self.free_list(&keys, ext)
+            )
+        };
+        let how = match (k > 1, placed) {
+            (true, true) => "use fewer stripes, let it use more PVs, ",
+            (true, false) => "use fewer stripes, ",
+            (false, true) => "let it use more PVs, ",
+            (false, false) => "",
+        };
+        let fix = match ask {
+            Ask::Bytes(_) => format!(
+                "make {lv} at most {} bytes ({}), {how}{fixed}",
+                max * ext,
+                human(max * ext)
+            ),
+            _ => match (1..=100u64).rev().find(|p| total * p / 100 / k * k <= max) {
+                Some(p) if max > 0 => {
+                    format!("use at most {p}%VG for {lv} (or a fixed size), {how}{fixed}")
+                }
+                _ => format!("make the LVs created before {lv} smaller, {how}{fixed}"),
+            },
+        };
+        self.refuse(object, reason, fix);
     }
 
     /// Growing an existing LV: by bytes (rounded by the planner) or to N%VG of the grown VG.
@@ -238,7 +224,7 @@ impl Model<'_> {
             );
             return;
         }
-        let _ = self.take(&keys, add, k, true);
+        self.take(&keys, add, k);
     }
 
     /// The cache volume of a writecache: a linear LV on its PVs, after all the LVs.
@@ -267,6 +253,6 @@ impl Model<'_> {
             );
             return;
         }
-        let _ = self.take(&keys, need, 1, false);
+        self.take(&keys, need, 1);
     }
 }
