@@ -113,6 +113,8 @@ pub fn plan(d: &Desired, o: &Observed, policy: Policy) -> Result<Plan, PlanError
         removals.extend(p.remove_mirror(m));
     }
     p.steps.extend(removals);
+    // Space is proven on the whole plan; when anything does not fit, no step is kept.
+    let withheld = super::capacity::prove(d, o, &mut p.steps, &mut p.refused, &mut p.notes);
     let foreign = p.foreign();
     Ok(Plan {
         format: PLAN_FORMAT,
@@ -126,6 +128,7 @@ pub fn plan(d: &Desired, o: &Observed, policy: Policy) -> Result<Plan, PlanError
         notes: p.notes,
         desired: d.clone(),
         observed: None,
+        withheld,
     })
 }
 

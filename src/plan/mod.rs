@@ -1,6 +1,7 @@
 //! The pure diff of desired against observed state into ordered, typed steps. Never runs
 //! anything.
 
+pub mod capacity;
 mod diff;
 pub mod fingerprint;
 pub mod lint;
@@ -67,6 +68,10 @@ pub struct Plan {
     /// apply says what changed since. Never used to plan.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed: Option<crate::observe::Observed>,
+    /// The file does not fit the disks: every step is withheld (the refusals say what does not
+    /// fit), so apply runs nothing and `hyraid plan` exits 1.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub withheld: bool,
 }
 
 impl Plan {

@@ -34,7 +34,9 @@ pub fn text(plan: &Plan, color: bool) -> String {
             ));
         }
         o.push('\n');
-        if !plan.steps.is_empty() {
+        if plan.withheld {
+            o.push_str("Nothing is planned: the file does not fit the disks.\n");
+        } else if !plan.steps.is_empty() {
             o.push_str("With the refusals fixed, hyraid would also make these changes:\n\n");
         }
     } else if plan.steps.is_empty() {

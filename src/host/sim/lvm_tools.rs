@@ -1,12 +1,13 @@
 //! pvcreate, vgcreate, vgextend, lvcreate, lvextend, lvchange, lvconvert (writecache),
 //! lvremove, vgremove, pvremove — lvm2 2.03.16 behaviour, including its refusals.
 
+use super::lvm_alloc::{Amount, allocate, create_extents, parse_amount};
 use super::{SimState, Target, fail, out};
 use crate::host::{CmdOutput, HostError};
 use crate::observe::{Lv, LvWritecache, Pv, Signature, Vg};
 use std::collections::BTreeMap;
 
-const EXTENT: u64 = 4 << 20;
+pub(super) const EXTENT: u64 = 4 << 20;
 const PE_START: u64 = 1 << 20;
 
 pub fn run(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> {
@@ -233,78 +234,16 @@ fn vgextend(st: &mut SimState, vg: &str, devs: &[&str]) -> Result<String, String
     Ok(format!("  Volume group \"{vg}\" successfully extended\n"))
 }
 
-enum Amount {
-    Bytes(u64),
-    PctFree(u64),
-    PctVg(u64),
-}
-
-fn parse_amount(flag: &str, v: &str) -> Result<Amount, String> {
-    let bad = || format!("  Invalid argument for {flag}: {v}\n");
-    match flag {
-        "-L" => v
-            .strip_suffix('b')
-            .and_then(|n| n.parse().ok())
-            .map(Amount::Bytes)
-            .ok_or_else(bad),
-        "-l" => {
-            if let Some(p) = v.strip_suffix("%FREE") {
-                p.parse().map(Amount::PctFree).map_err(|_| bad())
-            } else if let Some(p) = v.strip_suffix("%VG") {
-                p.parse().map(Amount::PctVg).map_err(|_| bad())
-            } else {
-                Err(bad())
-            }
-        }
-        _ => Err(bad()),
-    }
-}
-
-/// Free extents of a PV in the model.
-fn pv_free_extents(st: &SimState, k: &str) -> u64 {
-    st.world.pv(k).map(|p| p.free / EXTENT).unwrap_or(0)
-}
-
-/// Allocate `extents` over `pvs` (striped over `stripes` of them, or linear in order).
-fn allocate(
-    st: &SimState,
-    pvs: &[String],
-    extents: u64,
-    stripes: u32,
-) -> Result<BTreeMap<String, u64>, String> {
-    let mut out = BTreeMap::new();
-    if stripes > 1 {
-        let per = extents / stripes as u64;
-        let chosen: Vec<&String> = pvs
-            .iter()
-            .filter(|p| pv_free_extents(st, p) >= per)
-            .take(stripes as usize)
-            .collect();
-        if chosen.len() < stripes as usize {
-            return Err(format!(
-                "  Insufficient suitable allocatable extents for logical volume: {extents} more required\n"
-            ));
-        }
-        for p in chosen {
-            out.insert(p.clone(), per);
-        }
-        return Ok(out);
-    }
-    let mut left = extents;
-    for p in pvs {
-        let take = pv_free_extents(st, p).min(left);
-        if take > 0 {
-            out.insert(p.clone(), take);
-            left -= take;
-        }
-    }
-    if left > 0 {
-        return Err(format!(
-            "  Volume group has insufficient free space ({} extents): {extents} required.\n",
-            extents - left
-        ));
-    }
-    Ok(out)
+/// Free extents of the PVs, in the order given, for the allocator.
+fn free_of(st: &SimState, pvs: &[String]) -> Vec<(String, u64)> {
+    pvs.iter()
+        .map(|k| {
+            (
+                k.clone(),
+                st.world.pv(k).map(|p| p.free / EXTENT).unwrap_or(0),
+            )
+        })
+        .collect()
 }
 
 fn split_lv(path: &str) -> Result<(String, String), String> {
@@ -373,22 +312,22 @@ fn lvcreate(st: &mut SimState, args: &[&str]) -> Result<String, String> {
     } else {
         st.world.pvs_of(&vg).map(|p| p.kname.clone()).collect()
     };
-    let avail: u64 = pvs.iter().map(|p| pv_free_extents(st, p)).sum();
-    let mut extents = match amount.ok_or("  Please specify either size or extents\n")? {
-        Amount::Bytes(b) => b.div_ceil(EXTENT),
-        Amount::PctFree(p) => (vgo.free_count() * p / 100).min(avail),
-        Amount::PctVg(p) => vgo.extent_count() * p / 100,
-    };
-    if stripes > 1 {
-        let rem = extents % stripes as u64;
-        if rem != 0 {
-            extents += stripes as u64 - rem;
-        }
+    let vg_free = vgo.free_count();
+    let amount = amount.ok_or("  Please specify either size or extents\n")?;
+    let (extents, approx) = create_extents(amount, vg_free, vgo.extent_count(), stripes)?;
+    if !approx && vg_free < extents {
+        return Err(format!(
+            "  Volume group \"{vg}\" has insufficient free space ({vg_free} extents): {extents} required.\n"
+        ));
     }
-    if extents == 0 {
-        return Err("  Insufficient free space: 0 extents\n".into());
+    let alloc =
+        allocate(&free_of(st, &pvs), extents, stripes, approx).map_err(|e| e.message(&name))?;
+    if alloc.is_empty() {
+        return Err(format!(
+            "  Insufficient suitable allocatable extents found for logical volume {name}.\n"
+        ));
     }
-    let alloc = allocate(st, &pvs, extents, stripes)?;
+    let extents: u64 = alloc.values().sum();
     let n = st.next_serial();
     st.world.lvm.lvs.push(Lv {
         vg: vg.clone(),
@@ -432,10 +371,17 @@ fn lvextend(st: &mut SimState, args: &[&str]) -> Result<String, String> {
         .unwrap_or(name.clone());
     let data = st.world.lv(&vg, &data_name).cloned().unwrap();
     let cur: u64 = data.extents.values().sum();
-    let mut target = match parse_amount(flag, v)? {
-        Amount::Bytes(b) => b.div_ceil(EXTENT),
-        Amount::PctVg(p) => vgo.extent_count() * p / 100,
-        Amount::PctFree(p) => cur + vgo.free_count() * p / 100,
+    // lv_manip.c `_lvresize_extents_from_percent`: percentages round up when growing, and a %VG
+    // beyond what is free is cut to it.
+    let (mut target, approx) = match parse_amount(flag, v)? {
+        Amount::Bytes(b) => (b.div_ceil(EXTENT), false),
+        Amount::PctVg(p) => (
+            (vgo.extent_count() * p)
+                .div_ceil(100)
+                .min(cur + vgo.free_count()),
+            true,
+        ),
+        Amount::PctFree(p) => (cur + (vgo.free_count() * p).div_ceil(100), true),
     };
     if data.stripes > 1 {
         let s = data.stripes as u64;
@@ -452,7 +398,8 @@ fn lvextend(st: &mut SimState, args: &[&str]) -> Result<String, String> {
     } else {
         st.world.pvs_of(&vg).map(|p| p.kname.clone()).collect()
     };
-    let more = allocate(st, &pvs, add, data.stripes)?;
+    let more = allocate(&free_of(st, &pvs), add, data.stripes, approx)
+        .map_err(|e| e.message(&data_name))?;
     let l = st
         .world
         .lvm

@@ -19,20 +19,40 @@ fn parse_chunk(s: &str) -> Option<u64> {
         .filter(|v| v.is_power_of_two())
 }
 
-/// Data offset (sectors) mdadm 4.2 picks for 1.2 metadata on a device of `sectors`.
+/// Data offset (sectors) mdadm 4.2 picks for 1.2 metadata, from the size of the first device
+/// it is given (`validate_geometry1` in super1.c: 12 KiB for the superblock and bad-block log,
+/// the bitmap space, and a reshape headroom of about 0.1% up to 128 MiB, rounded up to 1 MiB).
 fn data_offset(sectors: u64) -> u64 {
     let mut headroom: u64 = 128 * 1024 * 2;
-    while (headroom << 10) > sectors && headroom > 1 {
+    while (headroom << 10) > sectors && headroom > 0 {
         headroom >>= 1;
     }
-    let bm_space = if sectors.saturating_sub(128) >= 200 * 1024 * 1024 * 2 {
-        256
-    } else if sectors.saturating_sub(8) > 8 * 1024 * 1024 * 2 {
-        128
+    (12 * 2 + bm_space(sectors) + headroom).div_ceil(2048) * 2048
+}
+
+/// Sectors mdadm reserves for an internal bitmap (`choose_bm_space` in super1.c).
+fn bm_space(sectors: u64) -> u64 {
+    if sectors < 64 * 2 {
+        0
+    } else if sectors - 64 * 2 >= 200 * 1024 * 1024 * 2 {
+        128 * 2
+    } else if sectors - 4 * 2 > 8 * 1024 * 1024 * 2 {
+        64 * 2
     } else {
-        8
-    };
-    (headroom + 8 + bm_space + 8).div_ceil(2048) * 2048
+        4 * 2
+    }
+}
+
+/// The smallest bitmap chunk (bytes) mdadm 4.2 accepts at create for an array of `sectors`: the
+/// bitmap must fit the space `choose_bm_space` left (`add_internal_bitmap1`).
+fn min_bitmap_chunk(sectors: u64) -> u64 {
+    let max_bits = (bm_space(sectors) * 512).saturating_sub(256) * 8;
+    let (mut chunk, mut bits) = (4096u64, sectors * 512 / 4096 + 1);
+    while bits > max_bits && max_bits > 0 {
+        chunk *= 2;
+        bits = bits.div_ceil(2);
+    }
+    chunk
 }
 
 /// The md 1.2 superblock signature a member carries, with its array's UUID.
@@ -361,8 +381,25 @@ fn create(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutput, HostE
             format!("{warnings}Continue creating array? mdadm: create aborted.\n"),
         );
     }
-    let min_sectors = min / 512;
-    let size_kib = (min_sectors - data_offset(min_sectors)) / 8 * 8 / 2;
+    // The first device listed decides the data offset for all; the array is as large as the
+    // smallest member's space after it, in KiB rounded down to 64 KiB (Create.c, for RAID1).
+    let offset = data_offset(sizes[0] / 512);
+    if min / 512 <= offset {
+        let small = &devices[sizes.iter().position(|s| *s == min).unwrap_or(0)].0;
+        return fail(
+            1,
+            format!(
+                "device {small} is too small ({}K) for required metadata!\nmdadm: {small} is not suitable for this array.\nmdadm: create aborted\n",
+                min / 1024
+            ),
+        );
+    }
+    let size_kib = ((min / 512 - offset) / 2) & !63;
+    if let Some(c) = chunk.filter(|_| bitmap.as_deref() == Some("internal"))
+        && c < min_bitmap_chunk(size_kib * 2)
+    {
+        return fail(1, "mdadm: Given bitmap chunk size not supported.\n");
+    }
     let minor = (0..=127u32)
         .rev()
         .find(|n| st.world.array(&format!("md{n}")).is_none())
@@ -910,147 +947,6 @@ pub fn wipefs_all(st: &mut SimState, dev: &str) -> Result<CmdOutput, HostError> 
     out(&format!("{k}: {n} signature(s) erased\n"))
 }
 
-/// sgdisk: `--clear DEV` writes an empty GPT; `--new=N:0:+SIZEK|0 --change-name=N:NAME
-/// --typecode=N:CODE … DEV` adds partitions (start aligned to 2048 sectors, `0` = last usable).
-pub fn sgdisk(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> {
-    let Some((dev, opts)) = args.split_last() else {
-        return fail(1, "Usage: sgdisk [OPTION...] <device>\n");
-    };
-    let Some(Target::Block(k)) = st.resolve(dev) else {
-        return fail(
-            2,
-            format!("Problem opening {dev} for reading! Error is 2.\n"),
-        );
-    };
-    let disk = st.world.device(&k).unwrap().clone();
-    if disk.kind != crate::observe::DevKind::Disk {
-        return fail(2, format!("{dev} is not a whole disk\n"));
-    }
-    let in_use = |st: &SimState| {
-        st.world.block_devices.iter().any(|b| {
-            b.parent.as_deref() == Some(k.as_str()) && st.busy(&Target::Block(b.kname.clone()))
-        })
-    };
-    if opts == ["--clear"] {
-        if in_use(st) || st.busy(&Target::Block(k.clone())) {
-            return fail(
-                2,
-                "Warning: The kernel is still using the old partition table.\n",
-            );
-        }
-        st.world
-            .block_devices
-            .retain(|b| b.parent.as_deref() != Some(k.as_str()));
-        let d = st.dev_mut(&k).unwrap();
-        d.pttype = Some("gpt".into());
-        d.fstype = None;
-        d.signatures = Some(vec![
-            Signature {
-                offset: "0x200".into(),
-                kind: "gpt".into(),
-                uuid: None,
-            },
-            Signature {
-                offset: "0x1fe".into(),
-                kind: "PMBR".into(),
-                uuid: None,
-            },
-        ]);
-        return out(
-            "Creating new GPT entries in memory.\nThe operation has completed successfully.\n",
-        );
-    }
-    if disk.pttype.as_deref() != Some("gpt") {
-        return fail(2, format!("{dev}: no GPT (run sgdisk --clear first)\n"));
-    }
-    let total = disk.size / 512;
-    let (maj, min) = disk
-        .maj_min
-        .split_once(':')
-        .map(|(a, b)| (a.to_string(), b.parse::<u64>().unwrap_or(0)))
-        .unwrap_or_default();
-    let mut names: std::collections::BTreeMap<u32, String> = std::collections::BTreeMap::new();
-    for o in opts {
-        if let Some(v) = o.strip_prefix("--change-name=") {
-            let (n, name) = v.split_once(':').unwrap_or(("0", ""));
-            names.insert(n.parse().unwrap_or(0), name.to_string());
-        }
-    }
-    for o in opts {
-        let Some(v) = o.strip_prefix("--new=") else {
-            if o.starts_with("--change-name=") || o.starts_with("--typecode=") {
-                continue;
-            }
-            return fail(
-                2,
-                format!("sgdisk: the simulated host does not model {o}\n"),
-            );
-        };
-        let parts: Vec<&str> = v.split(':').collect();
-        let (Some(n), Some(end)) = (
-            parts.first().and_then(|n| n.parse::<u32>().ok()),
-            parts.get(2),
-        ) else {
-            return fail(2, format!("bad --new={v}\n"));
-        };
-        let kname = if k.ends_with(|c: char| c.is_ascii_digit()) {
-            format!("{k}p{n}")
-        } else {
-            format!("{k}{n}")
-        };
-        if st.world.device(&kname).is_some() {
-            return fail(4, format!("Could not create partition {n}: it exists\n"));
-        }
-        // Sectors in use: the existing partitions, in order.
-        let used_end: u64 = st
-            .world
-            .block_devices
-            .iter()
-            .filter(|b| b.parent.as_deref() == Some(k.as_str()))
-            .map(|b| b.size / 512)
-            .sum::<u64>()
-            + 2048;
-        let start = used_end.div_ceil(2048) * 2048;
-        let last = total.saturating_sub(34);
-        let sectors = match *end {
-            "0" => (last + 1).saturating_sub(start),
-            e => match e
-                .strip_prefix('+')
-                .and_then(|x| x.strip_suffix('K'))
-                .and_then(|x| x.parse::<u64>().ok())
-            {
-                Some(kib) => kib * 2,
-                None => return fail(2, format!("bad end {e}\n")),
-            },
-        };
-        if sectors == 0 || start + sectors > last + 1 {
-            return fail(
-                4,
-                format!("Could not create partition {n} from {start} of size {sectors}\n"),
-            );
-        }
-        let mut p = disk.clone();
-        p.kname = kname.clone();
-        p.kind = crate::observe::DevKind::Part;
-        p.maj_min = format!("{maj}:{}", min + n as u64);
-        p.size = sectors * 512;
-        p.by_id = disk.by_id.iter().map(|i| format!("{i}-part{n}")).collect();
-        p.parent = Some(k.clone());
-        p.partlabel = names.get(&n).cloned();
-        p.pttype = None;
-        p.fstype = None;
-        p.holders = vec![];
-        p.signatures = Some(vec![]);
-        p.write_cache = None;
-        p.serial = None;
-        p.model = None;
-        p.tran = None;
-        st.world.block_devices.push(p);
-    }
-    st.world.block_devices.sort_by(|a, b| a.kname.cmp(&b.kname));
-    out("The operation has completed successfully.\n")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1060,8 +956,16 @@ mod tests {
         // Captured: 2 GiB member → 2094080 KiB array (offset 6144 sectors); 1.5 GiB → 1570816 KiB.
         let s = 2147483648u64 / 512;
         assert_eq!((s - data_offset(s)) / 2, 2094080);
+        assert_eq!(
+            data_offset(s),
+            6144,
+            "mdadm --examine: Data Offset : 6144 sectors"
+        );
         let s = 1610612736u64 / 512;
         assert_eq!((s - data_offset(s)) / 2, 1570816);
+        // The 256 MiB cache partitions of the three-array capture: 261120 blocks.
+        let s = 268435456u64 / 512;
+        assert_eq!((s - data_offset(s)) / 2, 261120);
         // Large disks get the familiar 264192-sector offset.
         assert_eq!(data_offset(2_000_000_000_000 / 512), 264192);
     }
@@ -1071,5 +975,8 @@ mod tests {
         assert_eq!(parse_chunk("65536"), Some(64 << 20));
         assert_eq!(parse_chunk("64M"), Some(64 << 20));
         assert_eq!(parse_chunk("3M"), None);
+        // A 2 GiB array leaves 4 KiB for the bitmap: 30720 bits, so chunks from 128 KiB.
+        assert_eq!(min_bitmap_chunk(4188160), 128 << 10);
+        assert_eq!(min_bitmap_chunk(2_000_000_000_000 / 512), 2 << 20);
     }
 }

@@ -3,9 +3,11 @@
 //! the real tools' formats, so tests exercise parsers, planner and executor together. Commands it
 //! does not model are errors, never silent successes.
 
+mod lvm_alloc;
 mod lvm_tools;
 mod md_tools;
 mod render;
+mod sgdisk;
 pub mod synthetic;
 
 use super::{CmdOutput, Host, HostError};
@@ -271,7 +273,7 @@ impl Host for SimHost {
                 out("")
             }
             ["mdadm", ..] => md_tools::mdadm(&mut st, &args[1..]),
-            ["sgdisk", ..] => md_tools::sgdisk(&mut st, &args[1..]),
+            ["sgdisk", ..] => sgdisk::sgdisk(&mut st, &args[1..]),
             ["pvcreate", ..]
             | ["vgcreate", ..]
             | ["vgextend", ..]

@@ -7,17 +7,19 @@
 . /mnt/host/files/guest-lib.sh
 H=/dev/disk/by-id/ata-HYRAID_HDD_HYHDD1
 OLD=/dev/disk/by-id/ata-HYRAID_HDD_HYOLD1
-sgdisk -q -n1:0:+64M -n2:0:+64M -n3:0:+64M -n4:0:+128M -n5:0:+64M -n6:0:+64M -n7:0:+64M $H >/dev/null
+sgdisk -n1:0:+64M -n2:0:+64M -n3:0:+64M -n4:0:+128M -n5:0:+64M -n6:0:+64M -n7:0:+64M $H
 udevadm settle
+check "7 partitions on hdd1" test -b $H-part7
 printf 'hyraid-test-key' > /tmp/key
 cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 --pbkdf-force-iterations 1000 --key-file /tmp/key $H-part2 \
     && cryptsetup open --key-file /tmp/key $H-part2 hyraid-luks; check "LUKS volume open on part2" test -b /dev/mapper/hyraid-luks
 mkswap -q $H-part3 >/dev/null && swapon $H-part3; check "swap active on part3" sh -c "grep -q '^$(readlink -f $H-part3) ' /proc/swaps"
 mkfs.ext4 -q $H-part4 && mkdir -p /mnt/p4 && mount $H-part4 /mnt/p4 && echo precious > /mnt/p4/f && sync
 check "ext4 mounted from part4" mountpoint -q /mnt/p4
-mdadm --create /dev/md/legacy5 --run --quiet --level=5 --raid-devices=3 --metadata=1.2 --assume-clean $H-part5 $H-part6 $H-part7 2>/dev/null
+mdadm --create /dev/md/legacy5 --run --quiet --level=5 --raid-devices=3 --metadata=1.2 --assume-clean $H-part5 $H-part6 $H-part7
 check "RAID5 on part5-7" test -b /dev/md/legacy5
 udevadm settle
+[ "$FAILS" = 0 ] || { bad "the in-use layout could not be built; stopping before hyraid runs"; finish; }
 TABLE=$(sgdisk -p $H | sha256sum)
 hy plan $CFG/in-use.yaml --allow-destroy; expect "plan --allow-destroy refuses (exit 1)" $? 1
 grep -q "wipe" /tmp/hy.out && bad "the plan offers a wipe: $(grep wipe /tmp/hy.out)" || ok "no wipe in the plan"

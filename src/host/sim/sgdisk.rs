@@ -1,0 +1,218 @@
+//! sgdisk (GPT fdisk 1.0.9) as hyraid runs it: `--clear DEV`, and `--new=N:0:+SIZEK|0
+//! --change-name=N:NAME --typecode=N:CODE … DEV`.
+//!
+//! Geometry as gdisk computes it for 512-byte sectors: partitions start on 2048-sector
+//! boundaries; `+SIZEK` ends SIZE KiB after the start; `0` ends at the last usable sector, which
+//! is 34 sectors before the end of the disk (the backup table and header). One `--new` that does
+//! not fit fails the whole call and nothing is written ("Error encountered; not saving changes").
+
+use super::{SimState, Target, fail, out};
+use crate::host::{CmdOutput, HostError};
+use crate::observe::{BlockDevice, DevKind, Signature};
+use std::collections::BTreeMap;
+
+const ALIGN: u64 = 2048;
+/// Sectors at the end of the disk that hold the backup GPT (32 of entries, 1 header) and
+/// the last one gdisk never hands out.
+const TAIL: u64 = 34;
+
+/// The end of the last partition, replaying the layout sgdisk makes: partitions in number order,
+/// each on the next 2048-sector boundary.
+fn used_end(parts: &[&BlockDevice]) -> u64 {
+    let mut v: Vec<(u32, u64)> = parts
+        .iter()
+        .map(|b| (part_number(&b.kname), b.size / 512))
+        .collect();
+    v.sort();
+    v.iter().fold(ALIGN, |cursor, (_, sectors)| {
+        cursor.div_ceil(ALIGN) * ALIGN + sectors
+    })
+}
+
+fn part_number(kname: &str) -> u32 {
+    let digits = kname.len() - kname.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+    kname[kname.len() - digits..].parse().unwrap_or(0)
+}
+
+pub fn sgdisk(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> {
+    let Some((dev, opts)) = args.split_last() else {
+        return fail(1, "Usage: sgdisk [OPTION...] <device>\n");
+    };
+    let Some(Target::Block(k)) = st.resolve(dev) else {
+        return fail(
+            2,
+            format!("Problem opening {dev} for reading! Error is 2.\n"),
+        );
+    };
+    let disk = st.world.device(&k).unwrap().clone();
+    if disk.kind != DevKind::Disk {
+        return fail(2, format!("{dev} is not a whole disk\n"));
+    }
+    let in_use = |st: &SimState| {
+        st.world.block_devices.iter().any(|b| {
+            b.parent.as_deref() == Some(k.as_str()) && st.busy(&Target::Block(b.kname.clone()))
+        })
+    };
+    if opts == ["--clear"] {
+        if in_use(st) || st.busy(&Target::Block(k.clone())) {
+            return fail(
+                2,
+                "Warning: The kernel is still using the old partition table.\n",
+            );
+        }
+        st.world
+            .block_devices
+            .retain(|b| b.parent.as_deref() != Some(k.as_str()));
+        let d = st.dev_mut(&k).unwrap();
+        d.pttype = Some("gpt".into());
+        d.fstype = None;
+        d.signatures = Some(vec![
+            Signature {
+                offset: "0x200".into(),
+                kind: "gpt".into(),
+                uuid: None,
+            },
+            Signature {
+                offset: "0x1fe".into(),
+                kind: "PMBR".into(),
+                uuid: None,
+            },
+        ]);
+        return out(
+            "Creating new GPT entries in memory.\nThe operation has completed successfully.\n",
+        );
+    }
+    if disk.pttype.as_deref() != Some("gpt") {
+        return fail(2, format!("{dev}: no GPT (run sgdisk --clear first)\n"));
+    }
+    let last = (disk.size / 512).saturating_sub(TAIL);
+    let (maj, min) = disk
+        .maj_min
+        .split_once(':')
+        .map(|(a, b)| (a.to_string(), b.parse::<u64>().unwrap_or(0)))
+        .unwrap_or_default();
+    let mut names: BTreeMap<u32, String> = BTreeMap::new();
+    for o in opts {
+        if let Some(v) = o.strip_prefix("--change-name=") {
+            let (n, name) = v.split_once(':').unwrap_or(("0", ""));
+            names.insert(n.parse().unwrap_or(0), name.to_string());
+        }
+    }
+    let existing: Vec<&BlockDevice> = st
+        .world
+        .block_devices
+        .iter()
+        .filter(|b| b.parent.as_deref() == Some(k.as_str()))
+        .collect();
+    let mut cursor = used_end(&existing);
+    let mut new = Vec::new();
+    for o in opts {
+        let Some(v) = o.strip_prefix("--new=") else {
+            if o.starts_with("--change-name=") || o.starts_with("--typecode=") {
+                continue;
+            }
+            return fail(
+                2,
+                format!("sgdisk: the simulated host does not model {o}\n"),
+            );
+        };
+        let parts: Vec<&str> = v.split(':').collect();
+        let (Some(n), Some(end)) = (
+            parts.first().and_then(|n| n.parse::<u32>().ok()),
+            parts.get(2),
+        ) else {
+            return fail(2, format!("bad --new={v}\n"));
+        };
+        let kname = if k.ends_with(|c: char| c.is_ascii_digit()) {
+            format!("{k}p{n}")
+        } else {
+            format!("{k}{n}")
+        };
+        if st.world.device(&kname).is_some() {
+            return fail(4, format!("Could not create partition {n}: it exists\n"));
+        }
+        let start = cursor.div_ceil(ALIGN) * ALIGN;
+        let stop = match *end {
+            "0" => last,
+            e => match e
+                .strip_prefix('+')
+                .and_then(|x| x.strip_suffix('K'))
+                .and_then(|x| x.parse::<u64>().ok())
+            {
+                Some(kib) => start + kib * 2 - 1,
+                None => return fail(2, format!("bad end {e}\n")),
+            },
+        };
+        if start > last || stop > last || stop < start {
+            return fail(
+                4,
+                format!(
+                    "Could not create partition {n} from {start} to {stop}\nError encountered; not saving changes.\n"
+                ),
+            );
+        }
+        cursor = stop + 1;
+        let mut p = disk.clone();
+        p.kname = kname.clone();
+        p.kind = DevKind::Part;
+        p.maj_min = format!("{maj}:{}", min + n as u64);
+        p.size = (stop + 1 - start) * 512;
+        p.by_id = disk.by_id.iter().map(|i| format!("{i}-part{n}")).collect();
+        p.parent = Some(k.clone());
+        p.partlabel = names.get(&n).cloned();
+        p.pttype = None;
+        p.fstype = None;
+        p.holders = vec![];
+        p.signatures = Some(vec![]);
+        p.write_cache = None;
+        p.serial = None;
+        p.model = None;
+        p.tran = None;
+        new.push(p);
+    }
+    st.world.block_devices.extend(new);
+    st.world.block_devices.sort_by(|a, b| a.kname.cmp(&b.kname));
+    out("The operation has completed successfully.\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn part(kname: &str, sectors: u64) -> BlockDevice {
+        BlockDevice {
+            kname: kname.into(),
+            kind: DevKind::Part,
+            maj_min: "8:1".into(),
+            size: sectors * 512,
+            rotational: false,
+            serial: None,
+            wwn: None,
+            model: None,
+            tran: None,
+            by_id: vec![],
+            parent: Some("sda".into()),
+            partlabel: None,
+            pttype: None,
+            fstype: None,
+            holders: vec![],
+            mountpoint: None,
+            signatures: None,
+            write_cache: None,
+        }
+    }
+
+    #[test]
+    fn layout_replays_the_capture() {
+        // sfdisk --dump of the three-array capture: raid at 2048 (3145728 sectors), cache at
+        // 3147776 (524288), last-lba 4194270 on a 4194304-sector disk.
+        let (a, b) = (part("sda1", 3145728), part("sda2", 524288));
+        assert_eq!(used_end(&[&a]), 3147776);
+        assert_eq!(used_end(&[&b, &a]), 3147776 + 524288);
+        assert_eq!(4194304 - TAIL, 4194270);
+        // A size that is not a whole MiB leaves a gap before the next partition.
+        let c = part("sda1", 2048 * 63 + 8);
+        let d = part("sda2", 2048);
+        assert_eq!(used_end(&[&c, &d]), 2048 + 2048 * 64 + 2048);
+    }
+}
