@@ -99,3 +99,42 @@ fn removal_steps_name_stable_devices() {
     .unwrap();
     assert!(h.world().arrays.is_empty());
 }
+
+#[test]
+fn the_field_lints_appear_in_plan_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let snap = dir.path().join("machine.json");
+    std::fs::copy("examples/snapshots/single-pair.json", &snap).unwrap();
+    let yaml = dir.path().join("h.yaml");
+    let text = std::fs::read_to_string("examples/single-pair.yaml")
+        .unwrap()
+        .replace(
+            "md-home: { members: [ssd, hdd] }",
+            "md-home: { members: [ssd, hdd], write_mostly: [], bitmap: none }",
+        );
+    assert!(text.contains("write_mostly: []"), "{text}");
+    std::fs::write(&yaml, text).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_hyraid"))
+        .args(["plan"])
+        .arg(&yaml)
+        .arg("--sim")
+        .arg(&snap)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    let lints: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains("lint, after this plan: mirror md-home"))
+        .collect();
+    assert!(
+        lints.len() >= 2,
+        "no bitmap and the HDD not write-mostly: {out}"
+    );
+    assert!(lints.iter().any(|l| l.contains("bitmap")), "{lints:?}");
+    assert!(
+        lints.iter().any(|l| l.contains("write-mostly")),
+        "{lints:?}"
+    );
+}

@@ -17,6 +17,15 @@ pub struct ObjectState {
     pub after: Option<String>,
 }
 
+/// The machine as the plan leaves it: the plan run on a simulated copy of `obs`, observed
+/// again. `None` when the simulated run cannot complete the plan.
+pub fn after_state(p: &Plan, obs: &Observed) -> Option<Observed> {
+    let sim = SimHost::new(obs.clone());
+    let journal = super::Journal { path: None };
+    super::execute(&sim, p, obs, &journal, &mut std::io::sink()).ok()?;
+    super::observe_for(&sim, Some(&p.desired)).ok()
+}
+
 /// The objects the plan touches, in plan order, with their state before and after. `None` when
 /// the simulated run cannot complete the plan (the preview is then not shown, never guessed).
 pub fn object_states(p: &Plan, obs: &Observed) -> Option<Vec<ObjectState>> {

@@ -397,6 +397,22 @@ fn dispatch(cli: Cli) -> Result<u8, CliError> {
             let obs = apply::observe_for(m.host(), Some(&d))
                 .map_err(|e| msg(format!("cannot observe the machine: {e}")))?;
             let mut p = plan(&d, &obs, Policy { allow_destroy }).map_err(|e| msg(e.to_string()))?;
+            // The field's lints (bitmap, write-behind, write-mostly, writecache redundancy) on
+            // the machine as this plan leaves it, as `status` would report them afterwards.
+            if p.refused.is_empty()
+                && let Some(after) = apply::preview::after_state(&p, &obs)
+            {
+                let conf = after.boot.mdadm_conf.clone();
+                for f in crate::plan::lint::status(&after, Some(&d), conf.as_deref())
+                    .into_iter()
+                    .filter(|f| f.severity == crate::plan::lint::Severity::Lint)
+                {
+                    p.notes.push(format!(
+                        "lint, after this plan: {}: {} — {} (fix: {})",
+                        f.object, f.message, f.reason, f.fix
+                    ));
+                }
+            }
             if out.is_some() || format == Format::Json {
                 // A stale saved plan can then say what changed on the machine since.
                 p.observed = Some(crate::plan::fingerprint::normalized(&obs));
