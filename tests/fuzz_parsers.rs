@@ -70,14 +70,17 @@ fn corpus() -> Vec<(String, String)> {
                 Exchange::Read {
                     path,
                     content: Some(c),
+                    ..
                 } if path.contains("/md/") => v.push((format!("{name}:md_sysfs"), c)),
                 Exchange::Read {
                     path,
                     content: Some(c),
+                    ..
                 } if path == "/proc/mdstat" => v.push((format!("{name}:proc_mdstat"), c)),
                 Exchange::Read {
                     path,
                     content: Some(c),
+                    ..
                 } if path.contains("cache_type") => v.push((format!("{name}:cache-type"), c)),
                 _ => {}
             }
@@ -294,5 +297,5 @@ fn future_versions_are_read() {
     // Newer kernels may add lines to /proc/mdstat and drop the bitmap group when there is none.
     let a = mdstat::parse("Personalities : [raid1] \nmd0 : active raid1 sdb[1](W) sda[0]\n      1000 blocks super 1.2 [2/2] [UU]\n      some future line\n\nunused devices: <none>\n").unwrap();
     assert_eq!(a[0].members.len(), 2);
-    assert_eq!(a[0].bitmap_chunk, None);
+    assert_eq!(a[0].bitmap, None);
 }
