@@ -68,7 +68,15 @@ fn raid1_with_a_file_bitmap() {
         })
     );
     assert!(a.member("sdf").unwrap().write_mostly());
-    plan_is_unaffected(&["file-bitmap"]);
+    let p = plan_is_unaffected(&["file-bitmap"]);
+    let f = p
+        .foreign
+        .iter()
+        .find(|f| f.object == "array /dev/md/legacy");
+    assert_eq!(
+        f.unwrap().detail,
+        "raid1 of sdg, sdf, bitmap in the file /mnt/ssd-junk/legacy.bitmap"
+    );
     sim_reads_back(&o);
 }
 
@@ -253,4 +261,122 @@ fn every_foreign_object_at_once() {
         assert!(foreign.contains(&f), "{foreign:?}");
     }
     sim_reads_back(&o);
+}
+
+/// Only what the file names can stop a plan: naming a foreign object refuses that object, with
+/// the reason, and nothing else.
+#[test]
+fn naming_a_foreign_object_refuses_that_object_only() {
+    let o = obs(OBJECTS);
+    let mut yaml = std::fs::read_to_string("tests/vm/configs/microserver.yaml").unwrap();
+    let disks = [
+        ("f1", "HDD_HYFOR01"),
+        ("f2", "SSD_HYFOR02"),
+        ("r1", "RST_HYFOR09"),
+        ("r2", "RST_HYFOR10"),
+        ("z1", "HDD_HYFOR12"),
+        ("z2", "HDD_HYFOR13"),
+        ("v1", "HDD_HYFOR14"),
+        ("v2", "SSD_HYFOR15"),
+    ];
+    let mut more: String = disks
+        .iter()
+        .map(|(n, id)| format!("  {n}: {{ id: ata-HYRAID_{id} }}\n"))
+        .collect();
+    more.push_str("mirrors:\n  legacy: { members: [f2, f1] }\n  vol0: { members: [r1, r2] }\n");
+    more.push_str("  stale: { members: [z1, z2] }\n");
+    yaml = yaml.replace("mirrors:\n", &more);
+    yaml.push_str("  vgf:\n    pvs: [v1, v2]\n    lvs:\n      thin1: { size: 1GiB }\n      mirr: { size: 64MiB }\n");
+    let d = hyraid::config::load_str("foreign.yaml", &yaml).unwrap();
+    let p = plan(&d, &o, Policy::default()).unwrap();
+    let refused: Vec<(&str, &str)> = p
+        .refused
+        .iter()
+        .map(|r| (r.object.as_str(), r.reason.as_str()))
+        .collect();
+    let expect = [
+        (
+            "mirror legacy",
+            "the bitmap of /dev/md/legacy is in the file /mnt/ssd-junk/legacy.bitmap",
+        ),
+        ("mirror vol0", "/dev/md/vol0 has external:/md119/0 metadata"),
+        (
+            "mirror stale",
+            "/dev/md/stale is not a symlink (Invalid argument (os error 22))",
+        ),
+        ("lv vgf/thin1", "is a thin LV"),
+        ("lv vgf/mirr", "is a raid1 LV"),
+    ];
+    assert_eq!(refused.len(), expect.len(), "{refused:#?}");
+    for (object, reason) in expect {
+        assert!(
+            refused
+                .iter()
+                .any(|(o, r)| *o == object && r.contains(reason)),
+            "{object}: {reason}\n{refused:#?}"
+        );
+    }
+    // No step touches a foreign object.
+    let text = serde_json::to_string(&p.steps).unwrap();
+    for k in [
+        "md118", "md119", "md120", "legacy", "vol0", "stale", "HYFOR", "vgf",
+    ] {
+        assert!(!text.contains(k), "{k}: {text}");
+    }
+}
+
+/// The CLI on a simulated copy of the foreign machine: status, plan and import all work.
+#[test]
+fn status_plan_and_import_on_the_foreign_machine() {
+    let dir = tempfile::tempdir().unwrap();
+    let snap = dir.path().join("foreign.json");
+    std::fs::write(&snap, serde_json::to_string_pretty(&obs(OBJECTS)).unwrap()).unwrap();
+    let hyraid = |args: &[&str]| {
+        let mut a: Vec<&str> = args.to_vec();
+        a.extend(["--sim", snap.to_str().unwrap()]);
+        std::process::Command::new(env!("CARGO_BIN_EXE_hyraid"))
+            .args(&a)
+            .output()
+            .unwrap()
+    };
+    let o = hyraid(&["status"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(2), "lints, no errors:\n{text}");
+    for line in [
+        "array /dev/md/parity (raid5): reshape 6.3% in progress",
+        "mirror legacy: write-intent bitmap in the file /mnt/ssd-junk/legacy.bitmap: foreign, not touched",
+        "array /dev/md/far (raid10): write-intent bitmap in the file /mnt/ssd-junk/extra-bitmap: foreign, not touched",
+        "array /dev/md/imsm0 (container): container of 2 disk(s) with imsm metadata: foreign, not touched",
+        "/dev/md/stale: /dev/md/stale is not a symlink",
+        "device /dev/sdr: content unknown: probing failed",
+    ] {
+        assert!(text.contains(line), "{line}\n{text}");
+    }
+    for wrong in [
+        "mirror parity",
+        "mirror far",
+        "mirror stripe",
+        "mirror concat",
+        "mirror imsm0",
+    ] {
+        assert!(!text.contains(wrong), "{wrong}\n{text}");
+    }
+    let o = hyraid(&["plan", "tests/vm/configs/microserver.yaml"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{text}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(text.contains("array /dev/md/legacy"), "{text}");
+    let o = hyraid(&["import"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains(
+            "not imported: /dev/md/legacy: its bitmap is in the file /mnt/ssd-junk/legacy.bitmap"
+        ),
+        "{err}"
+    );
 }
