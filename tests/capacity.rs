@@ -37,6 +37,7 @@ fn disk(n: usize, name: &str, size: u64, rotational: bool) -> BlockDevice {
         mountpoint: None,
         signatures: Some(vec![]),
         write_cache: None,
+        probe_error: None,
     }
 }
 
@@ -60,6 +61,8 @@ fn machine(disks: &[(&str, u64, bool)]) -> SimHost {
                 initramfs_tool: Some("update-initramfs".into()),
                 write_cache_rule: None,
             },
+            dev_md_strays: vec![],
+            other_devices: vec![],
         }
         .normalized(),
     )

@@ -163,3 +163,25 @@ fn a_serial_the_file_could_not_hold_is_left_to_the_id() {
         .unwrap();
     assert_eq!(hdd.serial, None);
 }
+
+/// Issue §6: what hyraid does not manage is left out of the import, saying why, and the rest
+/// imports to a file whose plan is empty.
+#[test]
+fn foreign_objects_are_left_out_of_the_import() {
+    let obs =
+        hyraid::observe::observe(&common::foreign::machine(common::foreign::OBJECTS)).unwrap();
+    imported_plan_is_empty(&obs, "foreign");
+    let skipped = import::import(&obs).skipped;
+    for s in [
+        "/dev/md/legacy: its bitmap is in the file /mnt/ssd-junk/legacy.bitmap (hyraid manages internal bitmaps)",
+        "/dev/md/far: raid10 (hyraid manages RAID1)",
+        "/dev/md/parity: raid5 (hyraid manages RAID1)",
+        "/dev/md/stripe: raid0 (hyraid manages RAID1)",
+        "/dev/md/concat: linear (hyraid manages RAID1)",
+        "/dev/md/imsm0: container (hyraid manages RAID1)",
+        "/dev/md/vol0: RAID1 with external:/md119/0 metadata (hyraid manages md's own superblocks)",
+        "vg vgf: lv cpool is a cache-pool LV (hyraid manages linear, striped and writecache LVs)",
+    ] {
+        assert!(skipped.iter().any(|x| x == s), "{s}\n{skipped:#?}");
+    }
+}

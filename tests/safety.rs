@@ -33,6 +33,7 @@ fn extra_disk(kname: &str, minor: u32, serial: &str, rota: bool) -> BlockDevice 
             enabled: Some(true),
             source: WriteCacheSource::ScsiCacheType,
         }),
+        probe_error: None,
     }
 }
 

@@ -86,10 +86,7 @@ fn nvme_example_three_way_mirror_with_write_behind() {
     assert_eq!(a.members.iter().filter(|m| m.write_mostly()).count(), 2);
     assert_eq!(
         a.bitmap.unwrap(),
-        hyraid::observe::MdBitmap {
-            chunk: 512 << 20,
-            backlog: 16383
-        }
+        hyraid::observe::MdBitmap::internal(512 << 20, 16383)
     );
 }
 
@@ -175,10 +172,7 @@ fn bitmap_rechunk_and_write_behind_on_a_live_array() {
     let a = h.world().array_named("md-home").cloned().unwrap();
     assert_eq!(
         a.bitmap.unwrap(),
-        hyraid::observe::MdBitmap {
-            chunk: 128 << 20,
-            backlog: 2048
-        }
+        hyraid::observe::MdBitmap::internal(128 << 20, 2048)
     );
     // Lowering write-behind on a live array is one sysfs write.
     d.mirrors.get_mut("md-home").unwrap().write_behind = 256;

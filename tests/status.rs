@@ -205,3 +205,76 @@ fn the_mdadm_conf_lint_names_this_machines_path_and_initramfs_tool() {
     let none = fix(Default::default());
     assert!(none.contains("rebuild the initramfs"), "{none}");
 }
+
+/// Issue §6: a foreign array is named by its level, never called a mirror, and gets only the
+/// advice that fits its level; a file bitmap is reported as foreign.
+#[test]
+fn foreign_arrays_are_named_and_advised_by_their_level() {
+    let mut o =
+        hyraid::observe::observe(&common::foreign::machine(common::foreign::OBJECTS)).unwrap();
+    let f = status(&o, None, Some(&mdadm_conf_of(&o)));
+    let about =
+        |object: &str| -> Vec<&Finding> { f.iter().filter(|x| x.object == object).collect() };
+    // Only RAID1 arrays are mirrors.
+    for x in f.iter().filter(|x| x.object.starts_with("mirror ")) {
+        let name = &x.object["mirror ".len()..];
+        assert_eq!(o.array_named(name).unwrap().level, "raid1", "{x:?}");
+    }
+    // RAID0 and linear: no bitmap advice, nothing at all here.
+    assert!(about("array /dev/md/stripe (raid0)").is_empty(), "{f:#?}");
+    assert!(about("array /dev/md/concat (linear)").is_empty(), "{f:#?}");
+    // RAID10 of an SSD and an HDD: write-mostly is RAID1's; its file bitmap is foreign.
+    let far = about("array /dev/md/far (raid10)");
+    assert_eq!(far.len(), 1, "{far:#?}");
+    assert_eq!(far[0].severity, Severity::Info);
+    assert_eq!(
+        far[0].message,
+        "write-intent bitmap in the file /mnt/ssd-junk/extra-bitmap: foreign, not touched"
+    );
+    assert!(far[0].fix.contains("mdadm --grow /dev/md121 --bitmap=none"));
+    let legacy = about("mirror legacy");
+    assert_eq!(legacy.len(), 1, "{legacy:#?}");
+    assert!(legacy[0].message.contains("/mnt/ssd-junk/legacy.bitmap"));
+    // The reshape is progress, not a fault; the container is not an inactive array.
+    let parity = about("array /dev/md/parity (raid5)");
+    assert_eq!(parity.len(), 1, "{parity:#?}");
+    assert_eq!(parity[0].message, "reshape 6.3% in progress");
+    let imsm = about("array /dev/md/imsm0 (container)");
+    assert_eq!(imsm.len(), 1);
+    assert_eq!(imsm[0].severity, Severity::Info);
+    assert!(
+        about("mirror vol0").is_empty(),
+        "firmware RAID keeps its own rules"
+    );
+    assert!(has(&f, Severity::Info, "/dev/md/stale is not a symlink"));
+    assert!(has(&f, Severity::Info, "/dev/md/gone is a link to ../md3"));
+    assert!(has(&f, Severity::Lint, "content unknown: probing failed"));
+    assert!(!f.iter().any(|x| x.severity == Severity::Error), "{f:#?}");
+    assert_eq!(exit_code(&f), 2);
+
+    // Bitmap advice fits RAID5 (by mdadm: hyraid does not manage it), never RAID0 or linear.
+    for k in ["md122", "md123", "md124"] {
+        o.arrays.iter_mut().find(|a| a.kname == k).unwrap().bitmap = None;
+    }
+    let f = status(&o, None, Some(&mdadm_conf_of(&o)));
+    let no_bitmap: Vec<&Finding> = f
+        .iter()
+        .filter(|x| x.message == "no write-intent bitmap")
+        .collect();
+    assert_eq!(no_bitmap.len(), 1, "{no_bitmap:#?}");
+    assert_eq!(no_bitmap[0].object, "array /dev/md/parity (raid5)");
+    assert!(
+        no_bitmap[0]
+            .fix
+            .contains("mdadm --grow /dev/md122 --bitmap=internal")
+    );
+}
+
+/// ARRAY lines for every array with a UUID, so that only the findings under test remain.
+fn mdadm_conf_of(o: &hyraid::observe::Observed) -> String {
+    o.arrays
+        .iter()
+        .filter_map(|a| a.uuid.as_ref())
+        .map(|u| format!("ARRAY UUID={u}\n"))
+        .collect()
+}

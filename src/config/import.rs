@@ -2,7 +2,7 @@
 //! on it right away shows no changes. This is how a hand-built box is adopted.
 
 use super::raw::*;
-use crate::observe::{BlockDevice, DevKind, Observed};
+use crate::observe::{BitmapKind, BlockDevice, DevKind, Observed};
 use std::collections::BTreeMap;
 
 /// Prefer the names a person recognises: ata-/nvme-/scsi- (model and serial), then wwn-.
@@ -143,6 +143,19 @@ fn build(o: &Observed, preassigned: &BTreeMap<String, String>) -> Built {
             ));
             continue;
         }
+        if let Some(meta) = &a.metadata {
+            skipped.push(format!(
+                "/dev/md/{name}: RAID1 with {meta} metadata (hyraid manages md's own superblocks)"
+            ));
+            continue;
+        }
+        if let Some(b) = a.bitmap.as_ref().filter(|b| b.kind != BitmapKind::Internal) {
+            skipped.push(format!(
+                "/dev/md/{name}: its bitmap is {} (hyraid manages internal bitmaps)",
+                b.describe()
+            ));
+            continue;
+        }
         let live: Vec<_> = a.members.iter().filter(|m| !m.faulty()).collect();
         let devs: Vec<Option<&BlockDevice>> = live.iter().map(|m| o.device(&m.kname)).collect();
         // Partition members are named `disk:PARTLABEL`; a partition without a GPT name cannot be.
@@ -219,6 +232,17 @@ fn build(o: &Observed, preassigned: &BTreeMap<String, String>) -> Built {
 
     let mut vgs = BTreeMap::new();
     'vg: for vg in &o.lvm.vgs {
+        if let Some(l) = o.lvm.lvs.iter().find(|l| {
+            l.vg == vg.name
+                && !l.hidden
+                && !matches!(l.segtype.as_str(), "linear" | "striped" | "writecache")
+        }) {
+            skipped.push(format!(
+                "vg {}: lv {} is a {} LV (hyraid manages linear, striped and writecache LVs)",
+                vg.name, l.name, l.segtype
+            ));
+            continue;
+        }
         let mut pvs = Vec::new();
         let mut pv_name: BTreeMap<String, String> = BTreeMap::new();
         for p in o.pvs_of(&vg.name) {

@@ -18,17 +18,25 @@ pub enum Exchange {
         stdout: String,
         stderr: String,
     },
+    /// `content`/`entries`/`target` None: no such file; `error`: it could not be read (a
+    /// device node under /dev/md answers readlink with EINVAL).
     Read {
         path: String,
         content: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
     },
     ListDir {
         path: String,
         entries: Option<Vec<String>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
     },
     ReadLink {
         path: String,
         target: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
     },
     Exists {
         path: String,
@@ -58,15 +66,26 @@ impl<'a> Recorder<'a> {
     }
 }
 
-fn found<T>(r: &Result<T, HostError>) -> Result<Option<T>, HostError>
-where
-    T: Clone,
-{
+/// (answer, error): a missing file is no answer and no error; other failures are recorded, so
+/// a replay fails the same way.
+fn found<T: Clone>(r: &Result<T, HostError>) -> (Option<T>, Option<String>) {
     match r {
-        Ok(v) => Ok(Some(v.clone())),
-        Err(HostError::NotFound { .. }) => Ok(None),
-        Err(e) => Err(e.clone()),
+        Ok(v) => (Some(v.clone()), None),
+        Err(HostError::NotFound { .. }) => (None, None),
+        Err(HostError::Io { detail, .. }) => (None, Some(detail.clone())),
+        Err(e) => (None, Some(e.to_string())),
     }
+}
+
+/// The error a replay gives for a recorded failure.
+fn replayed<T>(path: &str, error: &Option<String>) -> Result<T, HostError> {
+    Err(match error {
+        Some(detail) => HostError::Io {
+            path: path.into(),
+            detail: detail.clone(),
+        },
+        None => HostError::NotFound { path: path.into() },
+    })
 }
 
 impl Host for Recorder<'_> {
@@ -82,9 +101,11 @@ impl Host for Recorder<'_> {
     }
     fn read_file(&self, path: &str) -> Result<String, HostError> {
         let r = self.inner.read_file(path);
+        let (content, error) = found(&r);
         self.exchanges.borrow_mut().push(Exchange::Read {
             path: path.into(),
-            content: found(&r)?,
+            content,
+            error,
         });
         r
     }
@@ -96,17 +117,21 @@ impl Host for Recorder<'_> {
     }
     fn list_dir(&self, path: &str) -> Result<Vec<String>, HostError> {
         let r = self.inner.list_dir(path);
+        let (entries, error) = found(&r);
         self.exchanges.borrow_mut().push(Exchange::ListDir {
             path: path.into(),
-            entries: found(&r)?,
+            entries,
+            error,
         });
         r
     }
     fn read_link(&self, path: &str) -> Result<String, HostError> {
         let r = self.inner.read_link(path);
+        let (target, error) = found(&r);
         self.exchanges.borrow_mut().push(Exchange::ReadLink {
             path: path.into(),
-            target: found(&r)?,
+            target,
+            error,
         });
         r
     }
@@ -196,6 +221,7 @@ impl Host for Replay {
             Some(Exchange::Read {
                 content: Some(c), ..
             }) => Ok(c.clone()),
+            Some(Exchange::Read { error, .. }) => replayed(path, error),
             _ => Err(HostError::NotFound { path: path.into() }),
         }
     }
@@ -210,6 +236,7 @@ impl Host for Replay {
             Some(Exchange::ListDir {
                 entries: Some(v), ..
             }) => Ok(v.clone()),
+            Some(Exchange::ListDir { error, .. }) => replayed(path, error),
             _ => Err(HostError::NotFound { path: path.into() }),
         }
     }
@@ -218,6 +245,7 @@ impl Host for Replay {
             Some(Exchange::ReadLink {
                 target: Some(t), ..
             }) => Ok(t.clone()),
+            Some(Exchange::ReadLink { error, .. }) => replayed(path, error),
             _ => Err(HostError::NotFound { path: path.into() }),
         }
     }

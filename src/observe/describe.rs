@@ -138,7 +138,8 @@ pub fn describe(obs: &Observed, d: &Desired, object: &str) -> Option<String> {
             }
             match &a.bitmap {
                 Some(b) => t.push_str(&format!(
-                    "  bitmap: internal, chunk {}\n  write-behind: {}\n",
+                    "  bitmap: {}, chunk {}\n  write-behind: {}\n",
+                    b.describe(),
                     human(b.chunk),
                     b.backlog
                 )),

@@ -36,6 +36,14 @@ pub fn parse_slot(text: &str) -> Option<u32> {
     text.trim().parse().ok()
 }
 
+/// The number an attribute starts with: `raid_disks` reads `4 (3)` while a reshape from 3 to 4
+/// devices runs. None when it does not start with one.
+pub fn leading_number(text: &str) -> Option<u64> {
+    let t = text.trim();
+    let end = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    t[..end].parse().ok()
+}
+
 /// A number attribute (`degraded`, `raid_disks`, `bitmap/chunksize`, `bitmap/backlog`).
 pub fn parse_number(attr: &'static str, text: &str) -> Result<u64, ParseError> {
     text.trim().parse().map_err(|_| ParseError::Value {
@@ -209,6 +217,10 @@ mod tests {
         );
         assert_eq!(fx("sysfs-md0-sync_action-recovery.txt").trim(), "recover");
         assert!(parse_sync_completed("12 of 13").is_err());
+        assert_eq!(leading_number("4 (3)\n"), Some(4));
+        assert_eq!(leading_number("2\n"), Some(2));
+        assert_eq!(leading_number("none\n"), None);
+        assert_eq!(leading_number(""), None);
         let wb = sysfs_lines("sysfs-md0-bitmap-128M-wb.txt");
         assert_eq!(
             parse_number(

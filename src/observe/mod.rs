@@ -2,8 +2,10 @@
 //! the host for as few outputs as possible and builds the [`Observed`] model.
 
 pub mod describe;
+pub mod lookup;
 pub mod lsblk;
 pub mod lvm;
+pub mod md;
 pub mod mdadm;
 pub mod mdstat;
 pub mod model;
@@ -12,6 +14,7 @@ pub mod parse_util;
 pub mod wipefs;
 pub mod write_cache;
 
+pub use lookup::Lookup;
 pub use model::*;
 pub use observer::{ObserveError, observe, probe_write_cache};
 pub use parse_util::ParseError;

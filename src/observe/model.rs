@@ -1,7 +1,7 @@
 //! The observed machine: what `hyraid observe` prints and what `--sim` loads.
 
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 
 /// Version of the snapshot format.
 pub const SNAPSHOT_FORMAT: u32 = 1;
@@ -18,6 +18,59 @@ pub struct Observed {
     /// What makes the layout survive a reboot.
     #[serde(default)]
     pub boot: Boot,
+    /// Block devices that are neither disks, partitions, md arrays nor LVM volumes (dm-crypt,
+    /// multipath, other device-mapper targets, loop, rom, …): observed and reported, never touched.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub other_devices: Vec<OtherDevice>,
+    /// Entries of /dev/md that are not links to an array that runs: a device node or file a
+    /// failed mdadm left, a link to an array that is gone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dev_md_strays: Vec<DevMdStray>,
+}
+
+/// A block device hyraid does not model, as lsblk reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OtherDevice {
+    pub kname: String,
+    /// lsblk TYPE: `crypt`, `dm`, `mpath`, `loop`, `rom`, …
+    pub kind: String,
+    pub maj_min: String,
+    pub size: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fstype: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mountpoint: Option<String>,
+    /// The devices it is stacked on, by kernel name (empty for a top-level device such as loop).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parents: Vec<String>,
+}
+
+/// An entry of /dev/md that names no running array.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DevMdStray {
+    pub name: String,
+    /// The link's target, when it is a symlink (to an array that is not there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
+    /// Why it could not be read as a link (`Invalid argument` for a device node or a file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl DevMdStray {
+    pub fn describe(&self) -> String {
+        match (&self.target, &self.error) {
+            (Some(t), _) => format!(
+                "/dev/md/{} is a link to {t}, which is not a running array",
+                self.name
+            ),
+            (None, e) => format!(
+                "/dev/md/{} is not a symlink ({}): a device node or file, as a failed mdadm command can leave",
+                self.name,
+                e.as_deref().unwrap_or("unreadable")
+            ),
+        }
+    }
 }
 
 /// Files and tools that make arrays and drive caches come back after a reboot.
@@ -96,12 +149,19 @@ pub struct BlockDevice {
     /// The drive's volatile write cache; None = not read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub write_cache: Option<WriteCacheState>,
+    /// Why probing for signatures gave no answer (wipefs failed or printed what it never
+    /// prints): its content is unknown, and treated as data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe_error: Option<String>,
 }
 
 impl BlockDevice {
     /// Nothing known on it: no holders, no partitions, no signature seen by lsblk or wipefs.
     pub fn signature_summary(&self) -> Vec<String> {
         let mut out = Vec::new();
+        if let Some(e) = &self.probe_error {
+            out.push(format!("unknown content (probing failed: {e})"));
+        }
         if let Some(s) = &self.signatures {
             out.extend(s.iter().map(|s| format!("{} at {}", s.kind, s.offset)));
         }
@@ -173,7 +233,14 @@ pub struct MdArray {
     /// Content on the array as lsblk reports it (`LVM2_member`, `ext4`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fstype: Option<String>,
+    /// Metadata kept outside md (`external:imsm` for a container, `external:/md127/0` for a
+    /// volume in one, `external:ddf`); None for md's own superblocks (0.90, 1.x).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<String>,
 }
+
+/// The level of an array whose level nothing could tell.
+pub const LEVEL_UNKNOWN: &str = "unknown";
 
 impl MdArray {
     pub fn member(&self, kname: &str) -> Option<&MdMember> {
@@ -186,6 +253,51 @@ impl MdArray {
     pub fn auto_read_only(&self) -> bool {
         self.array_state == "read-auto"
     }
+    /// RAID1: what hyraid manages (a mirror).
+    pub fn is_mirror(&self) -> bool {
+        self.level == "raid1"
+    }
+    /// A container of external metadata (imsm, ddf): it holds disks, the volumes in it hold data.
+    pub fn is_container(&self) -> bool {
+        self.level == "container"
+            || self
+                .metadata
+                .as_deref()
+                .is_some_and(|m| m.starts_with("external:") && !m.contains('/'))
+    }
+    /// Levels where a write-intent bitmap shortens resyncs (never RAID0 or linear).
+    pub fn bitmap_applies(&self) -> bool {
+        matches!(
+            self.level.as_str(),
+            "raid1" | "raid4" | "raid5" | "raid6" | "raid10"
+        )
+    }
+    /// How to name it to a person: `mirror NAME` for RAID1, else `array NAME (LEVEL)`.
+    pub fn title(&self) -> String {
+        let name = self
+            .name
+            .clone()
+            .map(|n| format!("/dev/md/{n}"))
+            .unwrap_or(format!("/dev/{}", self.kname));
+        match (&self.name, self.is_mirror()) {
+            (Some(n), true) => format!("mirror {n}"),
+            (None, true) => format!("array {name}"),
+            _ => format!("array {name} ({})", self.level),
+        }
+    }
+}
+
+/// Where an md bitmap lives. hyraid manages internal bitmaps only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum BitmapKind {
+    /// Next to the superblock on every member (sysfs `bitmap/location` `+8`, `-N`).
+    #[default]
+    Internal,
+    /// In a file on some filesystem (`location` `file`; mdstat names the file).
+    File,
+    /// Present, but not in a way hyraid understands (an unexpected `location`).
+    Unknown,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -194,6 +306,37 @@ pub struct MdBitmap {
     pub chunk: u64,
     /// Maximum outstanding write-behind writes (sysfs bitmap/backlog).
     pub backlog: u32,
+    #[serde(default, skip_serializing_if = "BitmapKind::is_internal")]
+    pub kind: BitmapKind,
+    /// The bitmap file, as /proc/mdstat names it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+}
+
+impl BitmapKind {
+    pub fn is_internal(&self) -> bool {
+        *self == BitmapKind::Internal
+    }
+}
+
+impl MdBitmap {
+    pub fn internal(chunk: u64, backlog: u32) -> MdBitmap {
+        MdBitmap {
+            chunk,
+            backlog,
+            kind: BitmapKind::Internal,
+            file: None,
+        }
+    }
+    /// `internal`, `file PATH` or `unknown`.
+    pub fn describe(&self) -> String {
+        match (self.kind, &self.file) {
+            (BitmapKind::Internal, _) => "internal".into(),
+            (BitmapKind::File, Some(f)) => format!("in the file {f}"),
+            (BitmapKind::File, None) => "in a file".into(),
+            (BitmapKind::Unknown, _) => "of a kind hyraid does not know".into(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -331,6 +474,9 @@ impl Observed {
                 || is_pv;
             if in_use {
                 d.signatures = None;
+                d.probe_error = None;
+            } else if d.probe_error.is_some() {
+                d.signatures = None;
             } else if d.signatures.is_none() {
                 d.signatures = Some(vec![]);
             }
@@ -341,6 +487,11 @@ impl Observed {
                 (x.slot.is_none(), x.slot, &x.kname).cmp(&(y.slot.is_none(), y.slot, &y.kname))
             });
         }
+        o.other_devices.sort_by(|a, b| a.kname.cmp(&b.kname));
+        for d in o.other_devices.iter_mut() {
+            d.parents.sort();
+        }
+        o.dev_md_strays.sort_by(|a, b| a.name.cmp(&b.name));
         o.lvm.vgs.sort_by(|a, b| a.name.cmp(&b.name));
         o.lvm
             .pvs
@@ -396,90 +547,5 @@ impl Observed {
         self.block_devices
             .iter()
             .find(|d| d.by_id.iter().any(|i| i == id))
-    }
-}
-
-/// Lookups over an [`Observed`] by name in constant time, for code that asks once per object
-/// (the planner on a machine with thousands of LVs). Same answers as the methods of `Observed`.
-pub struct Lookup<'a> {
-    devices: HashMap<&'a str, &'a BlockDevice>,
-    by_id: HashMap<&'a str, &'a BlockDevice>,
-    arrays_by_name: HashMap<&'a str, &'a MdArray>,
-    array_of_member: HashMap<&'a str, &'a MdArray>,
-    pvs: HashMap<&'a str, &'a Pv>,
-    pvs_of: HashMap<&'a str, Vec<&'a Pv>>,
-    vgs: HashMap<&'a str, &'a Vg>,
-    lvs: HashMap<(&'a str, &'a str), &'a Lv>,
-}
-
-impl<'a> Lookup<'a> {
-    pub fn new(o: &'a Observed) -> Lookup<'a> {
-        // `or_insert` keeps the first match, as the linear searches of `Observed` do.
-        let mut l = Lookup {
-            devices: HashMap::new(),
-            by_id: HashMap::new(),
-            arrays_by_name: HashMap::new(),
-            array_of_member: HashMap::new(),
-            pvs: HashMap::new(),
-            pvs_of: HashMap::new(),
-            vgs: HashMap::new(),
-            lvs: HashMap::new(),
-        };
-        for d in &o.block_devices {
-            l.devices.entry(&d.kname).or_insert(d);
-            for i in &d.by_id {
-                l.by_id.entry(i).or_insert(d);
-            }
-        }
-        for a in &o.arrays {
-            if let Some(n) = &a.name {
-                l.arrays_by_name.entry(n).or_insert(a);
-            }
-            for m in &a.members {
-                l.array_of_member.entry(&m.kname).or_insert(a);
-            }
-        }
-        for p in &o.lvm.pvs {
-            l.pvs.entry(&p.kname).or_insert(p);
-            if let Some(vg) = &p.vg {
-                l.pvs_of.entry(vg).or_default().push(p);
-            }
-        }
-        for v in &o.lvm.vgs {
-            l.vgs.entry(&v.name).or_insert(v);
-        }
-        for lv in &o.lvm.lvs {
-            l.lvs.entry((&lv.vg, &lv.name)).or_insert(lv);
-        }
-        l
-    }
-
-    pub fn device(&self, kname: &str) -> Option<&'a BlockDevice> {
-        self.devices.get(kname).copied()
-    }
-    pub fn by_id(&self, id: &str) -> Option<&'a BlockDevice> {
-        self.by_id.get(id).copied()
-    }
-    pub fn array_named(&self, name: &str) -> Option<&'a MdArray> {
-        self.arrays_by_name.get(name).copied()
-    }
-    pub fn array_of_member(&self, kname: &str) -> Option<&'a MdArray> {
-        self.array_of_member.get(kname).copied()
-    }
-    pub fn pv(&self, kname: &str) -> Option<&'a Pv> {
-        self.pvs.get(kname).copied()
-    }
-    pub fn pvs_of(&self, vg: &str) -> impl Iterator<Item = &'a Pv> + use<'_, 'a> {
-        self.pvs_of
-            .get(vg)
-            .map_or(&[][..], Vec::as_slice)
-            .iter()
-            .copied()
-    }
-    pub fn vg(&self, name: &str) -> Option<&'a Vg> {
-        self.vgs.get(name).copied()
-    }
-    pub fn lv(&self, vg: &str, name: &str) -> Option<&'a Lv> {
-        self.lvs.get(&(vg, name)).copied()
     }
 }

@@ -1,9 +1,14 @@
 //! Build [`Observed`] from a host: one lsblk, one LVM report, /proc/mdstat and sysfs reads,
 //! directory listings for /dev/disk/by-id and /dev/md, a wipefs probe only for devices nothing
 //! is stacked on, and hdparm only where asked and sysfs has no answer.
+//!
+//! Only the tools' own failures (lsblk, the LVM report, /proc/mdstat, mdadm.conf) stop an
+//! observation. Anything foreign — other md levels, file bitmaps, containers, stray /dev/md
+//! entries, device-mapper targets, signatures nobody names, attributes that are missing or odd —
+//! is recorded as far as it is understood, and as unknown where it is not.
 
 use super::model::*;
-use super::{ParseError, lsblk, lvm, mdadm, mdstat, wipefs, write_cache};
+use super::{ParseError, lsblk, lvm, md, mdstat, wipefs, write_cache};
 use crate::host::{Host, HostError};
 use std::collections::HashMap;
 
@@ -42,27 +47,43 @@ fn read_opt(host: &dyn Host, path: &str) -> Result<Option<String>, ObserveError>
     }
 }
 
-/// Symlinks of a directory as (name, target basename); a missing directory is empty.
-fn links(host: &dyn Host, dir: &str) -> Result<Vec<(String, String)>, ObserveError> {
-    let names = match host.list_dir(dir) {
-        Ok(n) => n,
-        Err(HostError::NotFound { .. }) => return Ok(vec![]),
-        Err(e) => return Err(e.into()),
-    };
-    let mut out = Vec::new();
-    for n in names {
-        let target = host.read_link(&format!("{dir}/{n}"))?;
-        out.push((n, target.rsplit('/').next().unwrap_or("").to_string()));
+/// Entries of a directory; a missing or unreadable directory has none.
+fn entries(host: &dyn Host, dir: &str) -> Vec<String> {
+    host.list_dir(dir).unwrap_or_default()
+}
+
+/// (entry name, link target or why it is not a link)
+type Entries = Vec<(String, String)>;
+
+/// What a directory of symlinks holds: (name, target) of each link, and (name, error) of what
+/// is not a link. An entry that vanished between listing and reading is skipped.
+fn links(host: &dyn Host, dir: &str) -> (Entries, Entries) {
+    let (mut links, mut other) = (Vec::new(), Vec::new());
+    for n in entries(host, dir) {
+        match host.read_link(&format!("{dir}/{n}")) {
+            Ok(t) => links.push((n, t)),
+            Err(HostError::NotFound { .. }) => {}
+            Err(HostError::Io { detail, .. }) => other.push((n, detail)),
+            Err(e) => other.push((n, e.to_string())),
+        }
     }
-    Ok(out)
+    (links, other)
+}
+
+fn basename(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or("")
 }
 
 pub fn observe(host: &dyn Host) -> Result<Observed, ObserveError> {
     let nodes = lsblk::parse(&run_ok(host, &lsblk::argv())?)?;
-    // by-id names per kernel name.
+    let mdstat_arrays = mdstat::parse(&read_opt(host, "/proc/mdstat")?.unwrap_or_default())?;
+    // by-id names per kernel name (udev makes only links there).
     let mut by_id: HashMap<String, Vec<String>> = HashMap::new();
-    for (id, target) in links(host, "/dev/disk/by-id")? {
-        by_id.entry(target).or_default().push(id);
+    for (id, target) in links(host, "/dev/disk/by-id").0 {
+        by_id
+            .entry(basename(&target).to_string())
+            .or_default()
+            .push(id);
     }
     let kind_of: HashMap<&str, &str> = nodes
         .iter()
@@ -119,9 +140,10 @@ pub fn observe(host: &dyn Host) -> Result<Observed, ObserveError> {
             mountpoint: n.mountpoint.clone(),
             signatures: None,
             write_cache: None,
+            probe_error: None,
         };
         if kind == DevKind::Disk {
-            dev.write_cache = scsi_cache_type(host, &n.kname)?;
+            dev.write_cache = scsi_cache_type(host, &n.kname);
         }
         // Probe content only where nothing is stacked: a device in use is refused anyway.
         if dev.holders.is_empty()
@@ -130,29 +152,59 @@ pub fn observe(host: &dyn Host) -> Result<Observed, ObserveError> {
             && n.size > 0
             && !lvm_child(n, &kind_of)
         {
-            dev.signatures = Some(wipefs::parse(&run_ok(
-                host,
-                &wipefs::argv(&format!("/dev/{}", n.kname)),
-            )?)?);
+            match probe(host, &n.kname) {
+                Ok(s) => dev.signatures = Some(s),
+                Err(e) => dev.probe_error = Some(e),
+            }
         }
         block_devices.push(dev);
     }
 
-    let md_names = links(host, "/dev/md")?;
-    let mut arrays = Vec::new();
-    let mdstat_text = read_opt(host, "/proc/mdstat")?.unwrap_or_default();
+    let (md_links, md_other) = links(host, "/dev/md");
     // /dev/md/NAME links by kernel name; the first link wins.
     let mut md_name_of: HashMap<&str, &str> = HashMap::new();
-    for (name, target) in &md_names {
-        md_name_of.entry(target.as_str()).or_insert(name.as_str());
+    for (name, target) in &md_links {
+        md_name_of.entry(basename(target)).or_insert(name.as_str());
     }
     let fstype_of: HashMap<&str, &str> = nodes
         .iter()
         .filter_map(|n| n.fstype.as_deref().map(|f| (n.kname.as_str(), f)))
         .collect();
-    for a in mdstat::parse(&mdstat_text)? {
-        arrays.push(md_array(host, &a, &md_name_of, &fstype_of)?);
+    let arrays: Vec<MdArray> = mdstat_arrays
+        .iter()
+        .map(|a| md::md_array(host, a, &md_name_of, &fstype_of))
+        .collect();
+    let mut dev_md_strays: Vec<DevMdStray> = md_other
+        .into_iter()
+        .map(|(name, error)| DevMdStray {
+            name,
+            target: None,
+            error: Some(error),
+        })
+        .collect();
+    for (name, target) in &md_links {
+        if !arrays.iter().any(|a| a.kname == basename(target)) {
+            dev_md_strays.push(DevMdStray {
+                name: name.clone(),
+                target: Some(target.clone()),
+                error: None,
+            });
+        }
     }
+    let other_devices = nodes
+        .iter()
+        .filter(|n| !matches!(n.kind.as_str(), "disk" | "part" | "lvm"))
+        .filter(|n| !mdstat_arrays.iter().any(|a| a.kname == n.kname))
+        .map(|n| OtherDevice {
+            kname: n.kname.clone(),
+            kind: n.kind.clone(),
+            maj_min: n.maj_min.clone(),
+            size: n.size,
+            fstype: n.fstype.clone(),
+            mountpoint: n.mountpoint.clone(),
+            parents: n.parents.clone(),
+        })
+        .collect();
 
     let mm: HashMap<&str, &str> = nodes
         .iter()
@@ -162,7 +214,7 @@ pub fn observe(host: &dyn Host) -> Result<Observed, ObserveError> {
     let kname_of = |maj_min: &str, name: &str| -> String {
         mm.get(maj_min)
             .map(|s| s.to_string())
-            .unwrap_or_else(|| name.rsplit('/').next().unwrap_or(name).to_string())
+            .unwrap_or_else(|| basename(name).to_string())
     };
     let lvm = lvm::parse_fullreport(&run_ok(host, &lvm::argv())?, &kname_of)?;
 
@@ -174,8 +226,26 @@ pub fn observe(host: &dyn Host) -> Result<Observed, ObserveError> {
         arrays,
         lvm,
         boot,
+        other_devices,
+        dev_md_strays,
     }
     .normalized())
+}
+
+/// Signatures on a device (`wipefs -n`), or why the probe gave no answer.
+fn probe(host: &dyn Host, kname: &str) -> Result<Vec<Signature>, String> {
+    let out = host
+        .run(&wipefs::argv(&format!("/dev/{kname}")))
+        .map_err(|e| e.to_string())?;
+    if out.status != 0 {
+        let err = out.stderr.trim();
+        return Err(if err.is_empty() {
+            format!("wipefs exited {}", out.status)
+        } else {
+            err.to_string()
+        });
+    }
+    wipefs::parse(&out.stdout).map_err(|e| e.to_string())
 }
 
 fn boot(host: &dyn Host) -> Result<Boot, ObserveError> {
@@ -203,123 +273,14 @@ fn lvm_child(n: &lsblk::Node, kind_of: &HashMap<&str, &str>) -> bool {
         .any(|c| kind_of.get(c.as_str()).copied() == Some("lvm"))
 }
 
-fn scsi_cache_type(host: &dyn Host, kname: &str) -> Result<Option<WriteCacheState>, ObserveError> {
+/// The scsi_disk `cache_type`; None where the kernel shows none or it cannot be read.
+fn scsi_cache_type(host: &dyn Host, kname: &str) -> Option<WriteCacheState> {
     let dir = format!("/sys/block/{kname}/device/scsi_disk");
-    let entries = match host.list_dir(&dir) {
-        Ok(e) => e,
-        Err(HostError::NotFound { .. }) => return Ok(None),
-        Err(e) => return Err(e.into()),
-    };
-    let Some(first) = entries.first() else {
-        return Ok(None);
-    };
-    Ok(
-        read_opt(host, &format!("{dir}/{first}/cache_type"))?.map(|t| WriteCacheState {
-            enabled: write_cache::parse_cache_type(&t),
-            source: WriteCacheSource::ScsiCacheType,
-        }),
-    )
-}
-
-fn md_array(
-    host: &dyn Host,
-    a: &mdstat::MdstatArray,
-    md_name_of: &HashMap<&str, &str>,
-    fstype_of: &HashMap<&str, &str>,
-) -> Result<MdArray, ObserveError> {
-    let base = format!("/sys/block/{}/md", a.kname);
-    // Empty values are absent (an inactive array shows `raid_disks` and `level` empty).
-    let attr = |name: &str| {
-        read_opt(host, &format!("{base}/{name}"))
-            .map(|o| o.map(|s| s.trim().to_string()).filter(|s| !s.is_empty()))
-    };
-    let num = |name: &'static str, v: Option<String>| -> Result<Option<u64>, ObserveError> {
-        v.map(|s| mdadm::parse_number(name, &s))
-            .transpose()
-            .map_err(Into::into)
-    };
-    let bitmap = match attr("bitmap/location")? {
-        Some(loc) if loc != "none" => Some(MdBitmap {
-            chunk: num("bitmap/chunksize", attr("bitmap/chunksize")?)?.unwrap_or(0),
-            backlog: num("bitmap/backlog", attr("bitmap/backlog")?)?.unwrap_or(0) as u32,
-        }),
-        _ => None,
-    };
-    // An inactive array (assembled by udev but not started, e.g. a member is missing after a
-    // reboot) has no /dev/md/NAME link and little in sysfs or `--detail` (no level): the
-    // superblock of a member says what it is.
-    let export = match a.members.first() {
-        Some(m) if !a.active => {
-            let o = host.run(&[
-                "mdadm".to_string(),
-                "--examine".to_string(),
-                "--export".to_string(),
-                format!("/dev/{}", m.kname),
-            ])?;
-            (o.status == 0)
-                .then(|| mdadm::parse_export(&o.stdout))
-                .transpose()?
-        }
-        _ => None,
-    };
-    let ex = |k: &str| {
-        export
-            .as_ref()
-            .and_then(|m| m.get(k).cloned())
-            .filter(|v| !v.is_empty())
-    };
-    let mut members = Vec::new();
-    for m in &a.members {
-        let dev = format!("{base}/dev-{}", m.kname);
-        let state = read_opt(host, &format!("{dev}/state"))?
-            .map(|s| mdadm::parse_member_state(&s))
-            .unwrap_or_default();
-        let slot = read_opt(host, &format!("{dev}/slot"))?.and_then(|s| mdadm::parse_slot(&s));
-        members.push(MdMember {
-            kname: m.kname.clone(),
-            slot,
-            state,
-        });
-    }
-    Ok(MdArray {
-        kname: a.kname.clone(),
-        name: md_name_of
-            .get(a.kname.as_str())
-            .map(|n| n.to_string())
-            .or_else(|| ex("MD_DEVNAME"))
-            .or_else(|| ex("MD_NAME").map(|n| n.rsplit(':').next().unwrap_or(&n).to_string())),
-        // An array that is not running shows an all-zero UUID in sysfs: that is "unknown".
-        uuid: attr("uuid")?
-            .filter(|u| u.chars().any(|c| c.is_ascii_hexdigit() && c != '0'))
-            .or_else(|| ex("MD_UUID")),
-        level: attr("level")?
-            .or_else(|| ex("MD_LEVEL"))
-            .or_else(|| a.level.clone())
-            .unwrap_or_default(),
-        raid_disks: num(
-            "raid_disks",
-            attr("raid_disks")?.or_else(|| ex("MD_DEVICES")),
-        )?
-        .unwrap_or(a.disks.map(|d| d.0 as u64).unwrap_or(0)) as u32,
-        size_kib: a.blocks,
-        array_state: attr("array_state")?.unwrap_or_else(|| {
-            if a.active {
-                "active".into()
-            } else {
-                "inactive".into()
-            }
-        }),
-        sync_action: attr("sync_action")?.unwrap_or_else(|| "idle".into()),
-        sync_completed: attr("sync_completed")?
-            .map(|s| mdadm::parse_sync_completed(&s))
-            .transpose()?
-            .flatten(),
-        resync_pending: attr("resync_start")?.is_some_and(|r| !r.is_empty() && r != "none")
-            && attr("sync_action")?.is_none_or(|a| a == "idle"),
-        degraded: num("degraded", attr("degraded")?)?.unwrap_or(0) as u32,
-        bitmap,
-        members,
-        fstype: fstype_of.get(a.kname.as_str()).map(|f| f.to_string()),
+    let first = entries(host, &dir).into_iter().next()?;
+    let t = host.read_file(&format!("{dir}/{first}/cache_type")).ok()?;
+    Some(WriteCacheState {
+        enabled: write_cache::parse_cache_type(&t),
+        source: WriteCacheSource::ScsiCacheType,
     })
 }
 

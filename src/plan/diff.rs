@@ -877,6 +877,11 @@ impl<'a> Planner<'a> {
             return Ok(vec![]);
         }
         match self.ix.array_named(&m.name) {
+            None if let Some(st) = self.o.dev_md_strays.iter().find(|s| s.name == m.name) => {
+                self.refuse(format!("mirror {}", m.name), format!("{}; mdadm cannot create an array under that name", st.describe()), format!("remove the leftover if no array uses it (`rm /dev/md/{}`), or name the mirror differently", m.name));
+                self.blocked.insert(m.name.clone());
+                Ok(vec![])
+            }
             None => Ok(self.create_mirror(m, &wm)),
             Some(a) => Ok(self.converge_mirror(m, &wm, a)),
         }
@@ -993,6 +998,23 @@ impl<'a> Planner<'a> {
                 format!("/dev/md/{} is {}, not RAID1", m.name, a.level),
                 "hyraid manages RAID1 mirrors only; rename the mirror in the file",
             );
+            self.blocked.insert(m.name.clone());
+            return out;
+        }
+        let foreign = match (&a.metadata, &a.bitmap) {
+            (Some(meta), _) => Some(format!(
+                "/dev/md/{} has {meta} metadata (a volume of a firmware RAID container)",
+                m.name
+            )),
+            (_, Some(b)) if b.kind != crate::observe::BitmapKind::Internal => Some(format!(
+                "the bitmap of /dev/md/{} is {}",
+                m.name,
+                b.describe()
+            )),
+            _ => None,
+        };
+        if let Some(why) = foreign {
+            self.refuse(&object, format!("{why}; hyraid manages md RAID1 with internal bitmaps only"), format!("leave it out of the file, or move it to an internal bitmap yourself (`mdadm --grow /dev/{k} --bitmap=none`, then `--bitmap=internal`)", k = a.kname));
             self.blocked.insert(m.name.clone());
             return out;
         }
@@ -1553,6 +1575,19 @@ impl<'a> Planner<'a> {
             .unwrap_or_default();
         let observed = self.ix.lv(&vg.name, &lv.name).filter(|l| !l.hidden);
         let object = format!("lv {}/{}", vg.name, lv.name);
+        if let Some(l) =
+            observed.filter(|l| !matches!(l.segtype.as_str(), "linear" | "striped" | "writecache"))
+        {
+            self.refuse(
+                &object,
+                format!(
+                    "is a {} LV; hyraid manages linear, striped and writecache LVs only",
+                    l.segtype
+                ),
+                "leave it out of the file, or rename the LV in the file",
+            );
+            return;
+        }
         match observed {
             None => {
                 let size = match lv.size {
@@ -1823,7 +1858,16 @@ impl<'a> Planner<'a> {
                             .map(|n| format!("/dev/md/{n}"))
                             .unwrap_or(format!("/dev/{}", a.kname))
                     ),
-                    detail: format!("{} of {}", a.level, members.join(", ")),
+                    detail: format!(
+                        "{} of {}{}",
+                        a.level,
+                        members.join(", "),
+                        match &a.bitmap {
+                            Some(b) if b.kind != crate::observe::BitmapKind::Internal =>
+                                format!(", bitmap {}", b.describe()),
+                            _ => String::new(),
+                        }
+                    ),
                 });
             }
         }

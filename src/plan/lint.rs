@@ -4,7 +4,7 @@
 
 use crate::config::Desired;
 use crate::config::size::human;
-use crate::observe::{DevKind, Observed};
+use crate::observe::{BitmapKind, DevKind, MdArray, Observed};
 use crate::plan::persist;
 use serde::Serialize;
 
@@ -70,11 +70,25 @@ pub fn status(o: &Observed, desired: Option<&Desired>, mdadm_conf: Option<&str>)
     };
     let conf_uuids = mdadm_conf.map(mdadm_conf_uuids).unwrap_or_default();
     for a in &o.arrays {
-        let object = a
-            .name
-            .clone()
-            .map(|n| format!("mirror {n}"))
-            .unwrap_or(format!("array /dev/{}", a.kname));
+        // RAID1 is a mirror; anything else is named by its level, never called a mirror.
+        let object = a.title();
+        if a.is_container() {
+            add(
+                Severity::Info,
+                object.clone(),
+                format!(
+                    "container of {} disk(s) with {} metadata: foreign, not touched",
+                    a.members.len(),
+                    a.metadata
+                        .as_deref()
+                        .unwrap_or("external")
+                        .trim_start_matches("external:")
+                ),
+                "the volumes in it are arrays of their own; the container itself never runs",
+                "nothing to do",
+            );
+            continue;
+        }
         if a.array_state == "inactive" {
             add(
                 Severity::Error,
@@ -104,8 +118,16 @@ pub fn status(o: &Observed, desired: Option<&Desired>, mdadm_conf: Option<&str>)
                 Severity::Degraded,
                 object.clone(),
                 format!("degraded: {working} of {} members in sync", a.raid_disks),
-                "one more failure loses data",
-                "replace or re-add the missing member (`hyraid apply` adds a disk named in the file)",
+                if a.is_mirror() {
+                    "one more failure loses data"
+                } else {
+                    "its redundancy is reduced or gone"
+                },
+                if a.is_mirror() {
+                    "replace or re-add the missing member (`hyraid apply` adds a disk named in the file)"
+                } else {
+                    "replace or re-add the missing member with mdadm"
+                },
             );
         }
         if !a.is_idle() {
@@ -121,55 +143,52 @@ pub fn status(o: &Observed, desired: Option<&Desired>, mdadm_conf: Option<&str>)
                 "wait; `cat /proc/mdstat` shows the speed",
             );
         }
-        // Lints.
-        let rot: Vec<(bool, bool)> = a
-            .members
-            .iter()
-            .filter(|m| !m.faulty())
-            .filter_map(|m| o.device(&m.kname).map(|d| (d.rotational, m.write_mostly())))
-            .collect();
-        let mixed = rot.iter().any(|(r, _)| !r) && rot.iter().any(|(r, _)| *r);
-        if mixed && rot.iter().any(|(r, wm)| *r && !wm) {
-            add(
-                Severity::Lint,
-                object.clone(),
-                "a rotational member is not write-mostly in a mirror with an SSD".into(),
-                "md may serve reads from the HDD: random reads at HDD speed (16-19x slower at queue depth 1)",
-                "mark it write-mostly: `write_mostly: auto` in the file and `hyraid apply`",
-            );
+        // Lints: write-mostly and write-behind exist for RAID1 only; a bitmap helps every level
+        // with redundancy, never RAID0 or linear; arrays of firmware RAID keep their own rules.
+        if a.is_mirror() && a.metadata.is_none() {
+            mirror_lints(o, a, &object, &mut add);
         }
-        let large = a.size_kib * 1024 >= 100 << 30;
         match &a.bitmap {
-            None => add(
+            Some(b) if b.kind != BitmapKind::Internal => add(
+                Severity::Info,
+                object.clone(),
+                format!("write-intent bitmap {}: foreign, not touched", b.describe()),
+                "hyraid manages internal bitmaps only; a file bitmap needs its filesystem mounted before the array assembles, and mdadm 4.5 dropped support for it",
+                &format!(
+                    "leave it, or move to an internal bitmap: `mdadm --grow /dev/{k} --bitmap=none`, then `mdadm --grow /dev/{k} --bitmap=internal`",
+                    k = a.kname
+                ),
+            ),
+            None if a.bitmap_applies() && a.metadata.is_none() => add(
                 Severity::Lint,
                 object.clone(),
                 "no write-intent bitmap".into(),
                 "every unclean shutdown means a full resync, and a dropped member a full rebuild",
-                "add one: `bitmap: { chunk: 64MiB }` and `hyraid apply`",
+                &if a.is_mirror() {
+                    "add one: `bitmap: { chunk: 64MiB }` and `hyraid apply`".to_string()
+                } else {
+                    format!(
+                        "add one: `mdadm --grow /dev/{} --bitmap=internal --bitmap-chunk=64M`",
+                        a.kname
+                    )
+                },
             ),
-            Some(b) if large && b.chunk < 64 << 20 => add(
-                Severity::Lint,
-                object.clone(),
-                format!(
-                    "bitmap chunk {} on a {} array",
-                    human(b.chunk),
-                    human(a.size_kib * 1024)
-                ),
-                "small chunks cost random-write speed and buy little on large members",
-                "use `bitmap: { chunk: 64MiB }` or larger",
-            ),
+            Some(b)
+                if a.bitmap_applies() && a.size_kib * 1024 >= 100 << 30 && b.chunk < 64 << 20 =>
+            {
+                add(
+                    Severity::Lint,
+                    object.clone(),
+                    format!(
+                        "bitmap chunk {} on a {} array",
+                        human(b.chunk),
+                        human(a.size_kib * 1024)
+                    ),
+                    "small chunks cost random-write speed and buy little on large members",
+                    "use `bitmap: { chunk: 64MiB }` or larger",
+                )
+            }
             _ => {}
-        }
-        if a.bitmap.as_ref().is_some_and(|b| b.backlog > 0)
-            && !a.members.iter().any(|m| m.write_mostly())
-        {
-            add(
-                Severity::Lint,
-                object.clone(),
-                "write-behind is set but no member is write-mostly".into(),
-                "write-behind only applies to write-mostly members; the setting waits to surprise you",
-                "set `write_behind: 0`, or mark the slow member write-mostly",
-            );
         }
         if let Some(u) = &a.uuid
             && !conf_uuids.contains(&norm_uuid(u))
@@ -190,6 +209,30 @@ pub fn status(o: &Observed, desired: Option<&Desired>, mdadm_conf: Option<&str>)
                 &fix,
             );
         }
+    }
+    for st in &o.dev_md_strays {
+        add(
+            Severity::Info,
+            format!("/dev/md/{}", st.name),
+            st.describe(),
+            "udev keeps /dev/md/NAME as links to running arrays; a leftover makes creating or assembling an array of that name fail",
+            &format!(
+                "if no array uses it, remove it (`rm /dev/md/{}`); `udevadm trigger --subsystem-match=block` recreates the links of running arrays",
+                st.name
+            ),
+        );
+    }
+    for d in o.block_devices.iter().filter(|d| d.probe_error.is_some()) {
+        add(
+            Severity::Lint,
+            format!("device /dev/{}", d.kname),
+            format!(
+                "content unknown: probing failed ({})",
+                d.probe_error.as_deref().unwrap_or("")
+            ),
+            "hyraid treats it as holding data: it creates nothing on it without --allow-destroy",
+            "check the device (`dmesg`, `smartctl -a`); probe it by hand with `wipefs -n`",
+        );
     }
     for l in o.lvm.lvs.iter().filter(|l| !l.hidden) {
         let Some(wc) = &l.writecache else { continue };
@@ -291,6 +334,43 @@ pub fn status(o: &Observed, desired: Option<&Desired>, mdadm_conf: Option<&str>)
     }
     f.sort_by(|a, b| b.severity.cmp(&a.severity).then(a.object.cmp(&b.object)));
     f
+}
+
+/// What only a RAID1 of md's own can be advised: write-mostly on its rotational members, and
+/// write-behind only with one.
+fn mirror_lints(
+    o: &Observed,
+    a: &MdArray,
+    object: &str,
+    add: &mut impl FnMut(Severity, String, String, &str, &str),
+) {
+    let rot: Vec<(bool, bool)> = a
+        .members
+        .iter()
+        .filter(|m| !m.faulty())
+        .filter_map(|m| o.device(&m.kname).map(|d| (d.rotational, m.write_mostly())))
+        .collect();
+    let mixed = rot.iter().any(|(r, _)| !r) && rot.iter().any(|(r, _)| *r);
+    if mixed && rot.iter().any(|(r, wm)| *r && !wm) {
+        add(
+            Severity::Lint,
+            object.to_string(),
+            "a rotational member is not write-mostly in a mirror with an SSD".into(),
+            "md may serve reads from the HDD: random reads at HDD speed (16-19x slower at queue depth 1)",
+            "mark it write-mostly: `write_mostly: auto` in the file and `hyraid apply`",
+        );
+    }
+    if a.bitmap.as_ref().is_some_and(|b| b.backlog > 0)
+        && !a.members.iter().any(|m| m.write_mostly())
+    {
+        add(
+            Severity::Lint,
+            object.to_string(),
+            "write-behind is set but no member is write-mostly".into(),
+            "write-behind only applies to write-mostly members; the setting waits to surprise you",
+            "set `write_behind: 0`, or mark the slow member write-mostly",
+        );
+    }
 }
 
 pub fn render_text(findings: &[Finding]) -> String {

@@ -1,6 +1,8 @@
 #![allow(dead_code)]
 //! Helpers shared by the integration tests: examples on the simulated host, and a full apply.
 
+pub mod foreign;
+
 use hyraid::apply::{self, ApplyError, Journal};
 use hyraid::config::{Desired, load_file};
 use hyraid::host::Host;

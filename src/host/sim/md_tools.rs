@@ -123,7 +123,9 @@ pub fn mdadm(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> {
                     format!("mdadm: cannot open {dev}: No such file or directory\n"),
                 );
             };
-            let Some(a) = st.world.array_of_member(&k) else {
+            // A disk of an external-metadata container: the container's superblock speaks.
+            let arrays = || st.world.arrays.iter().filter(|a| a.member(&k).is_some());
+            let Some(a) = arrays().find(|a| a.is_container()).or(arrays().next()) else {
                 return fail(1, format!("mdadm: No md superblock detected on {dev}.\n"));
             };
             let uuid = a
@@ -131,6 +133,15 @@ pub fn mdadm(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> {
                 .as_deref()
                 .map(crate::plan::persist::mdadm_uuid)
                 .unwrap_or_default();
+            if a.is_container() {
+                // export_examine_super_imsm / _ddf
+                let meta = a.metadata.as_deref().unwrap_or("external:imsm");
+                return out(&format!(
+                    "MD_METADATA={}\nMD_LEVEL=container\nMD_UUID={uuid}\nMD_DEVICES={}\n",
+                    meta.trim_start_matches("external:"),
+                    a.raid_disks
+                ));
+            }
             let name = a.name.clone().unwrap_or_default();
             out(&format!(
                 "MD_LEVEL={}\nMD_DEVICES={}\nMD_NAME={}:{name}\nMD_UUID={uuid}\nMD_EVENTS=20\n",
@@ -407,15 +418,11 @@ fn create(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutput, HostE
     let kname = format!("md{minor}");
     let serial = st.next_serial();
     let bitmap = match bitmap.as_deref() {
-        Some("internal") => Some(MdBitmap {
-            chunk: chunk.unwrap_or(64 << 20),
-            backlog: wb,
-        }),
+        Some("internal") => Some(MdBitmap::internal(chunk.unwrap_or(64 << 20), wb)),
         Some("none") => None,
-        None if size_kib > 100 << 20 || wb > 0 => Some(MdBitmap {
-            chunk: chunk.unwrap_or(64 << 20),
-            backlog: wb,
-        }),
+        None if size_kib > 100 << 20 || wb > 0 => {
+            Some(MdBitmap::internal(chunk.unwrap_or(64 << 20), wb))
+        }
         None => None,
         Some(other) => return fail(2, format!("mdadm: sim does not model --bitmap={other}\n")),
     };
@@ -448,6 +455,7 @@ fn create(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutput, HostE
         bitmap,
         members,
         fstype: None,
+        metadata: None,
     });
     let uuid = st.world.array(&kname).unwrap().uuid.clone();
     for k in &knames {
@@ -518,10 +526,7 @@ fn grow(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutput, HostErr
                     "mdadm: Cannot add bitmap while array is resyncing or reshaping etc.\nmdadm: failed to set internal bitmap.\n",
                 );
             }
-            a.bitmap = Some(MdBitmap {
-                chunk: chunk.unwrap_or(64 << 20),
-                backlog: wb,
-            });
+            a.bitmap = Some(MdBitmap::internal(chunk.unwrap_or(64 << 20), wb));
             out("")
         }
         _ => fail(1, "mdadm: no changes to --grow\n"),

@@ -166,7 +166,7 @@ impl SimState {
             // udev links /dev/md/NAME only for running arrays.
             return w
                 .array_named(name)
-                .filter(|a| a.array_state != "inactive")
+                .filter(|a| linked(a))
                 .map(|a| Target::Md(a.kname.clone()));
         }
         if let Some(k) = path.strip_prefix("/dev/") {
@@ -220,6 +220,12 @@ impl SimState {
             Target::Lv(..) => true,
         }
     }
+}
+
+/// Does udev link /dev/md/NAME? For arrays that run, and for external-metadata containers
+/// (which never run themselves).
+fn linked(a: &MdArray) -> bool {
+    a.array_state != "inactive" || a.is_container()
 }
 
 pub(crate) fn out(stdout: &str) -> Result<CmdOutput, HostError> {
@@ -337,8 +343,9 @@ impl Host for SimHost {
             "/dev/md" => w
                 .arrays
                 .iter()
-                .filter(|a| a.array_state != "inactive")
+                .filter(|a| linked(a))
                 .filter_map(|a| a.name.clone())
+                .chain(w.dev_md_strays.iter().map(|s| s.name.clone()))
                 .collect(),
             _ => {
                 let k = path
@@ -383,10 +390,20 @@ impl Host for SimHost {
                 .ok_or_else(nf);
         }
         if let Some(name) = path.strip_prefix("/dev/md/") {
+            if let Some(stray) = st.world.dev_md_strays.iter().find(|s| s.name == name) {
+                // readlink(2) of a device node or a regular file: EINVAL.
+                return stray.target.clone().ok_or_else(|| HostError::Io {
+                    path: path.into(),
+                    detail: stray
+                        .error
+                        .clone()
+                        .unwrap_or_else(|| "Invalid argument (os error 22)".into()),
+                });
+            }
             return st
                 .world
                 .array_named(name)
-                .filter(|a| a.array_state != "inactive")
+                .filter(|a| linked(a))
                 .map(|a| format!("../{}", a.kname))
                 .ok_or_else(nf);
         }

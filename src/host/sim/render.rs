@@ -2,7 +2,7 @@
 
 use super::{SimState, Target, fail, out};
 use crate::host::{CmdOutput, HostError};
-use crate::observe::{DevKind, Lv, Observed, WriteCacheSource};
+use crate::observe::{BitmapKind, DevKind, Lv, Observed, WriteCacheSource};
 use serde_json::{Value, json};
 
 fn s(v: &Option<String>) -> Value {
@@ -116,6 +116,31 @@ fn with_foreign_holders(d: &crate::observe::BlockDevice, mut children: Vec<Value
     children
 }
 
+/// Devices hyraid does not model (dm-crypt, multipath, loop, …) stacked on `parent`, or the
+/// top-level ones for None.
+fn other_children(w: &Observed, parent: Option<&str>) -> Vec<Value> {
+    w.other_devices
+        .iter()
+        .filter(|o| match parent {
+            Some(p) => o.parents.iter().any(|x| x == p),
+            None => o.parents.is_empty(),
+        })
+        .map(|o| {
+            let mut n = node(
+                &o.kname,
+                &o.kind,
+                o.size,
+                false,
+                &o.maj_min,
+                s(&o.fstype),
+                other_children(w, Some(&o.kname)),
+            );
+            n["mountpoint"] = s(&o.mountpoint);
+            n
+        })
+        .collect()
+}
+
 pub fn lsblk(w: &Observed) -> String {
     let holders_of = |kname: &str| -> Vec<Value> {
         let mut v: Vec<Value> = w
@@ -124,18 +149,22 @@ pub fn lsblk(w: &Observed) -> String {
             .filter(|a| a.member(kname).is_some())
             .map(|a| {
                 let n: u32 = a.kname.trim_start_matches("md").parse().unwrap_or(0);
+                let mut children = lv_children(w, &a.kname);
+                children.extend(other_children(w, Some(&a.kname)));
                 node(
                     &a.kname,
-                    &a.level,
+                    // lsblk's TYPE of an external-metadata container is `md`.
+                    if a.is_container() { "md" } else { &a.level },
                     a.size_kib * 1024,
                     true,
                     &format!("9:{n}"),
                     s(&a.fstype),
-                    lv_children(w, &a.kname),
+                    children,
                 )
             })
             .collect();
         v.extend(lv_children(w, kname));
+        v.extend(other_children(w, Some(kname)));
         v
     };
     let dev_node = |d: &crate::observe::BlockDevice, children: Vec<Value>| {
@@ -162,7 +191,7 @@ pub fn lsblk(w: &Observed) -> String {
         n["mountpoint"] = s(&d.mountpoint);
         n
     };
-    let disks: Vec<Value> = w
+    let mut disks: Vec<Value> = w
         .block_devices
         .iter()
         .filter(|d| d.kind == DevKind::Disk)
@@ -178,6 +207,7 @@ pub fn lsblk(w: &Observed) -> String {
             dev_node(d, children)
         })
         .collect();
+    disks.extend(other_children(w, None));
     serde_json::to_string_pretty(&json!({ "blockdevices": disks })).unwrap()
 }
 
@@ -298,8 +328,23 @@ pub fn fullreport(w: &Observed) -> String {
     )
 }
 
+/// The personality's part of the blocks line (raid0_status, raid5_status, …), before `[n/m] [U_]`.
+fn level_status(a: &crate::observe::MdArray) -> (&'static str, bool) {
+    match a.level.as_str() {
+        "raid0" => (" 512k chunks", false),
+        "linear" => (" 0k rounding", false),
+        "raid10" => (" 512K chunks 2 near-copies", true),
+        "raid4" => (" level 4, 512k chunk, algorithm 0", true),
+        "raid5" => (" level 5, 512k chunk, algorithm 2", true),
+        "raid6" => (" level 6, 512k chunk, algorithm 2", true),
+        _ => ("", true),
+    }
+}
+
 pub fn mdstat(w: &Observed) -> String {
-    let mut o = String::from("Personalities : [raid1] \n");
+    let mut o = String::from(
+        "Personalities : [linear] [multipath] [raid0] [raid1] [raid6] [raid5] [raid4] [raid10] \n",
+    );
     for a in w.arrays.iter().rev() {
         let mut members: Vec<String> = Vec::new();
         for (i, m) in a.members.iter().enumerate().rev() {
@@ -314,10 +359,11 @@ pub fn mdstat(w: &Observed) -> String {
             }
             members.push(t);
         }
+        let metadata = a.metadata.as_deref().unwrap_or("1.2");
         if a.array_state == "inactive" {
             // md_seq_show: no level, members with (S), blocks without [n/m] for an array that does not run.
             o.push_str(&format!(
-                "{} : inactive {}\n      {} blocks super 1.2\n       \n",
+                "{} : inactive {}\n      {} blocks super {metadata}\n       \n",
                 a.kname,
                 members.join(" "),
                 a.size_kib
@@ -343,14 +389,20 @@ pub fn mdstat(w: &Observed) -> String {
                 }
             })
             .collect();
+        let (status, redundant) = level_status(a);
         o.push_str(&format!(
-            "      {} blocks super 1.2 [{}/{}] [{}]\n",
-            a.size_kib, a.raid_disks, working, slots
+            "      {} blocks super {metadata}{status}",
+            a.size_kib
         ));
+        if redundant {
+            o.push_str(&format!(" [{}/{}] [{}]", a.raid_disks, working, slots));
+        }
+        o.push('\n');
         if let Some((done, total)) = a.sync_completed {
             let op = match a.sync_action.as_str() {
                 "recover" => "recovery",
                 "check" => "check",
+                "reshape" => "reshape",
                 _ => "resync",
             };
             let permille = (done * 1000).checked_div(total).unwrap_or(0);
@@ -365,13 +417,19 @@ pub fn mdstat(w: &Observed) -> String {
                 total / 2
             ));
         }
-        if let Some(b) = &a.bitmap {
-            o.push_str(&format!(
-                "      bitmap: 0/1 pages [0KB], {}KB chunk\n",
-                b.chunk / 1024
-            ));
+        match &a.bitmap {
+            Some(b) => {
+                o.push_str(&format!(
+                    "      bitmap: 0/1 pages [0KB], {}KB chunk",
+                    b.chunk / 1024
+                ));
+                if let Some(f) = b.file.as_ref().filter(|_| b.kind == BitmapKind::File) {
+                    o.push_str(&format!(", file: {}", f.replace(' ', "\\040")));
+                }
+                o.push_str("\n\n");
+            }
+            None => o.push_str("      \n"),
         }
-        o.push('\n');
     }
     o.push_str("unused devices: <none>\n");
     o
@@ -412,6 +470,15 @@ pub fn sysfs_read(w: &Observed, path: &str) -> Option<String> {
         if inactive && attr.starts_with("bitmap/") {
             return None;
         }
+        // Only personalities with redundancy have these (md_redundancy_group).
+        if !a.bitmap_applies()
+            && matches!(
+                attr,
+                "degraded" | "sync_action" | "sync_completed" | "sync_speed"
+            )
+        {
+            return None;
+        }
         let v = match attr {
             "level" => a.level.clone(),
             "raid_disks" => a.raid_disks.to_string(),
@@ -437,13 +504,14 @@ pub fn sysfs_read(w: &Observed, path: &str) -> Option<String> {
                 }
             }
             "uuid" => a.uuid.clone()?,
-            "bitmap/location" => {
-                if a.bitmap.is_some() {
-                    "+8".into()
-                } else {
-                    "none".into()
-                }
-            }
+            "bitmap/location" => match a.bitmap.as_ref().map(|b| b.kind) {
+                Some(BitmapKind::Internal) => "+8".into(),
+                Some(BitmapKind::File) => "file".into(),
+                // A location no kernel hyraid knows prints.
+                Some(BitmapKind::Unknown) => "unknown".into(),
+                None => "none".into(),
+            },
+            "metadata_version" => a.metadata.clone().unwrap_or_else(|| "1.2".into()),
             "bitmap/chunksize" => a.bitmap.as_ref().map(|b| b.chunk).unwrap_or(0).to_string(),
             "bitmap/backlog" => a
                 .bitmap
@@ -479,6 +547,9 @@ pub fn wipefs(st: &SimState, dev: &str) -> Result<CmdOutput, HostError> {
         );
     };
     let d = st.world.device(&k).unwrap();
+    if let Some(e) = &d.probe_error {
+        return fail(1, format!("{e}\n"));
+    }
     let sigs: Vec<Value> = d
         .signatures
         .clone()

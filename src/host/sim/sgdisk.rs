@@ -199,6 +199,7 @@ mod tests {
             mountpoint: None,
             signatures: None,
             write_cache: None,
+            probe_error: None,
         }
     }
 

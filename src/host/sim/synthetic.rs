@@ -120,6 +120,7 @@ fn disk(n: usize, kind: &str, i: usize, hdparm_only: bool) -> BlockDevice {
         holders: vec![],
         mountpoint: None,
         signatures: Some(vec![]),
+        probe_error: None,
         write_cache: Some(WriteCacheState {
             // Drives ship with the cache off after a power cycle on these boxes.
             // Disks without a scsi_disk cache_type still answer `hdparm -W`.
@@ -155,6 +156,8 @@ pub fn blank_machine(shape: Shape) -> Observed {
             initramfs_tool: Some("update-initramfs".into()),
             write_cache_rule: None,
         },
+        other_devices: vec![],
+        dev_md_strays: vec![],
     }
     .normalized()
 }
