@@ -304,7 +304,7 @@ fn exactly_fitting_lvs_plan_apply_and_converge_and_one_extent_more_is_refused() 
     }
 }
 
-/// The VM scenario's disks (tests/vm/scenarios/14-capacity.sh): two 512 MiB disks mirrored give a
+/// The VM scenario's disks (tests/vm/scenarios/16-capacity.sh): two 512 MiB disks mirrored give a
 /// 523264 KiB array (data offset 2048 sectors), a 127-extent PV; the 256 MiB cache disk 63.
 #[test]
 fn the_vm_scenario_reads_the_largest_sizes_from_the_refusal() {

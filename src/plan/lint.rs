@@ -255,7 +255,7 @@ pub fn status(o: &Observed, desired: Option<&Desired>, mdadm_conf: Option<&str>)
                     format!(
                         "writecache on a non-redundant device ({})",
                         lone.iter()
-                            .map(|k| format!("/dev/{k}"))
+                            .map(|k| stable_name(o, desired, k))
                             .collect::<Vec<_>>()
                             .join(", ")
                     ),
@@ -401,6 +401,35 @@ pub fn render_text(findings: &[Finding]) -> String {
         count(Severity::Info)
     ));
     o
+}
+
+/// A device as a person knows it: the file's disk name when the file names it, else its stable
+/// /dev/disk/by-id name (a WWN first), else the kernel name.
+pub fn stable_name(o: &Observed, desired: Option<&Desired>, kname: &str) -> String {
+    let Some(b) = o.device(kname) else {
+        return format!("/dev/{kname}");
+    };
+    let disk = b.parent.as_deref().unwrap_or(kname);
+    let part = b.parent.is_some().then(|| kname.trim_start_matches(disk));
+    let named = desired.and_then(|d| {
+        let dev = o.device(disk)?;
+        d.disks.values().find(|s| {
+            s.id.as_ref().is_some_and(|i| dev.by_id.contains(i))
+                || s.serial.is_some() && s.serial == dev.serial
+        })
+    });
+    let by_id = b
+        .by_id
+        .iter()
+        .find(|i| i.starts_with("wwn-"))
+        .or(b.by_id.first())
+        .map(|i| format!("/dev/disk/by-id/{i}"));
+    match (named, by_id) {
+        (Some(s), Some(p)) if part.is_none() => format!("disk {} ({p})", s.name),
+        (Some(s), _) if part.is_none() => format!("disk {}", s.name),
+        (_, Some(p)) => p,
+        _ => format!("/dev/{kname}"),
+    }
 }
 
 /// The plan's refusals as findings: a machine the file cannot be applied to is not healthy.
