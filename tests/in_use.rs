@@ -22,8 +22,7 @@ fn partitioned_hdd(uses: &[(&str, &str)]) -> (hyraid::config::Desired, hyraid::h
         .find(|b| b.kname == "sdb")
         .unwrap()
         .pttype = Some("gpt".into());
-    let mut n = 1;
-    for (what, arg) in [("free", "")].iter().chain(uses) {
+    for (n, (what, arg)) in (1..).zip([("free", "")].iter().chain(uses)) {
         let mut p = disk.clone();
         p.kname = format!("sdb{n}");
         p.kind = DevKind::Part;
@@ -55,7 +54,6 @@ fn partitioned_hdd(uses: &[(&str, &str)]) -> (hyraid::config::Desired, hyraid::h
             other => panic!("{other}"),
         }
         w.block_devices.push(p);
-        n += 1;
     }
     (d, hyraid::host::sim::SimHost::new(w))
 }

@@ -1,7 +1,7 @@
 //! A difference hyraid will not make is a refusal, never "no changes": shown first in every
 //! format, exit 1 from plan (with or without --detailed-exitcode), and apply runs nothing.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 fn hyraid(args: &[&str]) -> Output {
@@ -46,7 +46,7 @@ fn built_with_refusal() -> (tempfile::TempDir, PathBuf, PathBuf) {
     (dir, snap, file)
 }
 
-fn plan(file: &PathBuf, snap: &PathBuf, extra: &[&str]) -> Output {
+fn plan(file: &Path, snap: &Path, extra: &[&str]) -> Output {
     let mut a = vec![
         "plan",
         file.to_str().unwrap(),
