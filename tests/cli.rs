@@ -1,22 +1,10 @@
 //! The binary as users and CI run it, on simulated machines.
 
+mod common;
+use common::{hyraid, text};
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-
-fn hyraid(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hyraid"))
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
-}
-
-fn text(o: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
 
 fn sim_copy(dir: &Path, example: &str) -> PathBuf {
     let p = dir.join(format!("{example}.json"));

@@ -7,18 +7,6 @@ use common::*;
 use hyraid::host::sim::SimHost;
 use hyraid::plan::{Policy, Step};
 
-fn ops(p: &hyraid::plan::Plan) -> Vec<String> {
-    p.steps
-        .iter()
-        .map(|s| {
-            serde_json::to_value(&s.step).unwrap()["op"]
-                .as_str()
-                .unwrap()
-                .to_string()
-        })
-        .collect()
-}
-
 /// single-pair built and idle, then `edit` applied to its array (as a reboot leaves it).
 fn built_pair(
     edit: impl FnOnce(&mut hyraid::observe::MdArray),

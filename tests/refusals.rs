@@ -1,23 +1,11 @@
 //! A difference hyraid will not make is a refusal, never "no changes": shown first in every
 //! format, exit 1 from plan (with or without --detailed-exitcode), and apply runs nothing.
 
+mod common;
+use common::{hyraid, text};
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-
-fn hyraid(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hyraid"))
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
-}
-
-fn text(o: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
+use std::process::{Command, Output};
 
 /// The microserver built from its example, and a file that shrinks its LV (refused) and
 /// re-chunks data1's bitmap (a step hyraid would make).

@@ -9,18 +9,6 @@ use hyraid::plan::{Policy, Risk, Step};
 const OLD: &str = "/dev/disk/by-id/ata-ST500DM009-2F110A_ZA4000001";
 const NEW_ID: &str = "ata-ST500DM009-2F110A_ZA4000099";
 
-fn ops(p: &hyraid::plan::Plan) -> Vec<String> {
-    p.steps
-        .iter()
-        .map(|s| {
-            serde_json::to_value(&s.step).unwrap()["op"]
-                .as_str()
-                .unwrap()
-                .to_string()
-        })
-        .collect()
-}
-
 /// The single-pair box, built, idle; `prep` damages it; a blank disk `sdc` is plugged in.
 fn pair_with_new_disk(prep: &[&str], unplug_old: bool) -> (hyraid::config::Desired, SimHost) {
     let (d, h) = example("single-pair");

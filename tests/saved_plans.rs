@@ -1,24 +1,12 @@
 //! A saved plan runs only what hyraid itself would plan: every edit made to a plan file after
 //! review is refused before anything runs, with the first differing step named.
 
+mod common;
+use common::{hyraid, text};
+
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-
-fn hyraid(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hyraid"))
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
-}
-
-fn text(o: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
+use std::process::Output;
 
 struct Saved {
     _dir: tempfile::TempDir,

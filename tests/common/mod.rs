@@ -59,6 +59,36 @@ pub fn changes_since(h: &SimHost, n: usize) -> Vec<String> {
         .collect()
 }
 
+/// The operations of a plan's steps, in order (`create_array`, `wait_idle`, …).
+pub fn ops(p: &Plan) -> Vec<String> {
+    p.steps
+        .iter()
+        .map(|s| {
+            serde_json::to_value(&s.step).unwrap()["op"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect()
+}
+
+/// The hyraid binary as users and CI run it, with stdin from /dev/null.
+pub fn hyraid(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_hyraid"))
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap()
+}
+
+/// (stdout, stderr) of a run, as text.
+pub fn text(o: &std::process::Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
 pub fn run(h: &SimHost, argv: &[&str]) -> hyraid::host::CmdOutput {
     h.run(&argv.iter().map(|s| s.to_string()).collect::<Vec<_>>())
         .unwrap()
