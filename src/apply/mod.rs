@@ -261,7 +261,18 @@ fn wait_idle(
     let mut bar: Option<indicatif::ProgressBar> = None;
     let mut polls = 0u64;
     loop {
-        let action = attr("sync_action").map_err(WaitEnd::Host)?;
+        let mut action = attr("sync_action").map_err(WaitEnd::Host)?;
+        // A resync that is needed but not yet started shows `idle` in sync_action (seen on the
+        // real kernel right after `mdadm --readwrite`): `resync_start` says it is coming. An
+        // array that is still read-only never starts it, so it is not waited for there.
+        let state = attr("array_state").unwrap_or_default();
+        let pending = action == "idle"
+            && attr("resync_start").is_ok_and(|r| !r.is_empty() && r != "none")
+            && state != "read-auto"
+            && state != "readonly";
+        if pending {
+            action = "resync (pending)".into();
+        }
         if action == "idle" {
             if let Some(b) = bar {
                 b.finish_and_clear();

@@ -41,9 +41,10 @@ pub fn command_line(c: &Command) -> String {
                 quote(path)
             )
         }
-        // hyraid polls the same file (and shows progress) instead of running a loop.
+        // hyraid polls the same files (and shows progress) instead of running a loop: busy while
+        // sync_action is not idle, or a resync is pending (resync_start) on a writable array.
         Command::WaitIdle { array } => format!(
-            "while [ \"$(cat \"/sys/block/$(basename \"$(readlink -f /dev/md/{array})\")/md/sync_action\")\" != idle ]; do sleep 1; done"
+            "md=/sys/block/$(basename \"$(readlink -f /dev/md/{array})\")/md; while [ \"$(cat $md/sync_action)\" != idle ] || {{ [ \"$(cat $md/resync_start)\" != none ] && ! grep -qx -e read-auto -e readonly $md/array_state; }}; do sleep 1; done"
         ),
     }
 }
