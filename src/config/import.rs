@@ -197,6 +197,8 @@ fn build(o: &Observed, preassigned: &BTreeMap<String, String>) -> Built {
         mirrors.insert(
             name.clone(),
             RawMirror {
+                uuid: None,
+                device: None,
                 members,
                 write_mostly: Some(RawWriteMostly::List(wm.clone())),
                 bitmap: Some(match &a.bitmap {

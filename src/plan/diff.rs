@@ -12,6 +12,9 @@ use crate::config::{
 use crate::observe::{BlockDevice, DevKind, Lookup, MdArray, Observed, WRITE_CACHE_RULE_PATH};
 use std::collections::{BTreeMap, BTreeSet};
 
+#[path = "adopt.rs"]
+mod adopt;
+
 /// A disk of the file, matched to the machine.
 struct Resolved<'a> {
     spec: &'a DiskSpec,
@@ -626,9 +629,9 @@ impl<'a> Planner<'a> {
                 .creating
                 .get(&m.name)
                 .cloned()
-                .or_else(|| self.ix.array_named(&m.name).and_then(|a| a.uuid.clone()));
+                .or_else(|| self.array_of(m).and_then(|a| a.uuid.clone()));
             if let Some(u) = uuid {
-                ours.push((m.name.clone(), u));
+                ours.push((Self::conf_entry(m), u));
             }
         }
         let gone: Vec<(String, Option<String>)> = if self.policy.allow_destroy {
@@ -638,8 +641,8 @@ impl<'a> Planner<'a> {
                 .filter(|m| m.absent)
                 .map(|m| {
                     (
-                        m.name.clone(),
-                        self.ix.array_named(&m.name).and_then(|a| a.uuid.clone()),
+                        Self::conf_entry(m),
+                        self.array_of(m).and_then(|a| a.uuid.clone()),
                     )
                 })
                 .collect()
@@ -820,7 +823,10 @@ impl<'a> Planner<'a> {
             self.blocked.insert(m.name.clone());
             return Ok(vec![]);
         }
-        match self.ix.array_named(&m.name) {
+        if self.adoption_refused(m) {
+            return Ok(vec![]);
+        }
+        match self.array_of(m) {
             None => Ok(self.create_mirror(m, &wm)),
             Some(a) => Ok(self.converge_mirror(m, &wm, a)),
         }
@@ -934,7 +940,7 @@ impl<'a> Planner<'a> {
         if a.level != "raid1" {
             self.refuse(
                 &object,
-                format!("/dev/md/{} is {}, not RAID1", m.name, a.level),
+                format!("{} is {}, not RAID1", m.md_path(), a.level),
                 "hyraid manages RAID1 mirrors only; rename the mirror in the file",
             );
             self.blocked.insert(m.name.clone());
@@ -1020,6 +1026,7 @@ impl<'a> Planner<'a> {
             out.push(ps(
                 Step::RemoveFailed {
                     array: m.name.clone(),
+                    md_device: m.md_device(),
                 },
                 Risk::Safe,
                 "failed members hold no current copy; removing them frees their slots",
@@ -1078,12 +1085,12 @@ impl<'a> Planner<'a> {
             if free > 0 {
                 free -= 1;
                 out.push(match kind {
-                    None => ps(Step::ReAddMember { array: m.name.clone(), device }, Risk::Degrades, "this disk was a member of the mirror: re-added, only the blocks the bitmap marks as changed are copied"),
-                    Some(_) => ps(Step::AddMember { array: m.name.clone(), device }, Risk::Degrades, "the mirror is missing a member; it is rebuilt onto this disk (redundancy returns when recovery ends)"),
+                    None => ps(Step::ReAddMember { array: m.name.clone(), md_device: m.md_device(), device }, Risk::Degrades, "this disk was a member of the mirror: re-added, only the blocks the bitmap marks as changed are copied"),
+                    Some(_) => ps(Step::AddMember { array: m.name.clone(), md_device: m.md_device(), device }, Risk::Degrades, "the mirror is missing a member; it is rebuilt onto this disk (redundancy returns when recovery ends)"),
                 });
             } else if let Some(old) = leaving.pop() {
                 let old_path = self.stable_path(&old.kname);
-                out.push(ps(Step::ReplaceMember { array: m.name.clone(), old: old_path, new: device, spare_added: false },
+                out.push(ps(Step::ReplaceMember { array: m.name.clone(), md_device: m.md_device(), old: old_path, new: device, spare_added: false },
                     Risk::Safe,
                     format!("/dev/{} is no longer in the file: {name} is copied in its place while it stays in service, so redundancy never drops", old.kname),
                 ));
@@ -1097,6 +1104,7 @@ impl<'a> Planner<'a> {
             out.push(ps(
                 Step::ReplaceMember {
                     array: m.name.clone(),
+                    md_device: m.md_device(),
                     old: old_path,
                     new: ArrayDevice {
                         path: r.path.clone(),
@@ -1117,6 +1125,7 @@ impl<'a> Planner<'a> {
             out.push(ps(
                 Step::WaitIdle {
                     array: m.name.clone(),
+                    md_device: m.md_device(),
                 },
                 Risk::Safe,
                 "the replaced member is failed out when the copy is complete",
@@ -1124,6 +1133,7 @@ impl<'a> Planner<'a> {
             out.push(ps(
                 Step::RemoveFailed {
                     array: m.name.clone(),
+                    md_device: m.md_device(),
                 },
                 Risk::Safe,
                 "the replaced member leaves the array",
@@ -1209,7 +1219,7 @@ impl<'a> Planner<'a> {
             self.refuse(
                 &object,
                 "the array is read-only (`mdadm --readonly`); md refuses bitmap changes on it",
-                format!("make it writable (`mdadm --readwrite /dev/md/{}`) if that is intended, then apply again", m.name),
+                format!("make it writable (`mdadm --readwrite {}`) if that is intended, then apply again", m.md_path()),
             );
             return out;
         }
@@ -1219,6 +1229,7 @@ impl<'a> Planner<'a> {
             out.push(ps(
                 Step::ReadWrite {
                     array: m.name.clone(),
+                    md_device: m.md_device(),
                 },
                 Risk::Safe,
                 "the array is auto-read-only (after boot or assembly); md refuses bitmap changes until it is read-write",
@@ -1229,6 +1240,7 @@ impl<'a> Planner<'a> {
                 out.push(ps(
                     Step::WaitIdle {
                         array: m.name.clone(),
+                        md_device: m.md_device(),
                     },
                     Risk::Safe,
                     format!(
@@ -1251,6 +1263,7 @@ impl<'a> Planner<'a> {
                 out.push(ps(
                     Step::RemoveBitmap {
                         array: m.name.clone(),
+                        md_device: m.md_device(),
                     },
                     Risk::Degrades,
                     why,
@@ -1262,7 +1275,7 @@ impl<'a> Planner<'a> {
                 } else {
                     Risk::Safe
                 };
-                out.push(ps(Step::AddBitmap { array: m.name.clone(), chunk: c, write_behind: m.write_behind }, risk, "internal write-intent bitmap: short resyncs after a crash, fast re-add of a dropped member"));
+                out.push(ps(Step::AddBitmap { array: m.name.clone(), md_device: m.md_device(), chunk: c, write_behind: m.write_behind }, risk, "internal write-intent bitmap: short resyncs after a crash, fast re-add of a dropped member"));
             }
         } else if let Some(b) = &a.bitmap
             && b.backlog != m.write_behind
@@ -1298,10 +1311,7 @@ impl<'a> Planner<'a> {
     /// Path and kernel name of a PV reference (kernel name None when it is created by this plan).
     fn pv_device(&self, r: &DeviceRef) -> (String, Option<String>) {
         match r {
-            DeviceRef::Mirror(n) => (
-                format!("/dev/md/{n}"),
-                self.ix.array_named(n).map(|a| a.kname.clone()),
-            ),
+            DeviceRef::Mirror(n) => self.mirror_pv(n),
             DeviceRef::Disk(n) => {
                 let res = &self.disks[n];
                 (res.path.clone(), res.dev.map(|d| d.kname.clone()))
@@ -1354,8 +1364,7 @@ impl<'a> Planner<'a> {
                     // Content check before pvcreate.
                     let content: Vec<String> = match r {
                         DeviceRef::Mirror(n) => self
-                            .o
-                            .array_named(n)
+                            .array_of_mirror(n)
                             .and_then(|a| a.fstype.clone())
                             .into_iter()
                             .collect(),
@@ -1716,9 +1725,12 @@ impl<'a> Planner<'a> {
 
     fn remove_mirror(&mut self, m: &MirrorSpec) -> Vec<PlannedStep> {
         let mut out = Vec::new();
-        let Some(a) = self.ix.array_named(&m.name) else {
+        let Some(a) = self.array_of(m) else {
             return out;
         };
+        if self.adoption_refused(m) {
+            return out;
+        }
         if let Some(vg) = self.ix.pv(&a.kname).and_then(|p| p.vg.clone()) {
             let vg_goes = self.d.volume_groups.get(&vg).is_some_and(|v| v.absent);
             if !vg_goes {
@@ -1738,6 +1750,7 @@ impl<'a> Planner<'a> {
         self.destroying(
             Step::StopArray {
                 array: m.name.clone(),
+                md_device: m.md_device(),
                 members,
             },
             "the file says `state: absent`: the array is stopped and its member superblocks erased",
@@ -1749,11 +1762,7 @@ impl<'a> Planner<'a> {
     fn foreign(&self) -> Vec<Foreign> {
         let mut f = Vec::new();
         for a in &self.o.arrays {
-            let named = a
-                .name
-                .as_ref()
-                .is_some_and(|n| self.d.mirrors.contains_key(n));
-            if !named {
+            if !self.is_file_array(a) {
                 let members: Vec<&str> = a.members.iter().map(|m| m.kname.as_str()).collect();
                 f.push(Foreign {
                     object: format!(

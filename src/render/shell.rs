@@ -43,7 +43,8 @@ pub fn command_line(c: &Command) -> String {
         }
         // hyraid polls the same file (and shows progress) instead of running a loop.
         Command::WaitIdle { array } => format!(
-            "while [ \"$(cat \"/sys/block/$(basename \"$(readlink -f /dev/md/{array})\")/md/sync_action\")\" != idle ]; do sleep 1; done"
+            "while [ \"$(cat \"/sys/block/$(basename \"$(readlink -f {})\")/md/sync_action\")\" != idle ]; do sleep 1; done",
+            crate::plan::step::wait_path(array)
         ),
     }
 }
