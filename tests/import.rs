@@ -59,11 +59,9 @@ fn imported_microserver_keeps_writecache_stripes_and_write_mostly() {
     let wc = lv.writecache.as_ref().unwrap();
     assert_eq!(wc.size, 32 << 30);
     assert_eq!(wc.settings_arg(), "high_watermark=50 writeback_jobs=1024");
+    // hdd0 is write-mostly, as `auto` makes it: the file says `auto`.
     let data0 = &back.mirrors["data0"];
-    assert_eq!(
-        data0.write_mostly,
-        hyraid::config::WriteMostly::List(vec!["hdd0".into()])
-    );
+    assert_eq!(data0.write_mostly, hyraid::config::WriteMostly::Auto);
     assert_eq!(
         back.disks["hdd0"].id.as_deref(),
         Some("ata-ST1000LM048-2E7172_WDE00001")
@@ -180,8 +178,430 @@ fn foreign_objects_are_left_out_of_the_import() {
         "/dev/md/concat: linear (hyraid manages RAID1)",
         "/dev/md/imsm0: container (hyraid manages RAID1)",
         "/dev/md/vol0: RAID1 with external:/md119/0 metadata (hyraid manages md's own superblocks)",
-        "vg vgf: lv cpool is a cache-pool LV (hyraid manages linear, striped and writecache LVs)",
+        "lv vgf/cpool: a cache pool; hyraid manages dm-writecache only; it is left out, and plan reports it as foreign and never touches it",
+        "lv vgf/mirr: an LVM raid1 LV; hyraid does not manage LVM RAID (a rebuild from a file that named it would lose its redundancy); it is left out, and plan reports it as foreign and never touches it",
     ] {
         assert!(skipped.iter().any(|x| x == s), "{s}\n{skipped:#?}");
+    }
+}
+
+/// A box built by hand with mdadm's defaults: `mdadm --create /dev/mdN` with no name (so no
+/// /dev/md/NAME link) and no bitmap options, LVM on top; the second array is still resyncing.
+fn hand_built() -> hyraid::host::sim::SimHost {
+    let (_, h) = example("microserver-gen8");
+    for argv in [
+        "mdadm --create /dev/md0 --level=1 --raid-devices=2 /dev/sda /dev/sdc --run",
+        "mdadm --wait /dev/md0",
+        "mdadm --create /dev/md1 --level=1 --raid-devices=2 /dev/sdb /dev/sdd --run",
+        "pvcreate /dev/md0",
+        "pvcreate /dev/md1",
+        "vgcreate vg0 /dev/md0 /dev/md1",
+        "lvcreate --yes -n data -L 107374182400b vg0",
+    ] {
+        let o = run(&h, &argv.split(' ').collect::<Vec<_>>());
+        assert_eq!(o.status, 0, "{argv}: {}", o.stderr);
+    }
+    h
+}
+
+fn observe_bare(h: &hyraid::host::sim::SimHost) -> hyraid::observe::Observed {
+    hyraid::apply::observe_for(h, None).unwrap()
+}
+
+fn uuid_of(obs: &hyraid::observe::Observed, kname: &str) -> String {
+    hyraid::plan::persist::mdadm_uuid(obs.array(kname).unwrap().uuid.as_deref().unwrap())
+}
+
+#[test]
+fn arrays_made_as_dev_md0_are_adopted_by_uuid_and_only_mdadm_conf_is_missing() {
+    let h = hand_built();
+    let obs = observe_bare(&h);
+    assert!(
+        obs.arrays.iter().all(|a| a.name.is_none()),
+        "no /dev/md/NAME"
+    );
+    assert_eq!(obs.array("md1").unwrap().sync_action, "resync");
+    let imp = import::import(&obs);
+    assert!(imp.skipped.is_empty(), "{:?}", imp.skipped);
+    let yaml = import::to_yaml(&imp);
+    for (md, uuid) in [("md0", uuid_of(&obs, "md0")), ("md1", uuid_of(&obs, "md1"))] {
+        assert!(
+            yaml.contains(&format!(
+                "  {md}:\n    uuid: {uuid}\n    device: /dev/{md}\n"
+            )),
+            "{md}:\n{yaml}"
+        );
+    }
+    assert!(
+        yaml.contains("    - md0\n    - md1\n"),
+        "vg0 over both:\n{yaml}"
+    );
+    // The file says what plan will show, and plan shows exactly that: the ARRAY lines, by UUID
+    // and kernel device, and the initramfs that carries them.
+    assert!(
+        yaml.contains("# mdadm.conf (/etc/mdadm/mdadm.conf) has no ARRAY line for md0, md1: `hyraid plan` on this file shows only that"),
+        "{yaml}"
+    );
+    let d = load_str("imported.yaml", &yaml).unwrap_or_else(|e| panic!("{e}\n{yaml}"));
+    let p = plan(&d, &obs, Policy::default()).unwrap();
+    assert!(p.refused.is_empty(), "{:?}", p.refused);
+    assert_eq!(p.steps.len(), 2, "{:?}", p.steps);
+    let Step::WriteFile { path, content, .. } = &p.steps[0].step else {
+        panic!("{:?}", p.steps[0].step)
+    };
+    assert_eq!(path, "/etc/mdadm/mdadm.conf");
+    for md in ["md0", "md1"] {
+        let line = format!("ARRAY /dev/{md} metadata=1.2 UUID={}\n", uuid_of(&obs, md));
+        assert!(content.contains(&line), "{content}");
+    }
+    assert!(!content.contains("/dev/md/"), "{content}");
+    assert!(matches!(p.steps[1].step, Step::RegenerateInitramfs { .. }));
+    assert!(p.foreign.is_empty(), "{:?}", p.foreign);
+}
+
+#[test]
+fn the_typical_edit_of_an_adopted_box_applies_and_converges() {
+    use hyraid::config::raw::*;
+    let h = hand_built();
+    let obs = observe_bare(&h);
+    let mut raw: RawConfig = serde_yaml::from_str(&import::to_yaml(&import::import(&obs))).unwrap();
+    // write-mostly auto, bitmap chunk 128MiB, drive cache on, a writecache on a third SSD.
+    for m in raw.mirrors.values_mut() {
+        m.write_mostly = Some(RawWriteMostly::Auto(AutoWord::Auto));
+        m.bitmap = Some(RawBitmap::Internal(RawBitmapInternal {
+            chunk: Some(RawSize::Text("128MiB".into())),
+        }));
+    }
+    for d in raw.disks.values_mut().filter(|d| {
+        d.id.as_deref()
+            .is_some_and(|i| i.starts_with("ata-ST1000LM048"))
+    }) {
+        d.write_cache = Some(OnOff::Word(OnOffWord::On));
+    }
+    raw.disks.insert(
+        "cache0".into(),
+        serde_yaml::from_str("{ id: ata-KINGSTON_SA400S37240G_50026B7782000001 }").unwrap(),
+    );
+    let vg = raw.volume_groups.get_mut("vg0").unwrap();
+    vg.pvs.push("cache0".into());
+    vg.lvs.get_mut("data").unwrap().writecache =
+        Some(serde_yaml::from_str("{ size: 16GiB, pvs: [cache0] }").unwrap());
+    let d = load_str("edited.yaml", &serde_yaml::to_string(&raw).unwrap()).unwrap();
+    // Before and after per object (Ansible's diff mode) finds the adopted arrays too.
+    let states = hyraid::apply::preview::object_states(
+        &plan_for(&h, &d, Policy::default()),
+        &observe(&h, &d),
+    )
+    .unwrap();
+    let md0 = states.iter().find(|s| s.object == "mirror md0").unwrap();
+    assert!(
+        md0.before
+            .as_deref()
+            .unwrap()
+            .starts_with("mirror md0: /dev/md0 (md0)"),
+        "{md0:?}"
+    );
+    assert!(
+        md0.after.as_deref().unwrap().contains("chunk 128.00 MiB"),
+        "{md0:?}"
+    );
+    let pv = states.iter().find(|s| s.object.starts_with("pv ")).unwrap();
+    assert!(pv.after.as_deref().unwrap().contains("in vg vg0"), "{pv:?}");
+    h.clear_log();
+    let p = apply(&h, &d, Policy::default()).unwrap_or_else(|e| panic!("{e}"));
+    assert!(p.refused.is_empty());
+    // The script form names the same devices, and waits for md1's resync by its device.
+    let script = hyraid::render::render(&p, hyraid::render::Format::Shell, false);
+    assert!(script.contains("readlink -f /dev/md1"), "{script}");
+    assert!(!script.contains("/dev/md/"), "{script}");
+    // Every mdadm command names the arrays by the kernel device; nothing makes /dev/md/NAME.
+    let ran = changes(&h);
+    assert!(
+        ran.iter()
+            .any(|c| c.starts_with("mdadm --grow /dev/md1 --bitmap=internal --bitmap-chunk=128M")),
+        "{ran:#?}"
+    );
+    assert!(ran.iter().all(|c| !c.contains("/dev/md/")), "{ran:#?}");
+    let w = h.world();
+    for (md, hdd) in [("md0", "sdc"), ("md1", "sdd")] {
+        let a = w.array(md).unwrap();
+        assert_eq!(a.name, None, "{md} is not renamed");
+        assert_eq!(a.bitmap.as_ref().map(|b| b.chunk), Some(128 << 20), "{md}");
+        assert!(a.member(hdd).unwrap().write_mostly(), "{md}: {hdd}");
+        assert_eq!(
+            w.device(hdd).unwrap().write_cache.and_then(|c| c.enabled),
+            Some(true)
+        );
+    }
+    assert_eq!(w.lv("vg0", "data").unwrap().segtype, "writecache");
+    let conf = w.boot.mdadm_conf.unwrap();
+    assert!(
+        conf.contains(&format!(
+            "ARRAY /dev/md0 metadata=1.2 UUID={}\n",
+            uuid_of(&obs, "md0")
+        )),
+        "{conf}"
+    );
+    assert!(plan_for(&h, &d, Policy::default()).steps.is_empty());
+}
+
+#[test]
+fn a_real_box_without_dev_md_links_imports_to_an_empty_plan() {
+    // The VM's capture, as the same box looks when its arrays were made as /dev/mdN: no /dev/md.
+    let mut cap: Capture = serde_json::from_str(
+        &std::fs::read_to_string("tests/fixtures/vm/fresh-build-built.json").unwrap(),
+    )
+    .unwrap();
+    for e in cap.exchanges.iter_mut() {
+        if let hyraid::host::record::Exchange::ListDir { path, entries, .. } = e
+            && path == "/dev/md"
+        {
+            *entries = None;
+        }
+    }
+    let obs = hyraid::observe::observe(&Replay::new(cap)).unwrap();
+    assert!(obs.arrays.iter().all(|a| a.name.is_none()));
+    let yaml = imported_plan_is_empty(&obs, "no-dev-md");
+    for a in &obs.arrays {
+        assert!(
+            yaml.contains(&format!(
+                "  {}:\n    uuid: {}\n    device: /dev/{}\n",
+                a.kname,
+                uuid_of(&obs, &a.kname),
+                a.kname
+            )),
+            "{yaml}"
+        );
+    }
+    assert!(!yaml.contains("not imported"), "{yaml}");
+}
+
+#[test]
+fn lvm_types_hyraid_does_not_manage_are_left_out_and_said_so() {
+    let (d, h) = example("microserver-gen8");
+    apply(&h, &d, Policy::default()).unwrap();
+    let mut w = h.world();
+    let base = w.lv("vg0", "nextcloud_wcorig").unwrap().clone();
+    let lv = |name: &str, segtype: &str, stripes: u32, of: Option<&str>| {
+        let mut l = base.clone();
+        l.name = name.into();
+        l.uuid = format!("{name}-uuid");
+        l.hidden = false;
+        l.segtype = segtype.into();
+        l.stripes = stripes;
+        l.size = 1 << 30;
+        l.extents = [("md127".to_string(), 256)].into();
+        l.snapshot_of = of.map(str::to_string);
+        l
+    };
+    w.lvm.lvs.extend([
+        lv("home", "linear", 1, None),
+        lv("legacy", "raid1", 2, None),
+        lv("old-mirror", "mirror", 2, None),
+        lv("pool", "thin-pool", 1, None),
+        lv("thin1", "thin", 1, None),
+        lv("thin1-snap", "thin", 1, Some("thin1")),
+        lv("home-snap", "linear", 1, Some("home")),
+        lv("cached", "cache", 1, None),
+        lv("dedup", "vdo", 1, None),
+    ]);
+    let obs = observe_bare(&hyraid::host::sim::SimHost::new(w));
+    assert_eq!(
+        obs.lv("vg0", "home-snap").unwrap().snapshot_of.as_deref(),
+        Some("home")
+    );
+    let imp = import::import(&obs);
+    let back = load_str("x", &import::to_yaml(&imp)).unwrap();
+    let names: Vec<&String> = back.volume_groups["vg0"].lvs.keys().collect();
+    assert_eq!(
+        names,
+        ["home", "nextcloud"],
+        "only linear, striped and writecache LVs"
+    );
+    for (lv, why) in [
+        ("legacy", "an LVM raid1 LV"),
+        ("old-mirror", "an LVM mirror LV"),
+        ("pool", "a thin pool"),
+        ("thin1", "a thin LV"),
+        ("thin1-snap", "a snapshot of thin1"),
+        ("home-snap", "a snapshot of home"),
+        ("cached", "a dm-cache LV"),
+        ("dedup", "a VDO LV"),
+    ] {
+        assert!(
+            imp.skipped
+                .iter()
+                .any(|s| s.starts_with(&format!("lv vg0/{lv}: {why}"))),
+            "{lv}: {:?}",
+            imp.skipped
+        );
+    }
+    let p = plan(&back, &obs, Policy::default()).unwrap();
+    assert!(p.steps.is_empty(), "{:?}", p.steps);
+    assert_eq!(p.foreign.len(), 8, "{:?}", p.foreign);
+}
+
+#[test]
+fn sizes_and_flags_read_as_a_person_writes_them() {
+    let (d, h) = example("microserver-gen8");
+    apply(&h, &d, Policy::default()).unwrap();
+    let yaml = import::to_yaml(&import::import(&observe(&h, &d)));
+    for want in [
+        "chunk: 64MiB",
+        "write_cache: on\n",
+        "size: 800GiB",
+        "size: 32GiB",
+        "write_mostly: auto",
+    ] {
+        assert!(yaml.contains(want), "{want}:\n{yaml}");
+    }
+    for not in ["true", "false", "67108864", "'on'"] {
+        assert!(!yaml.contains(not), "{not}:\n{yaml}");
+    }
+    assert!(
+        yaml.contains("# `hyraid plan` on this file shows no changes."),
+        "{yaml}"
+    );
+}
+
+#[test]
+fn partition_pvs_and_partitions_not_in_use_are_kept() {
+    let (_, h) = example("microserver-partitioned");
+    let text = std::fs::read_to_string("examples/microserver-partitioned.yaml")
+        .unwrap()
+        .replace(
+            "    partitions: [{ name: raid, size: 900GiB }]\n  hdd1:",
+            "    partitions: [{ name: raid, size: 900GiB }, { name: lvm, size: rest }]\n  hdd1:",
+        )
+        .replace(
+            "    partitions: [{ name: raid, size: 900GiB }]\n\nmirrors:",
+            "    partitions: [{ name: raid, size: 900GiB }, { name: spare, size: 8GiB }]\n\nmirrors:",
+        )
+        .replace("pvs: [data0, data1, cache]", "pvs: [data0, data1, cache, \"hdd0:lvm\"]");
+    let d = load_str("x", &text).unwrap();
+    apply(&h, &d, Policy::default()).unwrap_or_else(|e| panic!("{e}"));
+    let obs = observe(&h, &d);
+    let yaml = imported_plan_is_empty(&obs, "partition PV");
+    let back = load_str("x", &yaml).unwrap();
+    let disk = |id: &str| {
+        back.disks
+            .values()
+            .find(|s| s.id.as_deref() == Some(id))
+            .unwrap()
+    };
+    let hdd0 = disk("ata-ST1000LM048-2E7172_WDE00001");
+    let hdd1 = disk("ata-ST1000LM048-2E7172_WDE00002");
+    let parts = |s: &hyraid::config::DiskSpec| -> Vec<(String, Option<u64>)> {
+        s.partitions
+            .iter()
+            .map(|p| (p.name.clone(), p.size))
+            .collect()
+    };
+    assert_eq!(
+        parts(hdd0),
+        [("raid".into(), Some(900 << 30)), ("lvm".into(), None)]
+    );
+    assert_eq!(
+        parts(hdd1),
+        [
+            ("raid".into(), Some(900 << 30)),
+            ("spare".into(), Some(8 << 30))
+        ]
+    );
+    let pv = hyraid::config::DeviceRef::Disk(format!("{}:lvm", hdd0.name));
+    assert!(back.volume_groups["vg0"].pvs.contains(&pv), "{yaml}");
+    assert!(yaml.contains("size: rest"), "{yaml}");
+}
+
+#[test]
+fn an_adopted_mirror_is_never_guessed() {
+    let h = hand_built();
+    let obs = observe_bare(&h);
+    let yaml = import::to_yaml(&import::import(&obs));
+    // The array is at another kernel name than the file says (renumbered after a reboot).
+    let moved = yaml.replace("device: /dev/md0", "device: /dev/md5");
+    let d = load_str("moved.yaml", &moved).unwrap();
+    let p = plan(&d, &obs, Policy::default()).unwrap();
+    assert!(
+        p.refused.iter().any(|r| r.object == "mirror md0"
+            && r.reason
+                .contains("is /dev/md0 now, but the file says `device: /dev/md5`")),
+        "{:?}",
+        p.refused
+    );
+    // An adopted UUID that is not on the machine is not created.
+    let gone = yaml.replace(&uuid_of(&obs, "md0"), "11111111:22222222:33333333:44444444");
+    let d = load_str("gone.yaml", &gone).unwrap();
+    let p = plan(&d, &obs, Policy::default()).unwrap();
+    assert!(
+        p.refused.iter().any(|r| r.object == "mirror md0"
+            && r.reason
+                .contains("no array with UUID 11111111:22222222:33333333:44444444")),
+        "{:?}",
+        p.refused
+    );
+    assert!(
+        p.steps
+            .iter()
+            .all(|s| !matches!(s.step, Step::CreateArray { .. }))
+    );
+    // Nor is an adopted array stopped by a device the machine does not show it at.
+    let absent = moved
+        .replace(
+            "    device: /dev/md5\n",
+            "    device: /dev/md5\n    state: absent\n",
+        )
+        .replace("    pvs:\n", "    state: absent\n    pvs:\n");
+    let d = load_str("absent.yaml", &absent).unwrap_or_else(|e| panic!("{e}\n{absent}"));
+    let p = plan(
+        &d,
+        &obs,
+        Policy {
+            allow_destroy: true,
+        },
+    )
+    .unwrap();
+    assert!(
+        p.steps
+            .iter()
+            .all(|s| !matches!(&s.step, Step::StopArray { array, .. } if array == "md0")),
+        "{:?}",
+        p.steps
+    );
+    assert!(
+        p.refused.iter().any(|r| r.object == "mirror md0"),
+        "{:?}",
+        p.refused
+    );
+}
+
+#[test]
+fn an_array_line_mdadm_scan_wrote_by_hand_counts_as_listed() {
+    // `mdadm --detail --scan >> mdadm.conf` before a reboot writes /dev/md0, after one /dev/md/0.
+    let u = "299ac1e1:b48af26d:b272044d:c4cd2cc2";
+    let ours = [("/dev/md0".to_string(), u.to_string())];
+    for line in [
+        format!("ARRAY /dev/md0 metadata=1.2 name=hyraid-vm:0 UUID={u}\n"),
+        format!("ARRAY /dev/md/0  metadata=1.2 UUID={u} name=hyraid-vm:0\n"),
+    ] {
+        let conf = format!("HOMEHOST <system>\n{line}");
+        let new = hyraid::plan::persist::managed_mdadm_conf(Some(&conf), &ours, &[]).unwrap();
+        assert_eq!(new, conf);
+    }
+    let new =
+        hyraid::plan::persist::managed_mdadm_conf(Some("HOMEHOST <system>\n"), &ours, &[]).unwrap();
+    assert!(
+        new.ends_with(&format!("ARRAY /dev/md0 metadata=1.2 UUID={u}\n")),
+        "{new}"
+    );
+    // A line that would assemble it under another name is replaced by hyraid's.
+    for other in ["/dev/md/data", "/dev/md127"] {
+        let conf = format!("HOMEHOST <system>\nARRAY {other} metadata=1.2 UUID={u}\n");
+        let new = hyraid::plan::persist::managed_mdadm_conf(Some(&conf), &ours, &[]).unwrap();
+        assert!(!new.contains(other), "{new}");
+        assert!(
+            new.ends_with(&format!("ARRAY /dev/md0 metadata=1.2 UUID={u}\n")),
+            "{new}"
+        );
     }
 }

@@ -6,6 +6,26 @@ use std::path::Path;
 /// File in tests/bad → the first error, as `line:col: path: message`.
 const EXPECTED: &[(&str, &str)] = &[
     (
+        "adopt-device-md-name.yaml",
+        "8:13: mirrors.md0.device: `/dev/md/data` is not an md kernel device (/dev/mdN)",
+    ),
+    (
+        "adopt-device-without-uuid.yaml",
+        "6:10: mirrors.md0.device: mirror `md0` has `device` but no `uuid`",
+    ),
+    (
+        "adopt-uuid-not-an-md-uuid.yaml",
+        "7:11: mirrors.md0.uuid: `299ac1e1:b48af26d` is not an md array UUID",
+    ),
+    (
+        "adopt-uuid-twice.yaml",
+        "9:16: mirrors.md1.uuid: UUID `299ac1e1:b48af26d:b272044d:c4cd2cc2` is already adopted by mirror `md0`",
+    ),
+    (
+        "adopt-uuid-without-device.yaml",
+        "7:5: mirrors.md0.uuid: mirror `md0` has `uuid` but no `device`",
+    ),
+    (
         "bitmap-chunk-not-pow2.yaml",
         "6:52: mirrors.data0.bitmap.chunk: bitmap chunk 104857600 bytes must be a power of two of at least 4KiB",
     ),

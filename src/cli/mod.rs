@@ -304,6 +304,9 @@ fn dispatch(cli: Cli) -> Result<u8, CliError> {
             for s in &imp.skipped {
                 eprintln!("not imported: {s}");
             }
+            for n in &imp.notes {
+                eprintln!("note: {n}");
+            }
             match out {
                 Some(p) if p.exists() => {
                     return Err(msg(format!(

@@ -58,9 +58,34 @@ pub struct MirrorSpec {
     pub bitmap_chunk: Option<u64>,
     pub write_behind: u32,
     pub absent: bool,
+    /// An array that exists, adopted by its UUID; None = the array /dev/md/NAME.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adopted: Option<Adopted>,
+}
+
+/// A mirror adopted by UUID (`uuid:` and `device:` in the file): an array built by hand as
+/// /dev/mdN, without a /dev/md/NAME link. It is matched by its UUID, and every command names it
+/// by `device`, so nothing is renamed under a mounted filesystem.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Adopted {
+    /// mdadm's form: `xxxxxxxx:xxxxxxxx:xxxxxxxx:xxxxxxxx`, lowercase.
+    pub uuid: String,
+    /// The kernel device, `/dev/mdN`.
+    pub device: String,
 }
 
 impl MirrorSpec {
+    /// The path mdadm is given for this mirror: /dev/md/NAME, or the adopted array's device.
+    pub fn md_path(&self) -> String {
+        match &self.adopted {
+            Some(a) => a.device.clone(),
+            None => format!("/dev/md/{}", self.name),
+        }
+    }
+    /// The device of an adopted mirror (steps carry it; None = /dev/md/NAME).
+    pub fn md_device(&self) -> Option<String> {
+        self.adopted.as_ref().map(|a| a.device.clone())
+    }
     /// Write-mostly the wrong way round: in a mirror of fast and slow members, every fast member
     /// is listed write-mostly, so md serves reads from the slow ones. `rotational` gives a
     /// member's media (None: not known). The fast members when that is so; None when it is not,

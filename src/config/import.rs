@@ -1,8 +1,13 @@
 //! `hyraid import`: write the file that describes the machine as it is, so that `hyraid plan`
-//! on it right away shows no changes. This is how a hand-built box is adopted.
+//! on it right away shows no changes (or, when mdadm.conf does not list the arrays yet, exactly
+//! that). This is how a hand-built box is adopted. What hyraid does not manage is left out and
+//! said so, never described as something else.
+
+mod lvm;
 
 use super::raw::*;
-use crate::observe::{BitmapKind, BlockDevice, DevKind, Observed};
+use crate::observe::{BitmapKind, BlockDevice, DevKind, MdArray, Observed};
+use crate::plan::persist;
 use std::collections::BTreeMap;
 
 /// Prefer the names a person recognises: ata-/nvme-/scsi- (model and serial), then wwn-.
@@ -23,10 +28,13 @@ fn stable_id(d: &BlockDevice) -> Option<String> {
     None
 }
 
-/// What the import left out, and why.
+/// The imported file, what was left out and why, and what `plan` on it will show.
 pub struct Imported {
     pub config: RawConfig,
+    /// `not imported: …`: objects on the machine the file does not describe, and why.
     pub skipped: Vec<String>,
+    /// What `hyraid plan` on the file shows besides "no changes" (mdadm.conf lacking lines).
+    pub notes: Vec<String>,
 }
 
 pub fn import(o: &Observed) -> Imported {
@@ -50,13 +58,14 @@ pub fn import(o: &Observed) -> Imported {
     Imported {
         config: second.config,
         skipped: second.skipped,
+        notes: second.notes,
     }
 }
 
 /// The setting hyraid's udev rule applies to the disk with this serial, if any.
 fn managed_cache(o: &Observed, serial: &str) -> Option<bool> {
     let rule = o.boot.write_cache_rule.as_deref()?;
-    let line = crate::plan::persist::rule_line(rule, serial)?;
+    let line = persist::rule_line(rule, serial)?;
     Some(line.contains("hdparm -W1") || line.contains("sdparm --set=WCE"))
 }
 
@@ -70,35 +79,101 @@ fn role(d: &BlockDevice) -> &'static str {
     }
 }
 
+/// A size as a person writes it: the largest binary unit it is a whole number of (`64MiB`,
+/// `900GiB`), else bytes.
+fn size(bytes: u64) -> RawSize {
+    const UNITS: [(&str, u32); 5] = [
+        ("PiB", 50),
+        ("TiB", 40),
+        ("GiB", 30),
+        ("MiB", 20),
+        ("KiB", 10),
+    ];
+    UNITS
+        .iter()
+        .find(|(_, shift)| bytes >= 1 << shift && bytes.is_multiple_of(1 << shift))
+        .map(|(unit, shift)| RawSize::Text(format!("{}{unit}", bytes >> shift)))
+        .unwrap_or(RawSize::Bytes(bytes))
+}
+
+/// A GPT name the file can hold (what validation takes for a partition name).
+fn partition_name(d: &BlockDevice) -> Option<&str> {
+    d.partlabel.as_deref().filter(|l| {
+        l.len() <= 36
+            && l.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
+            && l.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+    })
+}
+
+/// Partition number from a kernel name: `sda2` → 2, `nvme0n1p3` → 3.
+fn part_number(kname: &str) -> u32 {
+    let digits: String = kname
+        .chars()
+        .rev()
+        .take_while(|c| c.is_ascii_digit())
+        .collect();
+    digits
+        .chars()
+        .rev()
+        .collect::<String>()
+        .parse()
+        .unwrap_or(0)
+}
+
 struct Built {
     config: RawConfig,
     skipped: Vec<String>,
+    notes: Vec<String>,
     names: BTreeMap<String, String>,
 }
 
-fn build(o: &Observed, preassigned: &BTreeMap<String, String>) -> Built {
-    let mut skipped = Vec::new();
-    let mut disks: BTreeMap<String, RawDisk> = BTreeMap::new();
-    let mut disk_name: BTreeMap<String, String> = BTreeMap::new(); // kname -> name
-    let mut counters: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut name_disk = |d: &BlockDevice,
-                         disks: &mut BTreeMap<String, RawDisk>,
-                         skipped: &mut Vec<String>|
-     -> Option<String> {
-        if let Some(n) = disk_name.get(&d.kname) {
-            return Some(n.clone());
+/// The file being written: disks get names as mirrors and VGs use them.
+pub(super) struct Builder<'a> {
+    o: &'a Observed,
+    preassigned: &'a BTreeMap<String, String>,
+    disks: BTreeMap<String, RawDisk>,
+    /// kname → disk name.
+    disk_name: BTreeMap<String, String>,
+    counters: BTreeMap<&'static str, usize>,
+    skipped: Vec<String>,
+}
+
+/// What a mirror or VG that is left out had named: undone, so the file holds only used disks.
+type Checkpoint = (
+    BTreeMap<String, RawDisk>,
+    BTreeMap<String, String>,
+    BTreeMap<&'static str, usize>,
+);
+
+impl<'a> Builder<'a> {
+    fn checkpoint(&self) -> Checkpoint {
+        (
+            self.disks.clone(),
+            self.disk_name.clone(),
+            self.counters.clone(),
+        )
+    }
+
+    fn rollback(&mut self, c: Checkpoint) {
+        (self.disks, self.disk_name, self.counters) = c;
+    }
+
+    /// The file's name for a whole disk, naming it on first use.
+    fn disk(&mut self, d: &BlockDevice) -> Result<String, String> {
+        if let Some(n) = self.disk_name.get(&d.kname) {
+            return Ok(n.clone());
         }
         let Some(id) = stable_id(d) else {
-            skipped.push(format!(
-                "/dev/{}: no /dev/disk/by-id name, so it cannot be named stably",
+            return Err(format!(
+                "/dev/{} has no /dev/disk/by-id name, so it cannot be named stably",
                 d.kname
             ));
-            return None;
         };
-        let name = match preassigned.get(&d.kname) {
+        let name = match self.preassigned.get(&d.kname) {
             Some(n) => n.clone(),
             None => {
-                let k = counters.entry(role(d)).or_insert(0);
+                let k = self.counters.entry(role(d)).or_insert(0);
                 *k += 1;
                 format!("{}{}", role(d), *k - 1)
             }
@@ -107,279 +182,343 @@ fn build(o: &Observed, preassigned: &BTreeMap<String, String>) -> Built {
         let write_cache = d
             .serial
             .as_ref()
-            .and_then(|s| managed_cache(o, s))
-            .map(OnOff::Bool);
-        disks.insert(
+            .and_then(|s| managed_cache(self.o, s))
+            .map(|on| OnOff::Word(if on { OnOffWord::On } else { OnOffWord::Off }));
+        self.disks.insert(
             name.clone(),
             RawDisk {
                 id: Some(id),
                 // A serial udev would not keep as it is cannot be matched by hyraid's rule: the id is enough.
-                serial: d
-                    .serial
-                    .clone()
-                    .filter(|s| crate::plan::persist::rule_safe(s)),
+                serial: d.serial.clone().filter(|s| persist::rule_safe(s)),
                 write_cache,
                 media: None,
                 partitions: None,
             },
         );
-        disk_name.insert(d.kname.clone(), name.clone());
-        Some(name)
-    };
+        self.disk_name.insert(d.kname.clone(), name.clone());
+        Ok(name)
+    }
 
-    let mut mirrors = BTreeMap::new();
-    for a in &o.arrays {
-        let Some(name) = &a.name else {
-            skipped.push(format!(
-                "/dev/{}: no /dev/md/NAME; give it a name (mdadm.conf) and import again",
-                a.kname
+    /// The file's name for a disk or a GPT partition (`disk:PARTLABEL`).
+    fn device(&mut self, d: &BlockDevice) -> Result<String, String> {
+        if d.kind == DevKind::Disk {
+            return self.disk(d);
+        }
+        let parent = d.parent.as_deref().and_then(|p| self.o.device(p));
+        let (Some(parent), Some(label)) = (parent, partition_name(d)) else {
+            return Err(format!(
+                "/dev/{} is a partition without a GPT name the file can hold (give it one with `sgdisk --change-name`)",
+                d.kname
             ));
-            continue;
         };
+        Ok(format!("{}:{label}", self.disk(parent)?))
+    }
+
+    /// Every GPT partition of the disks in the file, in on-disk order, used or not, so that the
+    /// file describes each disk whole and a rebuild from it numbers them the same way.
+    fn partitions(&mut self) {
+        for (kname, name) in self.disk_name.clone() {
+            let Some(disk) = self.o.device(&kname) else {
+                continue;
+            };
+            let mut children: Vec<&BlockDevice> = self
+                .o
+                .block_devices
+                .iter()
+                .filter(|b| b.parent.as_deref() == Some(kname.as_str()))
+                .collect();
+            if children.is_empty() {
+                continue;
+            }
+            children.sort_by_key(|b| part_number(&b.kname));
+            // Less than GPT's own space left: the last partition runs to the end of the disk.
+            let free = disk
+                .size
+                .saturating_sub(children.iter().map(|b| b.size).sum());
+            let to_the_end = free <= 2 << 20;
+            let mut parts: Vec<RawPartition> = Vec::new();
+            for (i, b) in children.iter().enumerate() {
+                let Some(label) = partition_name(b) else {
+                    self.skipped.push(format!("disk {name}: partition /dev/{} has no GPT name the file can hold, so it is not listed (it stays as it is)", b.kname));
+                    continue;
+                };
+                if parts.iter().any(|p| p.name == label) {
+                    self.skipped.push(format!("disk {name}: partition /dev/{} has the same GPT name as an earlier one (`{label}`), so it is not listed", b.kname));
+                    continue;
+                }
+                let last = i + 1 == children.len();
+                parts.push(RawPartition {
+                    name: label.to_string(),
+                    size: if last && to_the_end {
+                        RawSize::Text("rest".into())
+                    } else {
+                        size(b.size)
+                    },
+                });
+            }
+            if let Some(d) = self.disks.get_mut(&name) {
+                d.partitions = Some(parts).filter(|p| !p.is_empty());
+            }
+        }
+    }
+}
+
+/// How the file names an array: `/dev/md/NAME` by its name; an array without one (made as
+/// /dev/mdN, which mdadm names by its number) is adopted by UUID under its kernel name.
+fn array_label(a: &MdArray) -> String {
+    a.name
+        .as_ref()
+        .map(|n| format!("/dev/md/{n}"))
+        .unwrap_or(format!("/dev/{}", a.kname))
+}
+
+fn by_name(a: &MdArray) -> Option<&String> {
+    a.name.as_ref().filter(|n| {
+        persist::md_name_safe(n)
+            && n.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
+            && !n.chars().all(|c| c.is_ascii_digit())
+    })
+}
+
+/// An md UUID mdadm.conf can hold (an array that is not running shows zeros).
+fn real_uuid(a: &MdArray) -> Option<String> {
+    let u = persist::mdadm_uuid(a.uuid.as_deref()?);
+    let hex: Vec<char> = u.chars().filter(|c| c.is_ascii_hexdigit()).collect();
+    (hex.len() == 32 && hex.iter().any(|c| *c != '0') && u.len() == 35).then_some(u)
+}
+
+/// An imported mirror as mdadm.conf lists it: (entry — its name or adopted device —, UUID, name).
+type ConfEntry = (String, String, String);
+
+/// The mirrors, the mirror each array's kernel name became, and how mdadm.conf lists each.
+type Mirrors = (
+    BTreeMap<String, RawMirror>,
+    BTreeMap<String, String>,
+    Vec<ConfEntry>,
+);
+
+fn mirrors(b: &mut Builder) -> Mirrors {
+    let o = b.o;
+    let mut mirrors = BTreeMap::new();
+    let mut mirror_of = BTreeMap::new();
+    let mut conf = Vec::new();
+    for a in &o.arrays {
+        let label = array_label(a);
         if a.level != "raid1" {
-            skipped.push(format!(
-                "/dev/md/{name}: {} (hyraid manages RAID1)",
-                a.level
+            b.skipped
+                .push(format!("{label}: {} (hyraid manages RAID1)", a.level));
+            continue;
+        }
+        let uuid = real_uuid(a);
+        let (name, adopted) = match (by_name(a), &uuid) {
+            (Some(n), _) => (n.clone(), false),
+            (None, Some(_)) => (a.kname.clone(), true),
+            (None, None) => {
+                b.skipped.push(format!(
+                    "{label}: no /dev/md/NAME and no UUID to adopt it by"
+                ));
+                continue;
+            }
+        };
+        if mirrors.contains_key(&name) {
+            b.skipped.push(format!(
+                "{label}: another array is already imported as mirror `{name}`"
             ));
             continue;
         }
         if let Some(meta) = &a.metadata {
-            skipped.push(format!(
-                "/dev/md/{name}: RAID1 with {meta} metadata (hyraid manages md's own superblocks)"
+            b.skipped.push(format!(
+                "{label}: RAID1 with {meta} metadata (hyraid manages md's own superblocks)"
             ));
             continue;
         }
-        if let Some(b) = a.bitmap.as_ref().filter(|b| b.kind != BitmapKind::Internal) {
-            skipped.push(format!(
-                "/dev/md/{name}: its bitmap is {} (hyraid manages internal bitmaps)",
-                b.describe()
+        if let Some(bm) = a
+            .bitmap
+            .as_ref()
+            .filter(|bm| bm.kind != BitmapKind::Internal)
+        {
+            b.skipped.push(format!(
+                "{label}: its bitmap is {} (hyraid manages internal bitmaps)",
+                bm.describe()
             ));
             continue;
         }
+        let saved = b.checkpoint();
         let live: Vec<_> = a.members.iter().filter(|m| !m.faulty()).collect();
-        let devs: Vec<Option<&BlockDevice>> = live.iter().map(|m| o.device(&m.kname)).collect();
-        // Partition members are named `disk:PARTLABEL`; a partition without a GPT name cannot be.
-        let unnamed = devs.iter().any(|d| {
-            d.is_none_or(|d| {
-                d.kind == DevKind::Part && (d.partlabel.is_none() || d.parent.is_none())
-            })
-        });
-        if unnamed {
-            skipped.push(format!("/dev/md/{name}: a member is a partition without a GPT name (give it one with `sgdisk --change-name`)"));
-            continue;
-        }
         let mut members = Vec::new();
         let mut wm = Vec::new();
-        for (m, d) in live.iter().zip(devs) {
-            let d = d.unwrap();
-            let n = if d.kind == DevKind::Part {
-                let Some(parent) = d.parent.as_deref().and_then(|p| o.device(p)) else {
-                    continue;
-                };
-                let Some(disk) = name_disk(parent, &mut disks, &mut skipped) else {
-                    continue;
-                };
-                let label = d.partlabel.clone().unwrap_or_default();
-                let parts = disks
-                    .get_mut(&disk)
-                    .unwrap()
-                    .partitions
-                    .get_or_insert_with(Vec::new);
-                if !parts.iter().any(|p| p.name == label) {
-                    parts.push(RawPartition {
-                        name: label.clone(),
-                        size: RawSize::Bytes(d.size),
-                    });
-                }
-                format!("{disk}:{label}")
-            } else {
-                let Some(n) = name_disk(d, &mut disks, &mut skipped) else {
-                    continue;
-                };
-                n
+        let mut rotational = Vec::new();
+        let mut why = None;
+        for m in &live {
+            let Some(d) = o.device(&m.kname) else {
+                why = Some(format!(
+                    "member /dev/{} is not a disk or partition",
+                    m.kname
+                ));
+                break;
             };
-            if m.write_mostly() {
-                wm.push(n.clone());
+            match b.device(d) {
+                Ok(n) => {
+                    if m.write_mostly() {
+                        wm.push(n.clone());
+                    }
+                    let whole = d.parent.as_deref().and_then(|p| o.device(p)).unwrap_or(d);
+                    rotational.push((n.clone(), whole.rotational));
+                    members.push(n);
+                }
+                Err(e) => {
+                    why = Some(e);
+                    break;
+                }
             }
-            members.push(n);
         }
-        if members.len() < 2 {
-            skipped.push(format!("/dev/md/{name}: fewer than two usable members"));
+        if why.is_none() && members.len() < 2 {
+            why = Some("fewer than two usable members".into());
+        }
+        if let Some(why) = why {
+            b.rollback(saved);
+            b.skipped.push(format!("{label}: {why}"));
             continue;
         }
+        // `auto` where it is what is there: the rotational members, when a fast one exists.
+        let auto: Vec<&String> = if rotational.iter().any(|(_, r)| !r) {
+            rotational
+                .iter()
+                .filter(|(_, r)| *r)
+                .map(|(n, _)| n)
+                .collect()
+        } else {
+            vec![]
+        };
+        let write_mostly = if auto.len() == wm.len() && auto.iter().all(|n| wm.contains(n)) {
+            RawWriteMostly::Auto(AutoWord::Auto)
+        } else {
+            RawWriteMostly::List(wm.clone())
+        };
+        let write_behind = match a.bitmap.as_ref().map(|b| b.backlog).unwrap_or(0) {
+            wb if wb > 0 && wm.is_empty() => {
+                b.skipped.push(format!("{label}: write-behind {wb} is set but no member is write-mostly, so it has no effect; imported as 0 (plan will reset it)"));
+                0
+            }
+            wb => wb,
+        };
+        let device = adopted.then(|| format!("/dev/{}", a.kname));
+        if let Some(u) = &uuid {
+            conf.push((
+                device.clone().unwrap_or(name.clone()),
+                u.clone(),
+                name.clone(),
+            ));
+        }
+        mirror_of.insert(a.kname.clone(), name.clone());
         mirrors.insert(
-            name.clone(),
+            name,
             RawMirror {
+                uuid: if adopted { uuid } else { None },
+                device,
                 members,
-                write_mostly: Some(RawWriteMostly::List(wm.clone())),
+                write_mostly: Some(write_mostly),
                 bitmap: Some(match &a.bitmap {
                     None => RawBitmap::None(NoneWord::None),
-                    Some(b) => RawBitmap::Internal(RawBitmapInternal {
-                        chunk: Some(RawSize::Bytes(b.chunk)),
+                    Some(bm) => RawBitmap::Internal(RawBitmapInternal {
+                        chunk: Some(size(bm.chunk)),
                     }),
                 }),
-                write_behind: Some(match a.bitmap.as_ref().map(|b| b.backlog).unwrap_or(0) {
-                    wb if wb > 0 && wm.is_empty() => {
-                        skipped.push(format!("/dev/md/{name}: write-behind {wb} is set but no member is write-mostly, so it has no effect; imported as 0 (plan will reset it)"));
-                        0
-                    }
-                    wb => wb,
-                }),
+                write_behind: Some(write_behind),
                 state: None,
             },
         );
     }
+    (mirrors, mirror_of, conf)
+}
 
-    let mut vgs = BTreeMap::new();
-    'vg: for vg in &o.lvm.vgs {
-        if let Some(l) = o.lvm.lvs.iter().find(|l| {
-            l.vg == vg.name
-                && !l.hidden
-                && !matches!(l.segtype.as_str(), "linear" | "striped" | "writecache")
-        }) {
-            skipped.push(format!(
-                "vg {}: lv {} is a {} LV (hyraid manages linear, striped and writecache LVs)",
-                vg.name, l.name, l.segtype
-            ));
-            continue;
-        }
-        let mut pvs = Vec::new();
-        let mut pv_name: BTreeMap<String, String> = BTreeMap::new();
-        for p in o.pvs_of(&vg.name) {
-            let n = if let Some(a) = o.array(&p.kname) {
-                match a.name.as_ref().filter(|n| mirrors.contains_key(*n)) {
-                    Some(n) => n.clone(),
-                    None => {
-                        skipped.push(format!(
-                            "vg {}: PV {} is not a mirror hyraid manages",
-                            vg.name, p.name
-                        ));
-                        continue 'vg;
-                    }
-                }
-            } else if let Some(d) = o.device(&p.kname).filter(|d| d.kind == DevKind::Disk) {
-                match name_disk(d, &mut disks, &mut skipped) {
-                    Some(n) => n,
-                    None => continue 'vg,
-                }
-            } else {
-                skipped.push(format!(
-                    "vg {}: PV {} is neither a mirror nor a whole disk",
-                    vg.name, p.name
-                ));
-                continue 'vg;
-            };
-            pv_name.insert(p.kname.clone(), n.clone());
-            pvs.push(n);
-        }
-        let mut lvs = BTreeMap::new();
-        for l in o.lvm.lvs.iter().filter(|l| l.vg == vg.name && !l.hidden) {
-            let data = l
-                .writecache
-                .as_ref()
-                .and_then(|w| o.lv(&vg.name, &w.origin))
-                .unwrap_or(l);
-            let writecache = l.writecache.as_ref().and_then(|w| {
-                let cv = o.lv(&vg.name, &w.cachevol)?;
-                Some(RawWritecache {
-                    size: RawSize::Bytes(cv.size),
-                    pvs: cv
-                        .extents
-                        .keys()
-                        .filter_map(|k| pv_name.get(k).cloned())
-                        .collect(),
-                    settings: w
-                        .settings
-                        .iter()
-                        .map(|(k, v)| {
-                            (
-                                k.clone(),
-                                v.parse::<u64>()
-                                    .map(RawSettingValue::Int)
-                                    .unwrap_or(RawSettingValue::Text(v.clone())),
-                            )
-                        })
-                        .collect(),
-                })
-            });
-            if l.writecache.is_some() && writecache.is_none() {
-                skipped.push(format!(
-                    "lv {}/{}: its writecache volume was not found",
-                    vg.name, l.name
-                ));
-            }
-            lvs.insert(
-                l.name.clone(),
-                RawLogicalVolume {
-                    size: RawSize::Bytes(l.size),
-                    pvs: None,
-                    stripes: (data.stripes > 1).then_some(data.stripes),
-                    writecache,
-                    state: None,
-                },
-            );
-        }
-        vgs.insert(
-            vg.name.clone(),
-            RawVolumeGroup {
-                pvs,
-                lvs,
-                state: None,
-            },
-        );
+/// What `plan` on the file will show when mdadm.conf does not list the mirrors as hyraid writes
+/// them: exactly that file (and the initramfs that carries it).
+fn mdadm_conf_note(o: &Observed, conf: &[ConfEntry]) -> Option<String> {
+    let ours: Vec<(String, String)> = conf
+        .iter()
+        .map(|(e, u, _)| (e.clone(), u.clone()))
+        .collect();
+    let cur = o.boot.mdadm_conf.as_deref();
+    let new = persist::managed_mdadm_conf(cur, &ours, &[]).ok()?;
+    if ours.is_empty() || cur == Some(new.as_str()) {
+        return None;
     }
+    let listed = cur
+        .map(crate::plan::lint::mdadm_conf_uuids)
+        .unwrap_or_default();
+    let missing: Vec<&str> = conf
+        .iter()
+        .filter(|(_, u, _)| !listed.contains(&crate::plan::lint::norm_uuid(u)))
+        .map(|(_, _, n)| n.as_str())
+        .collect();
+    let path = persist::mdadm_conf_path(&o.boot);
+    let initramfs = persist::initramfs_command(&o.boot)
+        .map(|c| format!(", then `{c}`"))
+        .unwrap_or_default();
+    Some(if missing.is_empty() {
+        format!(
+            "mdadm.conf ({path}) lists the arrays under other device names: `hyraid plan` on this file shows only that (hyraid's ARRAY lines replace those{initramfs}); nothing else changes"
+        )
+    } else {
+        format!(
+            "mdadm.conf ({path}) has no ARRAY line for {}: `hyraid plan` on this file shows only that (hyraid's ARRAY lines for them{initramfs}); nothing else changes",
+            missing.join(", ")
+        )
+    })
+}
 
-    // Partitions in on-disk order, so that a rebuild from this file numbers them the same way.
-    for (kname, name) in &disk_name {
-        if let Some(parts) = disks.get_mut(name).and_then(|d| d.partitions.as_mut()) {
-            let number = |label: &str| {
-                o.block_devices
-                    .iter()
-                    .find(|b| {
-                        b.parent.as_deref() == Some(kname.as_str())
-                            && b.partlabel.as_deref() == Some(label)
-                    })
-                    .map(|b| {
-                        b.kname
-                            .chars()
-                            .rev()
-                            .take_while(|c| c.is_ascii_digit())
-                            .collect::<String>()
-                            .chars()
-                            .rev()
-                            .collect::<String>()
-                            .parse::<u32>()
-                            .unwrap_or(0)
-                    })
-                    .unwrap_or(0)
-            };
-            parts.sort_by_key(|p| number(&p.name));
-        }
-    }
+fn build(o: &Observed, preassigned: &BTreeMap<String, String>) -> Built {
+    let mut b = Builder {
+        o,
+        preassigned,
+        disks: BTreeMap::new(),
+        disk_name: BTreeMap::new(),
+        counters: BTreeMap::new(),
+        skipped: Vec::new(),
+    };
+    let (mirrors, mirror_of, conf) = mirrors(&mut b);
+    let vgs = lvm::volume_groups(&mut b, &mirror_of);
+    b.partitions();
+    let notes = mdadm_conf_note(o, &conf).into_iter().collect();
     Built {
         config: RawConfig {
             version: 1,
             host: Some(o.hostname.clone()).filter(|h| !h.is_empty()),
-            disks,
+            disks: b.disks,
             mirrors,
             volume_groups: vgs,
         },
-        skipped,
-        names: disk_name,
+        skipped: b.skipped,
+        notes,
+        names: b.disk_name,
     }
 }
 
 /// The imported configuration as a commented YAML file.
 pub fn to_yaml(imp: &Imported) -> String {
     let mut out = String::new();
-    out.push_str("# Written by `hyraid import` from what is on this machine now; `hyraid plan` on it shows no changes.\n");
-    out.push_str("# Disks got role names (ssdN, hddN, nvmeN): rename them freely, they are only referred to by name.\n");
-    out.push_str(
-        "# If mdadm.conf does not list the mirrors yet, the first apply adds their ARRAY lines.\n",
-    );
+    out.push_str("# Written by `hyraid import` from what is on this machine now.\n");
+    out.push_str("# Disks got role names (ssdN, hddN, nvmeN), arrays without a /dev/md/NAME their kernel name\n# (they are adopted by UUID and keep their device): rename them freely, they are only referred to by name.\n");
+    if imp.notes.is_empty() {
+        out.push_str("# `hyraid plan` on this file shows no changes.\n");
+    }
+    for n in &imp.notes {
+        out.push_str(&format!("# {n}\n"));
+    }
     for s in &imp.skipped {
         out.push_str(&format!("# not imported: {s}\n"));
     }
-    out.push_str(&serde_yaml::to_string(&imp.config).expect("config serializes"));
+    let yaml = serde_yaml::to_string(&imp.config).expect("config serializes");
+    // `on`/`off` as a person writes them (serde_yaml quotes them for YAML 1.1 readers).
+    for line in yaml.lines() {
+        let line = match line.trim_start().strip_prefix("write_cache: ") {
+            Some("'on'") => line.replace("'on'", "on"),
+            Some("'off'") => line.replace("'off'", "off"),
+            _ => line.to_string(),
+        };
+        out.push_str(&line);
+        out.push('\n');
+    }
     out
 }

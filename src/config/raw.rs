@@ -19,7 +19,7 @@ pub struct RawConfig {
     /// Physical disks, by a name of your choice.
     #[serde(default)]
     pub disks: BTreeMap<String, RawDisk>,
-    /// md RAID1 arrays, created as /dev/md/<name>.
+    /// md RAID1 arrays, created as /dev/md/<name> (or adopted by `uuid`).
     #[serde(default)]
     pub mirrors: BTreeMap<String, RawMirror>,
     /// LVM volume groups and their logical volumes.
@@ -109,6 +109,12 @@ pub enum RawSize {
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawMirror {
+    /// Adopt an array that exists by its UUID (`mdadm --detail` shows it), e.g. one made by hand as /dev/md0 without a name; needs `device`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uuid: Option<String>,
+    /// The kernel device of an array adopted by `uuid` (`/dev/md0`): every command addresses it by this name, and it is never renamed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<String>,
     /// Member disks (by disk name), two or more.
     pub members: Vec<String>,
     /// `auto` (default: every rotational member when a non-rotational one exists), or an explicit list of members; `[]` for none.

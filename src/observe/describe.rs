@@ -2,13 +2,31 @@
 //! `vg vg0`, `lv vg0/nextcloud`) described in a few stable lines, for before/after views: the same
 //! text for the same state, so two descriptions differ exactly where the state does.
 
-use super::model::Observed;
+use super::model::{MdArray, Observed};
 use crate::config::Desired;
 use crate::config::size::human;
+use crate::plan::lint::norm_uuid;
+
+/// The array a mirror of the file is: /dev/md/NAME, or the array it adopts by UUID.
+fn mirror_array<'a>(obs: &'a Observed, d: &Desired, name: &str) -> Option<&'a MdArray> {
+    match d.mirrors.get(name).and_then(|m| m.adopted.as_ref()) {
+        Some(ad) => {
+            let want = norm_uuid(&ad.uuid);
+            obs.arrays
+                .iter()
+                .find(|a| a.uuid.as_deref().map(norm_uuid).as_deref() == Some(&want))
+        }
+        None => obs.array_named(name),
+    }
+}
 
 /// The disk name the file gives a kernel device (`hdd0`, `ssd0:raid`), else the kernel name.
 fn file_name(obs: &Observed, d: &Desired, kname: &str) -> String {
-    if let Some(n) = obs.array(kname).and_then(|a| a.name.as_ref()) {
+    let adopted = d
+        .mirrors
+        .keys()
+        .find(|n| mirror_array(obs, d, n).is_some_and(|a| a.kname == kname));
+    if let Some(n) = adopted.or(obs.array(kname).and_then(|a| a.name.as_ref())) {
         return format!("mirror {n} ({kname})");
     }
     for spec in d.disks.values() {
@@ -35,6 +53,9 @@ fn file_name(obs: &Observed, d: &Desired, kname: &str) -> String {
 fn kname_of(obs: &Observed, path: &str) -> Option<String> {
     if let Some(name) = path.strip_prefix("/dev/md/") {
         return obs.array_named(name).map(|a| a.kname.clone());
+    }
+    if crate::plan::persist::md_kernel_device(path) {
+        return obs.array(&path[5..]).map(|a| a.kname.clone());
     }
     let id = path.strip_prefix("/dev/disk/by-id/")?;
     obs.by_id(id).map(|d| d.kname.clone())
@@ -102,11 +123,16 @@ pub fn describe(obs: &Observed, d: &Desired, object: &str) -> Option<String> {
             t
         }
         "mirror" => {
-            let Some(a) = obs.array_named(name) else {
+            let Some(a) = mirror_array(obs, d, name) else {
                 return Some(format!("{object}: absent\n"));
             };
+            let path = d
+                .mirrors
+                .get(name)
+                .map(|m| m.md_path())
+                .unwrap_or_else(|| format!("/dev/md/{name}"));
             let mut t = format!(
-                "{object}: /dev/md/{name} ({}), {}, {} device(s), {}{}\n",
+                "{object}: {path} ({}), {}, {} device(s), {}{}\n",
                 a.kname,
                 a.level,
                 a.raid_disks,

@@ -178,6 +178,10 @@ pub fn parse_fullreport(
             } else {
                 None
             };
+            // A writecache's or cache's origin is its hidden data LV, not a snapshot's origin.
+            let snapshot_of = f(l, "origin")
+                .filter(|o| !o.is_empty() && writecache.is_none() && segtype != "cache")
+                .map(|o| unbracket(o).0);
             out.lvs.push(Lv {
                 vg: f(l, "vg_name")
                     .map(str::to_string)
@@ -195,6 +199,7 @@ pub fn parse_fullreport(
                 tags: f(l, "lv_tags")
                     .map(|t| t.split(',').map(str::to_string).collect())
                     .unwrap_or_default(),
+                snapshot_of,
             });
         }
     }
@@ -302,6 +307,28 @@ mod tests {
         )
         .unwrap();
         assert!(l.pvs.iter().any(|p| p.kname == "dev9:127"));
+    }
+
+    #[test]
+    fn a_snapshot_names_its_origin_a_writecache_does_not() {
+        let r = r#"{"report":[{"vg":[{"vg_name":"vg0","vg_size":"1000","vg_free":"500","vg_extent_size":"4194304"}],
+            "lv":[{"lv_name":"snap","lv_uuid":"s","lv_size":"16777216","lv_attr":"swi-a-s---","origin":"scratch"},
+                  {"lv_name":"scratch","lv_uuid":"o","lv_size":"33554432","lv_attr":"owi-a-s---","origin":""},
+                  {"lv_name":"data","lv_uuid":"w","lv_size":"33554432","lv_attr":"Cwi-a-C---","origin":"[data_wcorig]","pool_lv":"[data_wc_cvol]"}],
+            "seg":[{"lv_uuid":"s","segtype":"linear","stripes":"1"},{"lv_uuid":"o","segtype":"linear","stripes":"1"},
+                   {"lv_uuid":"w","segtype":"writecache","stripes":"1"}]}]}"#;
+        let l = parse_fullreport(r, &by_basename).unwrap();
+        let of = |n: &str| {
+            l.lvs
+                .iter()
+                .find(|x| x.name == n)
+                .unwrap()
+                .snapshot_of
+                .clone()
+        };
+        assert_eq!(of("snap").as_deref(), Some("scratch"));
+        assert_eq!(of("scratch"), None);
+        assert_eq!(of("data"), None);
     }
 
     #[test]

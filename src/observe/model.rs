@@ -424,6 +424,9 @@ pub struct Lv {
     /// LVM tags (`lv_tags`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tags: Vec<String>,
+    /// The LV this one is a snapshot of (LVM's `origin` of a classic or thin snapshot).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshot_of: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

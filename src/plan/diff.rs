@@ -12,6 +12,9 @@ use crate::config::{
 use crate::observe::{BlockDevice, DevKind, Lookup, MdArray, Observed, WRITE_CACHE_RULE_PATH};
 use std::collections::{BTreeMap, BTreeSet};
 
+#[path = "adopt.rs"]
+mod adopt;
+
 /// A disk of the file, matched to the machine.
 struct Resolved<'a> {
     spec: &'a DiskSpec,
@@ -647,9 +650,9 @@ impl<'a> Planner<'a> {
                 .creating
                 .get(&m.name)
                 .cloned()
-                .or_else(|| self.ix.array_named(&m.name).and_then(|a| a.uuid.clone()));
+                .or_else(|| self.array_of(m).and_then(|a| a.uuid.clone()));
             if let Some(u) = uuid {
-                ours.push((m.name.clone(), u));
+                ours.push((Self::conf_entry(m), u));
             }
         }
         let gone: Vec<(String, Option<String>)> = if self.policy.allow_destroy {
@@ -659,8 +662,8 @@ impl<'a> Planner<'a> {
                 .filter(|m| m.absent)
                 .map(|m| {
                     (
-                        m.name.clone(),
-                        self.ix.array_named(&m.name).and_then(|a| a.uuid.clone()),
+                        Self::conf_entry(m),
+                        self.array_of(m).and_then(|a| a.uuid.clone()),
                     )
                 })
                 .collect()
@@ -876,8 +879,13 @@ impl<'a> Planner<'a> {
             self.blocked.insert(m.name.clone());
             return Ok(vec![]);
         }
-        match self.ix.array_named(&m.name) {
-            None if let Some(st) = self.o.dev_md_strays.iter().find(|s| s.name == m.name) => {
+        if self.adoption_refused(m) {
+            return Ok(vec![]);
+        }
+        match self.array_of(m) {
+            None if m.adopted.is_none()
+                && let Some(st) = self.o.dev_md_strays.iter().find(|s| s.name == m.name) =>
+            {
                 self.refuse(format!("mirror {}", m.name), format!("{}; mdadm cannot create an array under that name", st.describe()), format!("remove the leftover if no array uses it (`rm /dev/md/{}`), or name the mirror differently", m.name));
                 self.blocked.insert(m.name.clone());
                 Ok(vec![])
@@ -995,7 +1003,7 @@ impl<'a> Planner<'a> {
         if a.level != "raid1" {
             self.refuse(
                 &object,
-                format!("/dev/md/{} is {}, not RAID1", m.name, a.level),
+                format!("{} is {}, not RAID1", m.md_path(), a.level),
                 "hyraid manages RAID1 mirrors only; rename the mirror in the file",
             );
             self.blocked.insert(m.name.clone());
@@ -1098,6 +1106,7 @@ impl<'a> Planner<'a> {
             out.push(ps(
                 Step::RemoveFailed {
                     array: m.name.clone(),
+                    md_device: m.md_device(),
                 },
                 Risk::Safe,
                 "failed members hold no current copy; removing them frees their slots",
@@ -1156,12 +1165,12 @@ impl<'a> Planner<'a> {
             if free > 0 {
                 free -= 1;
                 out.push(match kind {
-                    None => ps(Step::ReAddMember { array: m.name.clone(), device }, Risk::Degrades, "this disk was a member of the mirror: re-added, only the blocks the bitmap marks as changed are copied"),
-                    Some(_) => ps(Step::AddMember { array: m.name.clone(), device }, Risk::Degrades, "the mirror is missing a member; it is rebuilt onto this disk (redundancy returns when recovery ends)"),
+                    None => ps(Step::ReAddMember { array: m.name.clone(), md_device: m.md_device(), device }, Risk::Degrades, "this disk was a member of the mirror: re-added, only the blocks the bitmap marks as changed are copied"),
+                    Some(_) => ps(Step::AddMember { array: m.name.clone(), md_device: m.md_device(), device }, Risk::Degrades, "the mirror is missing a member; it is rebuilt onto this disk (redundancy returns when recovery ends)"),
                 });
             } else if let Some(old) = leaving.pop() {
                 let old_path = self.stable_path(&old.kname);
-                out.push(ps(Step::ReplaceMember { array: m.name.clone(), old: old_path, new: device, spare_added: false },
+                out.push(ps(Step::ReplaceMember { array: m.name.clone(), md_device: m.md_device(), old: old_path, new: device, spare_added: false },
                     Risk::Safe,
                     format!("/dev/{} is no longer in the file: {name} is copied in its place while it stays in service, so redundancy never drops", old.kname),
                 ));
@@ -1175,6 +1184,7 @@ impl<'a> Planner<'a> {
             out.push(ps(
                 Step::ReplaceMember {
                     array: m.name.clone(),
+                    md_device: m.md_device(),
                     old: old_path,
                     new: ArrayDevice {
                         path: r.path.clone(),
@@ -1195,6 +1205,7 @@ impl<'a> Planner<'a> {
             out.push(ps(
                 Step::WaitIdle {
                     array: m.name.clone(),
+                    md_device: m.md_device(),
                 },
                 Risk::Safe,
                 "the replaced member is failed out when the copy is complete",
@@ -1202,6 +1213,7 @@ impl<'a> Planner<'a> {
             out.push(ps(
                 Step::RemoveFailed {
                     array: m.name.clone(),
+                    md_device: m.md_device(),
                 },
                 Risk::Safe,
                 "the replaced member leaves the array",
@@ -1287,7 +1299,7 @@ impl<'a> Planner<'a> {
             self.refuse(
                 &object,
                 "the array is read-only (`mdadm --readonly`); md refuses bitmap changes on it",
-                format!("make it writable (`mdadm --readwrite /dev/md/{}`) if that is intended, then apply again", m.name),
+                format!("make it writable (`mdadm --readwrite {}`) if that is intended, then apply again", m.md_path()),
             );
             return out;
         }
@@ -1297,6 +1309,7 @@ impl<'a> Planner<'a> {
             out.push(ps(
                 Step::ReadWrite {
                     array: m.name.clone(),
+                    md_device: m.md_device(),
                 },
                 Risk::Safe,
                 "the array is auto-read-only (after boot or assembly); md refuses bitmap changes until it is read-write",
@@ -1307,6 +1320,7 @@ impl<'a> Planner<'a> {
                 out.push(ps(
                     Step::WaitIdle {
                         array: m.name.clone(),
+                        md_device: m.md_device(),
                     },
                     Risk::Safe,
                     format!(
@@ -1329,6 +1343,7 @@ impl<'a> Planner<'a> {
                 out.push(ps(
                     Step::RemoveBitmap {
                         array: m.name.clone(),
+                        md_device: m.md_device(),
                     },
                     Risk::Degrades,
                     why,
@@ -1340,7 +1355,7 @@ impl<'a> Planner<'a> {
                 } else {
                     Risk::Safe
                 };
-                out.push(ps(Step::AddBitmap { array: m.name.clone(), chunk: c, write_behind: m.write_behind }, risk, "internal write-intent bitmap: short resyncs after a crash, fast re-add of a dropped member"));
+                out.push(ps(Step::AddBitmap { array: m.name.clone(), md_device: m.md_device(), chunk: c, write_behind: m.write_behind }, risk, "internal write-intent bitmap: short resyncs after a crash, fast re-add of a dropped member"));
             }
         } else if let Some(b) = &a.bitmap
             && b.backlog != m.write_behind
@@ -1376,10 +1391,7 @@ impl<'a> Planner<'a> {
     /// Path and kernel name of a PV reference (kernel name None when it is created by this plan).
     fn pv_device(&self, r: &DeviceRef) -> (String, Option<String>) {
         match r {
-            DeviceRef::Mirror(n) => (
-                format!("/dev/md/{n}"),
-                self.ix.array_named(n).map(|a| a.kname.clone()),
-            ),
+            DeviceRef::Mirror(n) => self.mirror_pv(n),
             DeviceRef::Disk(n) => {
                 let res = &self.disks[n];
                 (res.path.clone(), res.dev.map(|d| d.kname.clone()))
@@ -1432,8 +1444,7 @@ impl<'a> Planner<'a> {
                     // Content check before pvcreate.
                     let content: Vec<String> = match r {
                         DeviceRef::Mirror(n) => self
-                            .o
-                            .array_named(n)
+                            .array_of_mirror(n)
                             .and_then(|a| a.fstype.clone())
                             .into_iter()
                             .collect(),
@@ -1811,9 +1822,12 @@ impl<'a> Planner<'a> {
 
     fn remove_mirror(&mut self, m: &MirrorSpec) -> Vec<PlannedStep> {
         let mut out = Vec::new();
-        let Some(a) = self.ix.array_named(&m.name) else {
+        let Some(a) = self.array_of(m) else {
             return out;
         };
+        if self.adoption_refused(m) {
+            return out;
+        }
         if let Some(vg) = self.ix.pv(&a.kname).and_then(|p| p.vg.clone()) {
             let vg_goes = self.d.volume_groups.get(&vg).is_some_and(|v| v.absent);
             if !vg_goes {
@@ -1833,6 +1847,7 @@ impl<'a> Planner<'a> {
         self.destroying(
             Step::StopArray {
                 array: m.name.clone(),
+                md_device: m.md_device(),
                 members,
             },
             "the file says `state: absent`: the array is stopped and its member superblocks erased",
@@ -1844,11 +1859,7 @@ impl<'a> Planner<'a> {
     fn foreign(&self) -> Vec<Foreign> {
         let mut f = Vec::new();
         for a in &self.o.arrays {
-            let named = a
-                .name
-                .as_ref()
-                .is_some_and(|n| self.d.mirrors.contains_key(n));
-            if !named {
+            if !self.is_file_array(a) {
                 let members: Vec<&str> = a.members.iter().map(|m| m.kname.as_str()).collect();
                 f.push(Foreign {
                     object: format!(

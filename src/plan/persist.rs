@@ -66,6 +66,34 @@ pub fn md_name_safe(name: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
 }
 
+/// A kernel md device, `/dev/mdN`: how an array made by hand without a name is addressed.
+pub fn md_kernel_device(path: &str) -> bool {
+    path.strip_prefix("/dev/md")
+        .is_some_and(|n| !n.is_empty() && n.len() <= 3 && n.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// The device of an ARRAY line for a mirror: `/dev/md/NAME` for a name, or the device itself
+/// (`/dev/md0`) for an array adopted by UUID.
+fn array_device(entry: &str) -> String {
+    if md_kernel_device(entry) {
+        entry.to_string()
+    } else {
+        format!("/dev/md/{entry}")
+    }
+}
+
+/// Two ARRAY devices name the same array: equal, or `/dev/md/N` and `/dev/mdN` (mdadm gives an
+/// array named by a number that minor).
+fn same_device(a: &str, b: &str) -> bool {
+    let num = |d: &str| {
+        d.strip_prefix("/dev/md/")
+            .filter(|n| n.chars().all(|c| c.is_ascii_digit()))
+            .map(|n| format!("/dev/md{n}"))
+            .unwrap_or_else(|| d.to_string())
+    };
+    a == b || num(a) == num(b)
+}
+
 /// The names and UUIDs of the ARRAY lines hyraid writes, checked before anything is rendered.
 fn check_arrays(
     ours: &[(String, String)],
@@ -82,7 +110,7 @@ fn check_arrays(
         .map(|(n, _)| n)
         .chain(gone.iter().map(|(n, _)| n));
     for n in names {
-        if !md_name_safe(n) {
+        if !md_name_safe(n) && !md_kernel_device(n) {
             return Err(unsafe_value(
                 "array name",
                 n,
@@ -112,7 +140,8 @@ fn check_arrays(
 }
 
 /// mdadm.conf with hyraid's ARRAY lines: `ours` (name, uuid) are (re)written in a marked block at
-/// the end; any other ARRAY line naming one of them or one of `gone` (by /dev/md/NAME or UUID),
+/// the end (a name, or the `/dev/mdN` device of an array adopted by UUID); any other ARRAY line
+/// naming one of them or one of `gone` (by device or UUID),
 /// with its continuation lines, is dropped; every other line is kept as it was. A name or UUID
 /// that is not safe for mdadm.conf (a space, `#`, a newline) is refused, never written.
 pub fn managed_mdadm_conf(
@@ -144,7 +173,7 @@ fn render_mdadm_conf(
                 let dev = l
                     .split_whitespace()
                     .nth(1)
-                    .and_then(|d| d.strip_prefix("/dev/md/"));
+                    .filter(|d| d.starts_with("/dev/md"));
                 let uuids = l
                     .split_whitespace()
                     .filter_map(|w| w.strip_prefix("UUID=").or_else(|| w.strip_prefix("uuid=")))
@@ -153,29 +182,42 @@ fn render_mdadm_conf(
                 (dev, uuids)
             })
             .collect();
-        // Lines by the UUIDs they list, and by their /dev/md/NAME.
+        // Lines by the UUIDs they list, and by their device.
         let mut by_uuid: HashMap<&str, Vec<Option<&str>>> = HashMap::new();
-        let mut by_dev: HashMap<&str, Vec<&[String]>> = HashMap::new();
         for (d, us) in &lines {
             for u in us {
                 by_uuid.entry(u.as_str()).or_default().push(*d);
             }
-            if let Some(d) = d {
-                by_dev.entry(d).or_default().push(us);
-            }
         }
+        let on_dev = |n: &str| {
+            let want = array_device(n);
+            lines
+                .iter()
+                .filter(move |(d, _)| d.is_some_and(|d| same_device(d, &want)))
+                .map(|(_, us)| us)
+        };
+        // A line lists an array by its UUID when its device is the one hyraid would write, or
+        // one that is not a name of the same kind (`/dev/md/OTHER` for a name, another md device
+        // for an adopted one): such a line would assemble it under another name.
+        let fits = |d: Option<&str>, n: &str| {
+            let want = array_device(n);
+            let kind = if md_kernel_device(n) {
+                "/dev/md"
+            } else {
+                "/dev/md/"
+            };
+            d.is_none_or(|d| !d.starts_with(kind) || same_device(d, &want))
+        };
         let listed = ours.iter().all(|(n, u)| {
             by_uuid
                 .get(mdadm_uuid(u).as_str())
-                .is_some_and(|ds| ds.iter().any(|d| d.is_none_or(|d| d == n)))
+                .is_some_and(|ds| ds.iter().any(|d| fits(*d, n)))
         });
         let stale = ours.iter().any(|(n, u)| {
             let u = mdadm_uuid(u);
-            by_dev
-                .get(n.as_str())
-                .is_some_and(|l| l.iter().any(|us| !us.contains(&u)))
+            on_dev(n).any(|us| !us.contains(&u))
         }) || gone.iter().any(|(n, u)| {
-            by_dev.contains_key(n.as_str())
+            on_dev(n).next().is_some()
                 || u.as_deref()
                     .is_some_and(|u| by_uuid.contains_key(mdadm_uuid(u).as_str()))
         });
@@ -184,10 +226,10 @@ fn render_mdadm_conf(
         }
     }
     let base = current.unwrap_or(MDADM_CONF_BASE);
-    let names: HashSet<String> = ours
+    let devices: Vec<String> = ours
         .iter()
-        .map(|(n, _)| n.clone())
-        .chain(gone.iter().map(|(n, _)| n.clone()))
+        .map(|(n, _)| array_device(n))
+        .chain(gone.iter().map(|(n, _)| array_device(n)))
         .collect();
     let uuids: HashSet<String> = ours
         .iter()
@@ -211,9 +253,7 @@ fn render_mdadm_conf(
         if t.starts_with("ARRAY") {
             let mut words = t.split_whitespace().skip(1);
             let dev = words.next().unwrap_or("");
-            let named = dev
-                .strip_prefix("/dev/md/")
-                .is_some_and(|n| names.contains(n));
+            let named = devices.iter().any(|d| same_device(dev, d));
             let by_uuid = t
                 .split_whitespace()
                 .filter_map(|w| w.strip_prefix("UUID=").or_else(|| w.strip_prefix("uuid=")))
@@ -237,7 +277,8 @@ fn render_mdadm_conf(
         out.push('\n');
         for (name, uuid) in ours {
             out.push_str(&format!(
-                "ARRAY /dev/md/{name} metadata=1.2 UUID={}\n",
+                "ARRAY {} metadata=1.2 UUID={}\n",
+                array_device(name),
                 mdadm_uuid(uuid)
             ));
         }

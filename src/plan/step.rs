@@ -47,6 +47,7 @@ pub enum Command {
         content: String,
     },
     /// Wait until the array's `sync_action` is idle (hyraid polls sysfs and shows progress).
+    /// `array` is its name under /dev/md/, or its device (`/dev/md0`) when adopted by UUID.
     WaitIdle {
         array: String,
     },
@@ -135,6 +136,15 @@ pub struct ArrayDevice {
     pub write_mostly: bool,
 }
 
+/// The path of the array a [`Command::WaitIdle`] names: /dev/md/NAME, or the device itself.
+pub fn wait_path(array: &str) -> String {
+    if array.starts_with("/dev/") {
+        array.to_string()
+    } else {
+        format!("/dev/md/{array}")
+    }
+}
+
 /// mdadm `--bitmap-chunk` value: M when whole MiB, else K.
 pub fn chunk_arg(bytes: u64) -> String {
     if bytes.is_multiple_of(1 << 20) {
@@ -192,25 +202,36 @@ pub enum Step {
     /// Wait until the array's resync/recovery is done (bitmap changes need an idle array).
     WaitIdle {
         array: String,
+        /// The device of an array adopted by UUID (`/dev/md0`); None = /dev/md/NAME.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        md_device: Option<String>,
     },
     /// Take an auto-read-only array (after boot or assembly, until its first write) read-write:
     /// md refuses bitmap changes until then, and a pending resync starts now.
     ReadWrite {
         array: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        md_device: Option<String>,
     },
     /// Add a member (to a degraded array: it is rebuilt).
     AddMember {
         array: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        md_device: Option<String>,
         device: ArrayDevice,
     },
     /// Put a former member back (`--re-add`: with a bitmap only changed blocks are copied).
     ReAddMember {
         array: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        md_device: Option<String>,
         device: ArrayDevice,
     },
     /// Hot replace: add the new disk as a spare, then copy the old member onto it while it serves.
     ReplaceMember {
         array: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        md_device: Option<String>,
         old: String,
         new: ArrayDevice,
         /// The new disk is already a spare in the array (an earlier apply added it).
@@ -220,6 +241,8 @@ pub enum Step {
     /// Remove every failed member (`--remove failed` works even when the device node is gone).
     RemoveFailed {
         array: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        md_device: Option<String>,
     },
     /// Create GPT partitions (sgdisk, one call; `new_table` first writes a fresh GPT).
     CreatePartitions {
@@ -249,9 +272,13 @@ pub enum Step {
     },
     RemoveBitmap {
         array: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        md_device: Option<String>,
     },
     AddBitmap {
         array: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        md_device: Option<String>,
         chunk: u64,
         write_behind: u32,
     },
@@ -320,18 +347,23 @@ pub enum Step {
     },
     StopArray {
         array: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        md_device: Option<String>,
         members: Vec<String>,
     },
 }
 
 impl Step {
-    fn md_path(array: &str) -> String {
-        format!("/dev/md/{array}")
+    /// The array as mdadm is given it: /dev/md/NAME, or the device of an adopted array.
+    fn md_path(array: &str, md_device: &Option<String>) -> String {
+        md_device
+            .clone()
+            .unwrap_or_else(|| format!("/dev/md/{array}"))
     }
 
     /// `mdadm /dev/md/NAME --add|--re-add [--write-mostly] DEV`
-    fn member_cmd(array: &str, op: &str, device: &ArrayDevice) -> Command {
-        let mut a = vec!["mdadm".to_string(), Self::md_path(array), op.into()];
+    fn member_cmd(array: &str, md: &Option<String>, op: &str, device: &ArrayDevice) -> Command {
+        let mut a = vec!["mdadm".to_string(), Self::md_path(array, md), op.into()];
         if device.write_mostly {
             a.push("--write-mostly".into());
         }
@@ -369,7 +401,7 @@ impl Step {
                 let mut a: Vec<String> = vec![
                     "mdadm".into(),
                     "--create".into(),
-                    Self::md_path(array),
+                    Self::md_path(array, &None),
                     "--metadata=1.2".into(),
                     "--level=1".into(),
                     format!("--raid-devices={}", devices.len()),
@@ -403,33 +435,40 @@ impl Step {
                 }
                 vec![Command::run_owned(a), Command::run(&["udevadm", "settle"])]
             }
-            Step::WaitIdle { array } => vec![Command::WaitIdle {
-                array: array.clone(),
+            Step::WaitIdle { array, md_device } => vec![Command::WaitIdle {
+                array: md_device.clone().unwrap_or_else(|| array.clone()),
             }],
             // Misc mode (`--readwrite` first): in manage mode the same word means "clear
             // write-mostly of the following devices".
-            Step::ReadWrite { array } => vec![Command::run_owned(vec![
+            Step::ReadWrite { array, md_device } => vec![Command::run_owned(vec![
                 "mdadm".into(),
                 "--readwrite".into(),
-                Self::md_path(array),
+                Self::md_path(array, md_device),
             ])],
-            Step::AddMember { array, device } => vec![Self::member_cmd(array, "--add", device)],
-            Step::ReAddMember { array, device } => {
-                vec![Self::member_cmd(array, "--re-add", device)]
-            }
+            Step::AddMember {
+                array,
+                device,
+                md_device,
+            } => vec![Self::member_cmd(array, md_device, "--add", device)],
+            Step::ReAddMember {
+                array,
+                device,
+                md_device,
+            } => vec![Self::member_cmd(array, md_device, "--re-add", device)],
             Step::ReplaceMember {
                 array,
                 old,
                 new,
                 spare_added,
+                md_device,
             } => {
                 let mut c = Vec::new();
                 if !spare_added {
-                    c.push(Self::member_cmd(array, "--add", new));
+                    c.push(Self::member_cmd(array, md_device, "--add", new));
                 }
                 c.push(Command::run_owned(vec![
                     "mdadm".into(),
-                    Self::md_path(array),
+                    Self::md_path(array, md_device),
                     "--replace".into(),
                     old.clone(),
                     "--with".into(),
@@ -476,9 +515,9 @@ impl Step {
                 Command::run_owned(vec!["mdadm".into(), "--run".into(), format!("/dev/{md}")]),
                 Command::run(&["udevadm", "settle"]),
             ],
-            Step::RemoveFailed { array } => vec![Command::run_owned(vec![
+            Step::RemoveFailed { array, md_device } => vec![Command::run_owned(vec![
                 "mdadm".into(),
-                Self::md_path(array),
+                Self::md_path(array, md_device),
                 "--remove".into(),
                 "failed".into(),
             ])],
@@ -494,20 +533,21 @@ impl Step {
                 path: format!("/sys/block/{md}/md/bitmap/backlog"),
                 value: value.to_string(),
             }],
-            Step::RemoveBitmap { array } => vec![Command::run_owned(vec![
+            Step::RemoveBitmap { array, md_device } => vec![Command::run_owned(vec![
                 "mdadm".into(),
                 "--grow".into(),
-                Self::md_path(array),
+                Self::md_path(array, md_device),
                 "--bitmap=none".into(),
             ])],
             Step::AddBitmap {
                 array,
                 chunk,
                 write_behind,
+                md_device,
             } => vec![Command::run_owned(vec![
                 "mdadm".into(),
                 "--grow".into(),
-                Self::md_path(array),
+                Self::md_path(array, md_device),
                 "--bitmap=internal".into(),
                 format!("--bitmap-chunk={}", chunk_arg(*chunk)),
                 format!("--write-behind={write_behind}"),
@@ -633,11 +673,15 @@ impl Step {
                 c.extend(pvs.iter().map(|p| Command::run(&["pvremove", "--yes", p])));
                 c
             }
-            Step::StopArray { array, members } => {
+            Step::StopArray {
+                array,
+                members,
+                md_device,
+            } => {
                 let mut c = vec![Command::run_owned(vec![
                     "mdadm".into(),
                     "--stop".into(),
-                    Self::md_path(array),
+                    Self::md_path(array, md_device),
                 ])];
                 c.push(Command::run_owned(
                     [
@@ -686,16 +730,16 @@ impl Step {
                 format!("disk {disk}")
             }
             Step::CreateArray { array, .. }
-            | Step::WaitIdle { array }
-            | Step::ReadWrite { array }
+            | Step::WaitIdle { array, .. }
+            | Step::ReadWrite { array, .. }
             | Step::AddMember { array, .. }
             | Step::ReAddMember { array, .. }
             | Step::ReplaceMember { array, .. }
-            | Step::RemoveFailed { array }
+            | Step::RemoveFailed { array, .. }
             | Step::StartArray { array, .. }
             | Step::SetWriteMostly { array, .. }
             | Step::SetWriteBehind { array, .. }
-            | Step::RemoveBitmap { array }
+            | Step::RemoveBitmap { array, .. }
             | Step::AddBitmap { array, .. }
             | Step::StopArray { array, .. } => {
                 format!("mirror {array}")

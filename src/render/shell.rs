@@ -44,7 +44,8 @@ pub fn command_line(c: &Command) -> String {
         // hyraid polls the same files (and shows progress) instead of running a loop: busy while
         // sync_action is not idle, or a resync is pending (resync_start) on a writable array.
         Command::WaitIdle { array } => format!(
-            "md=/sys/block/$(basename \"$(readlink -f /dev/md/{array})\")/md; while [ \"$(cat $md/sync_action)\" != idle ] || {{ [ \"$(cat $md/resync_start)\" != none ] && ! grep -qx -e read-auto -e readonly $md/array_state; }}; do sleep 1; done"
+            "md=/sys/block/$(basename \"$(readlink -f {})\")/md; while [ \"$(cat $md/sync_action)\" != idle ] || {{ [ \"$(cat $md/resync_start)\" != none ] && ! grep -qx -e read-auto -e readonly $md/array_state; }}; do sleep 1; done",
+            crate::plan::step::wait_path(array)
         ),
     }
 }

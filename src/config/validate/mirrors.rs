@@ -17,6 +17,7 @@ pub(super) fn mirrors(
     let (disks, devices) = (refs.disks, &refs.devices);
     let device_error = |name: &str| refs.device_error(name);
     let mut mirrors = BTreeMap::new();
+    let mut adopted_by: HashMap<String, String> = HashMap::new();
     for (name, m) in &raw.mirrors {
         let p = format!("/mirrors/{}", seg(name));
         if let Err(msg) = check_name(name, 32) {
@@ -158,6 +159,7 @@ pub(super) fn mirrors(
             bitmap_chunk,
             write_behind,
             absent: m.state == Some(ObjectState::Absent),
+            adopted: adopted(c, &p, name, m, &mut adopted_by),
         };
         let media = |n: &str| disks.get(split_device(n).0)?.rotational_override;
         if let Some(fast) = spec.inverted_write_mostly(media) {
@@ -175,4 +177,70 @@ pub(super) fn mirrors(
     }
 
     mirrors
+}
+
+/// `uuid` and `device` of a mirror adopted by UUID: both or neither, a real md UUID, a kernel md
+/// device; each names one mirror. `adopted_by`: UUID or device → the mirror that names it.
+fn adopted(
+    c: &mut Ctx,
+    p: &str,
+    name: &str,
+    m: &RawMirror,
+    adopted_by: &mut HashMap<String, String>,
+) -> Option<Adopted> {
+    let (uuid, device) = match (&m.uuid, &m.device) {
+        (None, None) => return None,
+        (Some(_), None) => {
+            c.err(&format!("{p}/uuid"), true, format!("mirror `{name}` has `uuid` but no `device`"), Some("add the array's kernel device, e.g. `device: /dev/md0` (`cat /proc/mdstat` lists it); hyraid addresses an adopted array by it and never renames it".into()));
+            return None;
+        }
+        (None, Some(_)) => {
+            c.err(&format!("{p}/device"), true, format!("mirror `{name}` has `device` but no `uuid`"), Some("add the array's UUID (`mdadm --detail /dev/mdN | grep UUID`): a kernel name alone can name another array after a reboot".into()));
+            return None;
+        }
+        (Some(u), Some(d)) => (u, d),
+    };
+    let mut ok = true;
+    let hex: String = uuid.chars().filter(|ch| ch.is_ascii_hexdigit()).collect();
+    let shape = uuid
+        .chars()
+        .all(|ch| ch.is_ascii_hexdigit() || ch == ':' || ch == '-');
+    if hex.len() != 32 || !shape || hex.chars().all(|ch| ch == '0') {
+        c.err(&format!("{p}/uuid"), false, format!("`{uuid}` is not an md array UUID"), Some("copy it from `mdadm --detail /dev/mdN` (`UUID : 2a5bd1d0:4b8a6c55:3f1f7d4e:7c9d1c2a`)".into()));
+        ok = false;
+    }
+    if !crate::plan::persist::md_kernel_device(device) {
+        let hint = match device.strip_prefix("/dev/md/") {
+            Some(n) => format!(
+                "an array with a /dev/md/NAME link is adopted by its name: call the mirror `{n}` and leave out `uuid` and `device`"
+            ),
+            None => "write the kernel device, e.g. `/dev/md0` (`cat /proc/mdstat` lists it)".into(),
+        };
+        c.err(
+            &format!("{p}/device"),
+            false,
+            format!("`{device}` is not an md kernel device (/dev/mdN)"),
+            Some(hint),
+        );
+        ok = false;
+    }
+    if !ok {
+        return None;
+    }
+    let uuid = crate::plan::persist::mdadm_uuid(uuid);
+    for (key, field, what) in [(&uuid, "uuid", "UUID"), (device, "device", "device")] {
+        if let Some(other) = adopted_by.insert(format!("{field} {key}"), name.to_string()) {
+            c.err(
+                &format!("{p}/{field}"),
+                false,
+                format!("{what} `{key}` is already adopted by mirror `{other}`"),
+                Some("an array is one mirror of the file".into()),
+            );
+            ok = false;
+        }
+    }
+    ok.then(|| Adopted {
+        uuid,
+        device: device.clone(),
+    })
 }

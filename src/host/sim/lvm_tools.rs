@@ -345,6 +345,7 @@ fn lvcreate(st: &mut SimState, args: &[&str]) -> Result<String, String> {
         extents: alloc,
         writecache: None,
         tags,
+        snapshot_of: None,
     });
     Ok(format!("  Logical volume \"{name}\" created.\n"))
 }
@@ -502,6 +503,7 @@ fn attach(st: &mut SimState, cv: &str, rest: &[&str]) -> Result<String, String> 
             writeback_blocks: Some(0),
         }),
         tags: main.tags.clone(),
+        snapshot_of: None,
     });
     if let Some(o) = st
         .world

@@ -142,7 +142,11 @@ pub fn mdadm(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> {
                     a.raid_disks
                 ));
             }
-            let name = a.name.clone().unwrap_or_default();
+            // An array made as /dev/mdN without a name carries the number as its name.
+            let name = a
+                .name
+                .clone()
+                .unwrap_or_else(|| a.kname.trim_start_matches("md").to_string());
             out(&format!(
                 "MD_LEVEL={}\nMD_DEVICES={}\nMD_NAME={}:{name}\nMD_UUID={uuid}\nMD_EVENTS=20\n",
                 a.level, a.raid_disks, st.world.hostname
@@ -267,10 +271,19 @@ pub fn mdadm(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> {
 }
 
 fn create(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutput, HostError> {
-    let Some(name) = md.strip_prefix("/dev/md/") else {
-        return fail(2, "mdadm: sim expects /dev/md/NAME\n");
+    // `/dev/md/NAME` (udev links it), or `/dev/mdN` as by hand: that minor, and no
+    // /dev/md/ link (mdadm 4.2 names the array `N` in the superblock and links nothing).
+    let (name, fixed) = match md.strip_prefix("/dev/md/") {
+        Some(n) => (Some(n), None),
+        None if crate::plan::persist::md_kernel_device(md) => (None, Some(md[5..].to_string())),
+        None => return fail(2, "mdadm: sim expects /dev/md/NAME or /dev/mdN\n"),
     };
-    if st.world.array_named(name).is_some() {
+    let taken = match (name, &fixed) {
+        (Some(n), _) => st.world.array_named(n).is_some(),
+        (None, Some(k)) => st.world.array(k).is_some(),
+        _ => false,
+    };
+    if taken {
         return fail(1, format!("mdadm: {md} is already in use.\n"));
     }
     let (mut level, mut raid_devices, mut bitmap, mut chunk, mut wb, mut run) =
@@ -411,11 +424,13 @@ fn create(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutput, HostE
     {
         return fail(1, "mdadm: Given bitmap chunk size not supported.\n");
     }
-    let minor = (0..=127u32)
-        .rev()
-        .find(|n| st.world.array(&format!("md{n}")).is_none())
-        .unwrap_or(0);
-    let kname = format!("md{minor}");
+    let kname = fixed.unwrap_or_else(|| {
+        let minor = (0..=127u32)
+            .rev()
+            .find(|n| st.world.array(&format!("md{n}")).is_none())
+            .unwrap_or(0);
+        format!("md{minor}")
+    });
     let serial = st.next_serial();
     let bitmap = match bitmap.as_deref() {
         Some("internal") => Some(MdBitmap::internal(chunk.unwrap_or(64 << 20), wb)),
@@ -442,7 +457,7 @@ fn create(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutput, HostE
         .collect();
     st.world.arrays.push(MdArray {
         kname: kname.clone(),
-        name: Some(name.to_string()),
+        name: name.map(str::to_string),
         uuid: Some(uuid.unwrap_or_else(|| format!("{serial:08x}-5e52-a71e-0141-a8e8fe8e251e"))),
         level: "raid1".into(),
         raid_disks: devices.len() as u32,

@@ -270,9 +270,20 @@ pub fn fullreport(w: &Observed) -> String {
             .iter()
             .map(|l| {
                 let wc = l.writecache.as_ref();
+                // lv_attr's volume type: what the world's segment type (or snapshot) makes it.
+                let kind = match l.segtype.as_str() {
+                    _ if l.snapshot_of.is_some() && l.segtype != "thin" => 's',
+                    s if s.starts_with("raid") => 'r',
+                    "mirror" => 'm',
+                    "thin-pool" => 't',
+                    "thin" => 'V',
+                    "vdo-pool" => 'd',
+                    "cache" => 'C',
+                    _ => '-',
+                };
                 let attr = format!(
                     "{}wi-{}-{}---",
-                    if wc.is_some() { 'C' } else if l.hidden && l.name.ends_with("_wcorig") { 'o' } else if l.hidden { 'C' } else { '-' },
+                    if wc.is_some() { 'C' } else if l.hidden && l.name.ends_with("_wcorig") { 'o' } else if l.hidden { 'C' } else { kind },
                     if l.active { 'a' } else { '-' },
                     if wc.is_some() || l.hidden { 'C' } else { '-' }
                 );
@@ -282,7 +293,7 @@ pub fn fullreport(w: &Observed) -> String {
                        "lv_role": if l.hidden {"private"} else {"public"},
                        "lv_active": if l.active {"active"} else {""},
                        "lv_size": l.size.to_string(), "lv_attr": attr,
-                       "origin": wc.map(|c| format!("[{}]", c.origin)).unwrap_or_default(),
+                       "origin": wc.map(|c| format!("[{}]", c.origin)).or(l.snapshot_of.clone()).unwrap_or_default(),
                        "pool_lv": wc.map(|c| format!("[{}]", c.cachevol)).unwrap_or_default(),
                        "writecache_block_size": wc.and_then(|c| c.block_size).map(|b| b.to_string()).unwrap_or_else(|| "-1".into()),
                        "writecache_writeback_blocks": wc.and_then(|c| c.writeback_blocks).map(|b| b.to_string()).unwrap_or_default(),
