@@ -280,3 +280,41 @@ fn observed_serials_reach_the_udev_rule_only_when_udev_reads_them_as_written() {
         p.steps
     );
 }
+
+#[test]
+fn a_disk_missing_for_now_keeps_its_line_in_the_write_cache_rule() {
+    let (mut d, h) = example("microserver-gen8");
+    apply(&h, &d, Policy::default()).unwrap();
+    h.finish_syncs();
+    let rule = h.world().boot.write_cache_rule.clone().unwrap();
+    assert!(rule.contains("# disk hdd0"), "{rule}");
+    // hdd0 (sdc) is pulled; the file changes hdd1's cache, so the rule is rewritten.
+    let mut w = h.world();
+    w.block_devices.retain(|b| b.kname != "sdc");
+    for a in w.arrays.iter_mut() {
+        if a.members.iter().any(|m| m.kname == "sdc") {
+            a.members.retain(|m| m.kname != "sdc");
+            a.degraded = 1;
+        }
+    }
+    let h = hyraid::host::sim::SimHost::new(w);
+    d.disks.get_mut("hdd1").unwrap().write_cache = Some(false);
+    let p = plan_for(&h, &d, Policy::default());
+    let new = p
+        .steps
+        .iter()
+        .find_map(|s| match &s.step {
+            Step::WriteFile { path, content, .. } if path.ends_with("write-cache.rules") => {
+                Some(content.clone())
+            }
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("{:#?}", p.steps));
+    let old_line = rule
+        .lines()
+        .skip_while(|l| *l != "# disk hdd0")
+        .nth(1)
+        .unwrap();
+    assert!(new.contains(&format!("# disk hdd0\n{old_line}\n")), "{new}");
+    assert!(new.contains("# disk hdd1"), "{new}");
+}
