@@ -16,7 +16,7 @@ fn imported_plan_is_empty(obs: &hyraid::observe::Observed, what: &str) -> String
     let lacks_conf =
         obs.arrays.iter().any(|a| {
             !obs.boot.mdadm_conf.as_deref().unwrap_or("").contains(
-                &hyraid::plan::persist::mdadm_uuid(a.uuid.as_deref().unwrap_or("")),
+                &hyraid::observe::names::mdadm_uuid(a.uuid.as_deref().unwrap_or("")),
             )
         });
     let storage: Vec<_> = p
@@ -209,7 +209,7 @@ fn observe_bare(h: &hyraid::host::sim::SimHost) -> hyraid::observe::Observed {
 }
 
 fn uuid_of(obs: &hyraid::observe::Observed, kname: &str) -> String {
-    hyraid::plan::persist::mdadm_uuid(obs.array(kname).unwrap().uuid.as_deref().unwrap())
+    hyraid::observe::names::mdadm_uuid(obs.array(kname).unwrap().uuid.as_deref().unwrap())
 }
 
 #[test]

@@ -52,7 +52,7 @@ fn new_arrays_are_listed_by_the_uuid_chosen_at_plan_time() {
     apply(&h, &d, Policy::default()).unwrap();
     // The arrays really carry those UUIDs, and the file lists them.
     for a in h.world().arrays {
-        let u = hyraid::plan::persist::mdadm_uuid(a.uuid.as_deref().unwrap());
+        let u = hyraid::observe::names::mdadm_uuid(a.uuid.as_deref().unwrap());
         assert!(uuids.contains(&u), "{u}");
         assert!(conf(&h).contains(&format!(
             "ARRAY /dev/md/{} metadata=1.2 UUID={u}",

@@ -170,7 +170,7 @@ fn after_a_reboot_without_the_failed_disk_the_array_is_started_and_rebuilt() {
     let p = plan_for(&h, &d, Policy::default());
     assert_eq!(ops(&p)[..2], ["start_array", "add_member"]);
     let truth = h.world().arrays[0].uuid.clone().unwrap();
-    let norm = hyraid::plan::lint::norm_uuid;
+    let norm = hyraid::observe::names::norm_uuid;
     assert_eq!(
         norm(a.uuid.as_deref().unwrap()),
         norm(&truth),

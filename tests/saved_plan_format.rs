@@ -15,7 +15,10 @@ fn every_fixture_is_format_1_with_steps() {
         let v: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(fixture(name)).unwrap()).unwrap();
         assert_eq!(v["format"], 1, "{name}");
-        assert!(!v["steps"].as_array().unwrap().is_empty(), "{name}: no steps");
+        assert!(
+            !v["steps"].as_array().unwrap().is_empty(),
+            "{name}: no steps"
+        );
     }
 }
 
@@ -25,7 +28,10 @@ fn v1_plans_load_in_show() {
         let o = hyraid(&["show", &fixture(name)]);
         let (out, err) = text(&o);
         assert_eq!(o.status.code(), Some(0), "{name}: {err}");
-        assert!(out.contains("create_array") || out.contains("mdadm --create"), "{name}: {out}");
+        assert!(
+            out.contains("create_array") || out.contains("mdadm --create"),
+            "{name}: {out}"
+        );
     }
 }
 
@@ -48,7 +54,10 @@ fn v1_plans_re_derive_equal_and_apply_then_converge() {
         ]);
         let (out, err) = text(&o);
         assert_eq!(o.status.code(), Some(0), "{name}: {out}\n{err}");
-        assert!(out.contains("the machine now matches the file"), "{name}: {out}");
+        assert!(
+            out.contains("the machine now matches the file"),
+            "{name}: {out}"
+        );
         assert!(journal.exists(), "{name}: nothing ran");
         let o = hyraid(&[
             "plan",

@@ -253,7 +253,7 @@ fn wait_idle(
     // /dev/md/NAME is a link to the kernel device; an adopted array is named by that device.
     let path = crate::plan::step::wait_path(array);
     let md = match path.strip_prefix("/dev/") {
-        Some(k) if crate::plan::persist::md_kernel_device(&path) => k.to_string(),
+        Some(k) if crate::observe::names::md_kernel_device(&path) => k.to_string(),
         _ => host.read_link(&path).map_err(WaitEnd::Host)?,
     };
     let md = md.rsplit('/').next().unwrap_or("").to_string();

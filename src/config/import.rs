@@ -189,7 +189,10 @@ impl<'a> Builder<'a> {
             RawDisk {
                 id: Some(id),
                 // A serial udev would not keep as it is cannot be matched by hyraid's rule: the id is enough.
-                serial: d.serial.clone().filter(|s| persist::rule_safe(s)),
+                serial: d
+                    .serial
+                    .clone()
+                    .filter(|s| crate::observe::names::rule_safe(s)),
                 write_cache,
                 media: None,
                 partitions: None,
@@ -274,7 +277,7 @@ fn array_label(a: &MdArray) -> String {
 
 fn by_name(a: &MdArray) -> Option<&String> {
     a.name.as_ref().filter(|n| {
-        persist::md_name_safe(n)
+        crate::observe::names::md_name_safe(n)
             && n.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
             && !n.chars().all(|c| c.is_ascii_digit())
     })
@@ -282,7 +285,7 @@ fn by_name(a: &MdArray) -> Option<&String> {
 
 /// An md UUID mdadm.conf can hold (an array that is not running shows zeros).
 fn real_uuid(a: &MdArray) -> Option<String> {
-    let u = persist::mdadm_uuid(a.uuid.as_deref()?);
+    let u = crate::observe::names::mdadm_uuid(a.uuid.as_deref()?);
     let hex: Vec<char> = u.chars().filter(|c| c.is_ascii_hexdigit()).collect();
     (hex.len() == 32 && hex.iter().any(|c| *c != '0') && u.len() == 35).then_some(u)
 }
@@ -445,11 +448,11 @@ fn mdadm_conf_note(o: &Observed, conf: &[ConfEntry]) -> Option<String> {
         return None;
     }
     let listed = cur
-        .map(crate::plan::lint::mdadm_conf_uuids)
+        .map(crate::observe::names::mdadm_conf_uuids)
         .unwrap_or_default();
     let missing: Vec<&str> = conf
         .iter()
-        .filter(|(_, u, _)| !listed.contains(&crate::plan::lint::norm_uuid(u)))
+        .filter(|(_, u, _)| !listed.contains(&crate::observe::names::norm_uuid(u)))
         .map(|(_, _, n)| n.as_str())
         .collect();
     let path = persist::mdadm_conf_path(&o.boot);

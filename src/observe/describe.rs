@@ -5,7 +5,7 @@
 use super::model::{MdArray, Observed};
 use crate::config::Desired;
 use crate::config::size::human;
-use crate::plan::lint::norm_uuid;
+use crate::observe::names::norm_uuid;
 
 /// The array a mirror of the file is: /dev/md/NAME, or the array it adopts by UUID.
 fn mirror_array<'a>(obs: &'a Observed, d: &Desired, name: &str) -> Option<&'a MdArray> {
@@ -54,7 +54,7 @@ fn kname_of(obs: &Observed, path: &str) -> Option<String> {
     if let Some(name) = path.strip_prefix("/dev/md/") {
         return obs.array_named(name).map(|a| a.kname.clone());
     }
-    if crate::plan::persist::md_kernel_device(path) {
+    if crate::observe::names::md_kernel_device(path) {
         return obs.array(&path[5..]).map(|a| a.kname.clone());
     }
     let id = path.strip_prefix("/dev/disk/by-id/")?;

@@ -9,6 +9,7 @@ pub mod md;
 pub mod mdadm;
 pub mod mdstat;
 pub mod model;
+pub mod names;
 pub mod observer;
 pub mod parse_util;
 pub mod wipefs;

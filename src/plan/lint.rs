@@ -4,6 +4,7 @@
 
 use crate::config::Desired;
 use crate::config::size::human;
+use crate::observe::names::{mdadm_conf_uuids, norm_uuid};
 use crate::observe::{BitmapKind, DevKind, MdArray, Observed};
 use crate::plan::persist;
 use serde::Serialize;
@@ -35,26 +36,6 @@ pub fn exit_code(findings: &[Finding]) -> u8 {
         Some(Severity::Degraded) | Some(Severity::Refused) | Some(Severity::Lint) => 2,
         _ => 0,
     }
-}
-
-/// UUIDs of the ARRAY lines of an mdadm.conf, as 32 lowercase hex digits.
-pub fn mdadm_conf_uuids(conf: &str) -> Vec<String> {
-    conf.lines()
-        .filter(|l| l.trim_start().starts_with("ARRAY"))
-        .filter_map(|l| {
-            l.split_whitespace()
-                .find_map(|w| w.strip_prefix("UUID=").or_else(|| w.strip_prefix("uuid=")))
-        })
-        .map(norm_uuid)
-        .collect()
-}
-
-/// `2a5bd1d0:4b8a6c55:…` (mdadm) and `2a5bd1d0-4b8a-…` (sysfs) → the same 32 hex digits.
-pub fn norm_uuid(u: &str) -> String {
-    u.chars()
-        .filter(|c| c.is_ascii_hexdigit())
-        .collect::<String>()
-        .to_lowercase()
 }
 
 pub fn status(o: &Observed, desired: Option<&Desired>, mdadm_conf: Option<&str>) -> Vec<Finding> {

@@ -1,6 +1,7 @@
 //! The files that make the layout survive a reboot: the ARRAY lines hyraid owns in mdadm.conf,
 //! and hyraid's udev rule that re-applies drive write-cache settings. Pure text in, text out.
 
+use crate::observe::names::{UDEV_SAFE, md_kernel_device, md_name_safe, mdadm_uuid, rule_safe};
 use std::collections::{HashMap, HashSet};
 
 /// A value that would change the meaning of a managed file if it were written into it: the file
@@ -38,38 +39,6 @@ pub fn initramfs_command(b: &crate::observe::Boot) -> Option<&'static str> {
         "dracut" => Some("dracut -f --mdadmconf"),
         _ => Some("update-initramfs -u"),
     }
-}
-
-/// `2a5bd1d0-4b8a-…` or `2a5bd1d0:4b8a6c55:…` → mdadm's `xxxxxxxx:xxxxxxxx:xxxxxxxx:xxxxxxxx`.
-pub fn mdadm_uuid(u: &str) -> String {
-    let h: String = u
-        .chars()
-        .filter(|c| c.is_ascii_hexdigit())
-        .collect::<String>()
-        .to_lowercase();
-    if h.len() != 32 {
-        return u.to_string();
-    }
-    format!("{}:{}:{}:{}", &h[0..8], &h[8..16], &h[16..24], &h[24..32])
-}
-
-/// An array name that is one word of mdadm.conf and one /dev/md/ entry: mdadm's portable
-/// filename characters (letters, digits, `.`, `_`, `-`), no leading `-`, at most 32 bytes.
-pub fn md_name_safe(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= 32
-        && name != "."
-        && name != ".."
-        && !name.starts_with('-')
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
-}
-
-/// A kernel md device, `/dev/mdN`: how an array made by hand without a name is addressed.
-pub fn md_kernel_device(path: &str) -> bool {
-    path.strip_prefix("/dev/md")
-        .is_some_and(|n| !n.is_empty() && n.len() <= 3 && n.chars().all(|c| c.is_ascii_digit()))
 }
 
 /// The device of an ARRAY line for a mirror: `/dev/md/NAME` for a name, or the device itself
@@ -371,21 +340,6 @@ pub fn rule_entry(rule: &str, disk: &str) -> Option<(String, crate::plan::CacheT
 }
 
 const WRITE_CACHE_RULE_NAME: &str = "the udev rule 61-hyraid-write-cache.rules";
-
-/// Why a value is refused in the udev rule.
-pub const UDEV_SAFE: &str = "a value in hyraid's udev rule is letters, digits and `#+-.:=@_` (what udev keeps in ID_SERIAL_SHORT); a quote, backslash, space or control character would end or change the rule, and `*?[]|$%` are patterns and substitutions in udev";
-
-/// Values that mean themselves inside a double-quoted udev match (`ENV{ID_SERIAL_SHORT}=="…"`):
-/// the characters udev itself keeps in ID_SERIAL_SHORT (`udev_replace_chars`: letters, digits
-/// and `#+-.:=@_`; its `/` is left out, as is the `\x` hex escaping). udev's parser ends a value at
-/// `"` and a rule at a newline, turns `\"` into `"`, and matches values as globs (`*?[]`) with
-/// `|` alternatives, after `$`/`%` substitution: none of those can appear.
-pub fn rule_safe(value: &str) -> bool {
-    !value.is_empty()
-        && value
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "#+-.:=@_".contains(c))
-}
 
 /// A unified diff for the plan display.
 pub fn unified_diff(path: &str, old: Option<&str>, new: &str) -> String {

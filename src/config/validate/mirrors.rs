@@ -209,7 +209,7 @@ fn adopted(
         c.err(&format!("{p}/uuid"), false, format!("`{uuid}` is not an md array UUID"), Some("copy it from `mdadm --detail /dev/mdN` (`UUID : 2a5bd1d0:4b8a6c55:3f1f7d4e:7c9d1c2a`)".into()));
         ok = false;
     }
-    if !crate::plan::persist::md_kernel_device(device) {
+    if !crate::observe::names::md_kernel_device(device) {
         let hint = match device.strip_prefix("/dev/md/") {
             Some(n) => format!(
                 "an array with a /dev/md/NAME link is adopted by its name: call the mirror `{n}` and leave out `uuid` and `device`"
@@ -227,7 +227,7 @@ fn adopted(
     if !ok {
         return None;
     }
-    let uuid = crate::plan::persist::mdadm_uuid(uuid);
+    let uuid = crate::observe::names::mdadm_uuid(uuid);
     for (key, field, what) in [(&uuid, "uuid", "UUID"), (device, "device", "device")] {
         if let Some(other) = adopted_by.insert(format!("{field} {key}"), name.to_string()) {
             c.err(

@@ -29,12 +29,12 @@ pub(super) const LVM_RESERVED: &[&str] = &[
 /// A serial as udev keeps it in ID_SERIAL_SHORT, which hyraid's udev rule matches: the first
 /// character that could not be there (and would end or change the rule), if any.
 pub(super) fn check_serial(serial: &str) -> Result<(), String> {
-    if crate::plan::persist::rule_safe(serial) {
+    if crate::observe::names::rule_safe(serial) {
         return Ok(());
     }
     let bad = serial
         .chars()
-        .find(|c| !crate::plan::persist::rule_safe(&c.to_string()))
+        .find(|c| !crate::observe::names::rule_safe(&c.to_string()))
         .map(|c| format!("`{}`", shown(&c.to_string())))
         .unwrap_or_else(|| "nothing".into());
     Err(format!(

@@ -131,7 +131,7 @@ pub fn mdadm(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> {
             let uuid = a
                 .uuid
                 .as_deref()
-                .map(crate::plan::persist::mdadm_uuid)
+                .map(crate::observe::names::mdadm_uuid)
                 .unwrap_or_default();
             if a.is_container() {
                 // export_examine_super_imsm / _ddf
@@ -275,7 +275,7 @@ fn create(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutput, HostE
     // /dev/md/ link (mdadm 4.2 names the array `N` in the superblock and links nothing).
     let (name, fixed) = match md.strip_prefix("/dev/md/") {
         Some(n) => (Some(n), None),
-        None if crate::plan::persist::md_kernel_device(md) => (None, Some(md[5..].to_string())),
+        None if crate::observe::names::md_kernel_device(md) => (None, Some(md[5..].to_string())),
         None => return fail(2, "mdadm: sim expects /dev/md/NAME or /dev/mdN\n"),
     };
     let taken = match (name, &fixed) {

@@ -6,7 +6,7 @@
 use super::Planner;
 use crate::config::MirrorSpec;
 use crate::observe::MdArray;
-use crate::plan::lint::norm_uuid;
+use crate::observe::names::norm_uuid;
 
 impl<'a> Planner<'a> {
     /// The observed array that is mirror `m`: by UUID when adopted, else by /dev/md/NAME.

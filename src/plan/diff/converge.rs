@@ -65,7 +65,7 @@ impl<'a> Planner<'a> {
         // Members. A disk the file names that is not in the array joins it: back into its old
         // place when it carries this array's superblock (--re-add), into a free slot (--add), or
         // in place of a working member the file no longer names (--replace, no loss of redundancy).
-        let array_uuid = a.uuid.as_deref().map(crate::plan::lint::norm_uuid);
+        let array_uuid = a.uuid.as_deref().map(crate::observe::names::norm_uuid);
         let mut present: Vec<(&String, &str)> = Vec::new();
         let mut joining: Vec<(&String, Option<Vec<String>>)> = Vec::new();
         let mut spares: Vec<&String> = Vec::new(); // None = re-add
@@ -94,7 +94,7 @@ impl<'a> Planner<'a> {
                 None => {
                     let ours = dev.signatures.iter().flatten().any(|s| {
                         s.kind == "linux_raid_member"
-                            && s.uuid.as_deref().map(crate::plan::lint::norm_uuid) == array_uuid
+                            && s.uuid.as_deref().map(crate::observe::names::norm_uuid) == array_uuid
                             && array_uuid.is_some()
                     });
                     if ours && dev.holders.is_empty() {

@@ -50,7 +50,7 @@ impl<'a> Planner<'a> {
                 refusals.push(Refusal { object: object.clone(), reason: ("the drive does not report its write cache state (hdparm -W / cache_type), so a change could not be verified").into(), fix: "remove `write_cache` for this disk".into() });
                 continue;
             }
-            match dev.serial.as_deref().filter(|s| persist::rule_safe(s)) {
+            match dev.serial.as_deref().filter(|s| crate::observe::names::rule_safe(s)) {
                                 Some(s) => rule.push((name.clone(), s.to_string(), want, tool)),
                 None => refusals.push(Refusal { object: object.clone(), reason: "write_cache: the disk reports no serial a udev rule can match, so the setting could not be made to survive a power cycle".into(), fix: "remove `write_cache` for this disk (a volatile setting hyraid cannot keep is a setting lost at the next boot)".into() }),
             }
