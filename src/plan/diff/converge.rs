@@ -71,8 +71,12 @@ impl<'a> Planner<'a> {
         // in place of a working member the file no longer names (--replace, no loss of redundancy).
         let array_uuid = a.uuid.as_deref().map(crate::observe::names::norm_uuid);
         let mut present: Vec<(&String, &str)> = Vec::new();
+        // Disks that join, with what to erase first: None = re-add (a failed member, or a disk
+        // carrying this array's superblock), Some(signatures, maybe none) = add.
         let mut joining: Vec<(&String, Option<Vec<String>>)> = Vec::new();
-        let mut spares: Vec<&String> = Vec::new(); // None = re-add
+        // Disks already in the array as spares without a slot (left by an interrupted hot
+        // replace): each one finishes the replacement of a member the file no longer names.
+        let mut spares: Vec<&String> = Vec::new();
         for name in &m.members {
             let r = &self.disks[name];
             let Some(dev) = r.dev else {
