@@ -4,6 +4,7 @@ mod common;
 use common::*;
 use hyraid::config::{import, load_str};
 use hyraid::host::record::{Capture, Replay};
+use hyraid::plan::step::{SetWriteBehind, StopArray, WriteFile};
 use hyraid::plan::{Policy, Step, plan};
 
 fn imported_plan_is_empty(obs: &hyraid::observe::Observed, what: &str) -> String {
@@ -23,7 +24,7 @@ fn imported_plan_is_empty(obs: &hyraid::observe::Observed, what: &str) -> String
         .steps
         .iter()
         .filter(|s| {
-            let persistence = matches!(&s.step, Step::WriteFile { path, .. } if path.ends_with("mdadm.conf")) || matches!(s.step, Step::RegenerateInitramfs { .. });
+            let persistence = matches!(&s.step, Step::WriteFile(WriteFile { path, .. }) if path.ends_with("mdadm.conf")) || matches!(s.step, Step::RegenerateInitramfs(_));
             !(lacks_conf && persistence)
         })
         .collect();
@@ -107,17 +108,12 @@ fn an_inconsistent_machine_imports_to_the_nearest_valid_file() {
     let storage: Vec<_> = p
         .steps
         .iter()
-        .filter(|s| {
-            !matches!(
-                s.step,
-                Step::WriteFile { .. } | Step::RegenerateInitramfs { .. }
-            )
-        })
+        .filter(|s| !matches!(s.step, Step::WriteFile(_) | Step::RegenerateInitramfs(_)))
         .collect();
     assert_eq!(storage.len(), 1);
     assert!(matches!(
         storage[0].step,
-        Step::SetWriteBehind { value: 0, .. }
+        Step::SetWriteBehind(SetWriteBehind { value: 0, .. })
     ));
 }
 
@@ -246,7 +242,7 @@ fn arrays_made_as_dev_md0_are_adopted_by_uuid_and_only_mdadm_conf_is_missing() {
     let p = plan(&d, &obs, Policy::default()).unwrap();
     assert!(p.refused.is_empty(), "{:?}", p.refused);
     assert_eq!(p.steps.len(), 2, "{:?}", p.steps);
-    let Step::WriteFile { path, content, .. } = &p.steps[0].step else {
+    let Step::WriteFile(WriteFile { path, content, .. }) = &p.steps[0].step else {
         panic!("{:?}", p.steps[0].step)
     };
     assert_eq!(path, "/etc/mdadm/mdadm.conf");
@@ -255,7 +251,7 @@ fn arrays_made_as_dev_md0_are_adopted_by_uuid_and_only_mdadm_conf_is_missing() {
         assert!(content.contains(&line), "{content}");
     }
     assert!(!content.contains("/dev/md/"), "{content}");
-    assert!(matches!(p.steps[1].step, Step::RegenerateInitramfs { .. }));
+    assert!(matches!(p.steps[1].step, Step::RegenerateInitramfs(_)));
     assert!(p.foreign.is_empty(), "{:?}", p.foreign);
 }
 
@@ -543,7 +539,7 @@ fn an_adopted_mirror_is_never_guessed() {
     assert!(
         p.steps
             .iter()
-            .all(|s| !matches!(s.step, Step::CreateArray { .. }))
+            .all(|s| !matches!(s.step, Step::CreateArray(_)))
     );
     // Nor is an adopted array stopped by a device the machine does not show it at.
     let absent = moved
@@ -562,9 +558,9 @@ fn an_adopted_mirror_is_never_guessed() {
     )
     .unwrap();
     assert!(
-        p.steps
-            .iter()
-            .all(|s| !matches!(&s.step, Step::StopArray { array, .. } if array == "md0")),
+        p.steps.iter().all(
+            |s| !matches!(&s.step, Step::StopArray(StopArray { array, .. }) if array == "md0")
+        ),
         "{:?}",
         p.steps
     );

@@ -6,6 +6,7 @@ mod common;
 use common::*;
 use hyraid::apply::ApplyError;
 use hyraid::observe::{DevKind, Signature};
+use hyraid::plan::step::WipeSignatures;
 use hyraid::plan::{Policy, Step};
 
 const ALLOW: Policy = Policy {
@@ -69,10 +70,9 @@ fn a_disk_with_any_partition_in_use_is_refused_even_with_allow_destroy() {
     let (d, h) = partitioned_hdd(&uses);
     let p = plan_for(&h, &d, ALLOW);
     assert!(
-        !p.steps.iter().any(|s| matches!(
-            &s.step,
-            Step::WipeSignatures { .. } | Step::CreateArray { .. }
-        )),
+        !p.steps
+            .iter()
+            .any(|s| matches!(&s.step, Step::WipeSignatures(_) | Step::CreateArray(_))),
         "{:#?}",
         p.steps
     );
@@ -103,7 +103,7 @@ fn a_disk_with_any_partition_in_use_is_refused_even_with_allow_destroy() {
         assert!(
             !p.steps
                 .iter()
-                .any(|s| matches!(&s.step, Step::WipeSignatures { .. })),
+                .any(|s| matches!(&s.step, Step::WipeSignatures(_))),
             "{u:?}"
         );
         assert!(!p.refused.is_empty(), "{u:?}");
@@ -114,7 +114,7 @@ fn a_disk_with_any_partition_in_use_is_refused_even_with_allow_destroy() {
     assert!(
         p.steps
             .iter()
-            .any(|s| matches!(&s.step, Step::WipeSignatures { disk, .. } if disk == "hdd")),
+            .any(|s| matches!(&s.step, Step::WipeSignatures(WipeSignatures { disk, .. }) if disk == "hdd")),
         "{:#?}",
         p.steps
     );
@@ -165,7 +165,7 @@ fn no_wipe_for_a_join_that_is_refused() {
     assert!(
         !p.steps
             .iter()
-            .any(|s| matches!(&s.step, Step::WipeSignatures { .. })),
+            .any(|s| matches!(&s.step, Step::WipeSignatures(_))),
         "the wipe is refused with the join: {:#?}",
         p.steps
     );

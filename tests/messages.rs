@@ -73,7 +73,7 @@ fn removal_steps_name_stable_devices() {
     let lines: Vec<String> = p
         .steps
         .iter()
-        .filter(|s| matches!(s.step, Step::RemoveVg { .. } | Step::StopArray { .. }))
+        .filter(|s| matches!(s.step, Step::RemoveVg(_) | Step::StopArray(_)))
         .flat_map(|s| s.step.commands())
         .map(|c| hyraid::render::command_line(&c))
         .collect();

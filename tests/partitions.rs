@@ -4,16 +4,17 @@
 mod common;
 use common::*;
 use hyraid::config::PartitionSpec;
+use hyraid::plan::step::{CreatePartitions, WipeSignatures};
 use hyraid::plan::{Policy, Risk, Step};
 
 fn created(p: &hyraid::plan::Plan, disk: &str) -> Option<(bool, Vec<(u32, String)>)> {
     p.steps.iter().find_map(|s| match &s.step {
-        Step::CreatePartitions {
+        Step::CreatePartitions(CreatePartitions {
             disk: d,
             new_table,
             parts,
             ..
-        } if d == disk => Some((
+        }) if d == disk => Some((
             *new_table,
             parts.iter().map(|x| (x.number, x.name.clone())).collect(),
         )),
@@ -106,15 +107,15 @@ fn foreign_tables_and_content_are_refused_without_allow_destroy() {
         let i = p
             .steps
             .iter()
-            .position(|s| matches!(&s.step, Step::WipeSignatures { disk, .. } if disk == "ssd0"))
+            .position(|s| matches!(&s.step, Step::WipeSignatures(WipeSignatures { disk, .. }) if disk == "ssd0"))
             .expect("wipe");
         assert_eq!(p.steps[i].risk, Risk::Destroys);
         assert!(matches!(
             &p.steps[i + 1].step,
-            Step::CreatePartitions {
+            Step::CreatePartitions(CreatePartitions {
                 new_table: true,
                 ..
-            }
+            })
         ));
         apply(
             &h,

@@ -3,6 +3,7 @@
 
 mod common;
 use common::*;
+use hyraid::plan::step::{CreateArray, SetWriteCache, WriteFile};
 use hyraid::plan::{Policy, Step};
 
 fn conf(h: &hyraid::host::sim::SimHost) -> String {
@@ -17,7 +18,7 @@ fn new_arrays_are_listed_by_the_uuid_chosen_at_plan_time() {
         .steps
         .iter()
         .filter_map(|s| match &s.step {
-            Step::CreateArray { uuid, .. } => Some(uuid.clone()),
+            Step::CreateArray(CreateArray { uuid, .. }) => Some(uuid.clone()),
             _ => None,
         })
         .collect();
@@ -26,10 +27,10 @@ fn new_arrays_are_listed_by_the_uuid_chosen_at_plan_time() {
         .steps
         .iter()
         .find(
-            |s| matches!(&s.step, Step::WriteFile { path, .. } if path == "/etc/mdadm/mdadm.conf"),
+            |s| matches!(&s.step, Step::WriteFile(WriteFile { path, .. }) if path == "/etc/mdadm/mdadm.conf"),
         )
         .unwrap();
-    let Step::WriteFile { content, old, .. } = &conf_step.step else {
+    let Step::WriteFile(WriteFile { content, old, .. }) = &conf_step.step else {
         unreachable!()
     };
     for u in &uuids {
@@ -41,12 +42,13 @@ fn new_arrays_are_listed_by_the_uuid_chosen_at_plan_time() {
     );
     let i = |f: fn(&Step) -> bool| p.steps.iter().position(|s| f(&s.step)).unwrap();
     assert!(
-        i(|s| matches!(s, Step::CreateArray { .. }))
-            < i(|s| matches!(s, Step::WriteFile { path, .. } if path.ends_with("mdadm.conf")))
+        i(|s| matches!(s, Step::CreateArray(_)))
+            < i(
+                |s| matches!(s, Step::WriteFile(WriteFile { path, .. }) if path.ends_with("mdadm.conf"))
+            )
     );
     assert!(
-        i(|s| matches!(s, Step::RegenerateInitramfs { .. }))
-            < i(|s| matches!(s, Step::CreatePv { .. })),
+        i(|s| matches!(s, Step::RegenerateInitramfs(_))) < i(|s| matches!(s, Step::CreatePv(_))),
         "md → mdadm.conf → initramfs → PV"
     );
     apply(&h, &d, Policy::default()).unwrap();
@@ -113,7 +115,7 @@ fn without_an_initramfs_tool_the_plan_says_so() {
     assert!(
         !p.steps
             .iter()
-            .any(|s| matches!(s.step, Step::RegenerateInitramfs { .. }))
+            .any(|s| matches!(s.step, Step::RegenerateInitramfs(_)))
     );
     assert!(
         p.notes
@@ -135,8 +137,11 @@ fn write_cache_rule_follows_the_file() {
     d.disks.get_mut("hdd1").unwrap().write_cache = Some(false);
     let p = apply(&h, &d, Policy::default()).unwrap();
     let ops: Vec<&Step> = p.steps.iter().map(|s| &s.step).collect();
-    assert!(matches!(ops[0], Step::SetWriteCache { on: false, .. }));
-    assert!(matches!(ops[1], Step::WriteFile { .. }) && matches!(ops[2], Step::ReloadUdev));
+    assert!(matches!(
+        ops[0],
+        Step::SetWriteCache(SetWriteCache { on: false, .. })
+    ));
+    assert!(matches!(ops[1], Step::WriteFile(_)) && matches!(ops[2], Step::ReloadUdev(_)));
     assert!(
         h.world()
             .boot
@@ -235,8 +240,8 @@ fn an_observed_uuid_that_would_inject_a_line_is_refused_not_written() {
     let p = hyraid::plan::plan(&d, &o, Policy::default()).unwrap();
     assert!(
         !p.steps.iter().any(
-            |s| matches!(&s.step, Step::WriteFile { path, .. } if path.ends_with("mdadm.conf"))
-                || matches!(s.step, Step::RegenerateInitramfs { .. })
+            |s| matches!(&s.step, Step::WriteFile(WriteFile { path, .. }) if path.ends_with("mdadm.conf"))
+                || matches!(s.step, Step::RegenerateInitramfs(_))
         ),
         "{:?}",
         p.steps
@@ -264,7 +269,7 @@ fn observed_serials_reach_the_udev_rule_only_when_udev_reads_them_as_written() {
     };
     // A quote would end the match and start a RUN of its own: no rule, a refusal says why.
     let p = with_serial(&mut o, "ZA4\", RUN+=\"/bin/sh -c reboot");
-    assert!(!p.steps.iter().any(|s| matches!(&s.step, Step::WriteFile { content, .. } if content.contains("/bin/sh -c reboot"))));
+    assert!(!p.steps.iter().any(|s| matches!(&s.step, Step::WriteFile(WriteFile { content, .. }) if content.contains("/bin/sh -c reboot"))));
     assert!(
         p.refused
             .iter()
@@ -275,7 +280,7 @@ fn observed_serials_reach_the_udev_rule_only_when_udev_reads_them_as_written() {
     // Characters udev keeps in ID_SERIAL_SHORT (`#+-.:=@_`) are written as they are.
     let p = with_serial(&mut o, "ZA4+0@01");
     assert!(
-        p.steps.iter().any(|s| matches!(&s.step, Step::WriteFile { content, .. } if content.contains(r#"ENV{ID_SERIAL_SHORT}=="ZA4+0@01", RUN+="/usr/sbin/hdparm -W0 $devnode""#))),
+        p.steps.iter().any(|s| matches!(&s.step, Step::WriteFile(WriteFile { content, .. }) if content.contains(r#"ENV{ID_SERIAL_SHORT}=="ZA4+0@01", RUN+="/usr/sbin/hdparm -W0 $devnode""#))),
         "{:?}",
         p.steps
     );
@@ -304,7 +309,9 @@ fn a_disk_missing_for_now_keeps_its_line_in_the_write_cache_rule() {
         .steps
         .iter()
         .find_map(|s| match &s.step {
-            Step::WriteFile { path, content, .. } if path.ends_with("write-cache.rules") => {
+            Step::WriteFile(WriteFile { path, content, .. })
+                if path.ends_with("write-cache.rules") =>
+            {
                 Some(content.clone())
             }
             _ => None,

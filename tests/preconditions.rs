@@ -5,6 +5,7 @@
 mod common;
 use common::*;
 use hyraid::host::sim::SimHost;
+use hyraid::plan::step::AddBitmap;
 use hyraid::plan::{Policy, Step};
 
 /// single-pair built and idle, then `edit` applied to its array (as a reboot leaves it).
@@ -89,9 +90,7 @@ fn an_explicitly_read_only_array_is_refused_not_switched() {
     d.mirrors.get_mut("md-home").unwrap().bitmap_chunk = Some(256 << 20);
     let p = plan_for(&h, &d, Policy::default());
     assert!(
-        !p.steps
-            .iter()
-            .any(|s| matches!(s.step, Step::ReadWrite { .. })),
+        !p.steps.iter().any(|s| matches!(s.step, Step::ReadWrite(_))),
         "{:#?}",
         p.steps
     );
@@ -142,14 +141,16 @@ fn a_missing_write_mostly_hdd_never_aborts_the_plan() {
     let p = plan_for(&h, &d, Policy::default());
     assert!(p.refused.is_empty(), "{:#?}", p.refused);
     assert!(
-        p.steps
-            .iter()
-            .any(|s| matches!(&s.step, Step::AddBitmap { array, .. } if array == "data1")),
+        p.steps.iter().any(
+            |s| matches!(&s.step, Step::AddBitmap(AddBitmap { array, .. }) if array == "data1")
+        ),
         "the other mirror is planned: {:#?}",
         p.steps
     );
     assert!(
-        !p.steps.iter().any(|s| s.step.object() == "mirror data0"),
+        !p.steps
+            .iter()
+            .any(|s| s.step.object().to_string() == "mirror data0"),
         "nothing is changed on data0 for want of its HDD: {:#?}",
         p.steps
     );

@@ -4,6 +4,7 @@
 mod common;
 use common::*;
 use hyraid::host::sim::SimHost;
+use hyraid::plan::step::AddMember;
 use hyraid::plan::{Policy, Risk, Step};
 
 const OLD: &str = "/dev/disk/by-id/ata-ST500DM009-2F110A_ZA4000001";
@@ -43,7 +44,9 @@ fn failed_hdd_swapped_for_a_new_disk() {
     let p = plan_for(&h, &d, Policy::default());
     assert_eq!(ops(&p), vec!["remove_failed", "add_member"]);
     assert_eq!(p.steps[1].risk, Risk::Degrades);
-    assert!(matches!(&p.steps[1].step, Step::AddMember { device, .. } if device.write_mostly));
+    assert!(
+        matches!(&p.steps[1].step, Step::AddMember(AddMember { device, .. }) if device.write_mostly)
+    );
     eprintln!("{}", hyraid::render::text(&p, false));
     apply(&h, &d, Policy::default()).unwrap();
     assert_hybrid_again(&h, "sdc");

@@ -8,6 +8,7 @@ use hyraid::config::WriteMostly;
 use hyraid::host::Host;
 use hyraid::host::sim::SimHost;
 use hyraid::observe::{BlockDevice, DevKind, Signature, WriteCacheSource, WriteCacheState};
+use hyraid::plan::step::{CreateArray, RemoveLv, WipeSignatures};
 use hyraid::plan::{PlanError, Policy, Risk, Step, plan};
 
 fn extra_disk(kname: &str, minor: u32, serial: &str, rota: bool) -> BlockDevice {
@@ -100,11 +101,9 @@ fn a_member_in_a_foreign_array_is_refused_even_with_allow_destroy() {
             allow_destroy: true,
         },
     );
-    assert!(
-        p.steps
-            .iter()
-            .all(|s| !matches!(&s.step, Step::CreateArray { array, .. } if array == "data0"))
-    );
+    assert!(p.steps.iter().all(
+        |s| !matches!(&s.step, Step::CreateArray(CreateArray { array, .. }) if array == "data0")
+    ));
     assert!(
         p.refused.iter().any(|r| r.object == "mirror data0"
             && r.reason.contains("already a member of /dev/md/legacy")),
@@ -144,7 +143,7 @@ fn ext4_or_lvm_signature_makes_create_destroying_and_refused() {
         assert!(
             !p.steps
                 .iter()
-                .any(|s| matches!(s.step, Step::CreateArray { .. })),
+                .any(|s| matches!(s.step, Step::CreateArray(_))),
             "{kind}: no create without --allow-destroy"
         );
         let r = p.refused.iter().find(|r| r.object == "disk hdd").unwrap();
@@ -168,9 +167,11 @@ fn ext4_or_lvm_signature_makes_create_destroying_and_refused() {
                 allow_destroy: true,
             },
         );
-        assert!(matches!(&p.steps[0].step, Step::WipeSignatures { disk, .. } if disk == "hdd"));
+        assert!(
+            matches!(&p.steps[0].step, Step::WipeSignatures(WipeSignatures { disk, .. }) if disk == "hdd")
+        );
         assert_eq!(p.steps[0].risk, Risk::Destroys);
-        assert!(matches!(p.steps[1].step, Step::CreateArray { .. }));
+        assert!(matches!(p.steps[1].step, Step::CreateArray(_)));
         apply(
             &h,
             &d,
@@ -223,7 +224,7 @@ fn mdadm_itself_would_not_notice_lvm_or_xfs_but_hyraid_does() {
         assert!(
             !p.steps
                 .iter()
-                .any(|s| matches!(s.step, Step::CreateArray { .. })),
+                .any(|s| matches!(s.step, Step::CreateArray(_))),
             "{kind}"
         );
     }
@@ -478,10 +479,10 @@ fn only_tagged_leftover_cache_volumes_are_cleaned_up() {
     assert_eq!(p.steps.len(), 1);
     assert_eq!(
         p.steps[0].step,
-        Step::RemoveLv {
+        Step::RemoveLv(RemoveLv {
             vg: "vg0".into(),
             lv: "nextcloud_wc".into()
-        }
+        })
     );
     assert!(p.foreign.is_empty());
     // A user's own LV of the same name, without hyraid's tag, is foreign and left alone.

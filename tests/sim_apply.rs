@@ -4,6 +4,9 @@ mod common;
 use common::*;
 use hyraid::host::Host;
 use hyraid::observe::observe;
+use hyraid::plan::step::{
+    DetachWritecache, SetWriteBehind, SetWriteCache, SetWriteMostly, SetWritecacheSettings,
+};
 use hyraid::plan::{Policy, Risk, Step};
 
 #[test]
@@ -78,7 +81,7 @@ fn nvme_example_three_way_mirror_with_write_behind() {
     let create = p
         .steps
         .iter()
-        .find(|s| matches!(s.step, Step::CreateArray { .. }))
+        .find(|s| matches!(s.step, Step::CreateArray(_)))
         .unwrap();
     assert_eq!(create.risk, Risk::DataAtRisk, "write-behind is marked");
     let a = h.world().array_named("tank").cloned().unwrap();
@@ -122,20 +125,20 @@ fn drift_write_mostly_and_write_cache_gives_exactly_two_steps() {
     let p = plan_for(&h, &d, Policy::default());
     let steps: Vec<&Step> = p.steps.iter().map(|s| &s.step).collect();
     assert_eq!(steps.len(), 2, "{steps:?}");
-    assert!(steps.contains(&&Step::SetWriteCache {
+    assert!(steps.contains(&&Step::SetWriteCache(SetWriteCache {
         disk: "hdd0".into(),
         device: "/dev/disk/by-id/ata-ST1000LM048-2E7172_WDE00001".into(),
         on: true,
         tool: hyraid::plan::CacheTool::Hdparm,
         kname: None,
-    }));
-    assert!(steps.contains(&&Step::SetWriteMostly {
+    })));
+    assert!(steps.contains(&&Step::SetWriteMostly(SetWriteMostly {
         array: "data0".into(),
         md: md.clone(),
         member: hdd.clone(),
         disk: "hdd0".into(),
         on: true
-    }));
+    })));
     apply(&h, &d, Policy::default()).unwrap();
     assert!(
         h.world()
@@ -180,7 +183,7 @@ fn bitmap_rechunk_and_write_behind_on_a_live_array() {
     assert_eq!(p.steps.len(), 1);
     assert!(matches!(
         p.steps[0].step,
-        Step::SetWriteBehind { value: 256, .. }
+        Step::SetWriteBehind(SetWriteBehind { value: 256, .. })
     ));
 }
 
@@ -196,13 +199,13 @@ fn writecache_detach_and_settings_change() {
         .insert("high_watermark".into(), "60".into());
     let p = apply(&h, &d, Policy::default()).unwrap();
     assert!(
-        matches!(&p.steps[0].step, Step::SetWritecacheSettings { settings, .. } if settings == "high_watermark=60 writeback_jobs=1024")
+        matches!(&p.steps[0].step, Step::SetWritecacheSettings(SetWritecacheSettings { settings, .. }) if settings == "high_watermark=60 writeback_jobs=1024")
     );
     let lv = nextcloud(&mut d);
     lv.writecache = None;
     let p = apply(&h, &d, Policy::default()).unwrap();
     assert!(
-        matches!(&p.steps[0].step, Step::DetachWritecache { remove_cachevol: Some(cv), .. } if cv == "nextcloud_wc")
+        matches!(&p.steps[0].step, Step::DetachWritecache(DetachWritecache { remove_cachevol: Some(cv), .. }) if cv == "nextcloud_wc")
     );
     let w = h.world();
     assert!(w.lv("vg0", "nextcloud").unwrap().writecache.is_none());
@@ -217,7 +220,7 @@ fn lv_grows_never_shrinks() {
     let lv = nextcloud(&mut d);
     lv.size = hyraid::config::size::LvSize::Bytes(900 << 30);
     let p = apply(&h, &d, Policy::default()).unwrap();
-    assert!(matches!(p.steps[0].step, Step::ExtendLv { .. }));
+    assert!(matches!(p.steps[0].step, Step::ExtendLv(_)));
     assert_eq!(h.world().lv("vg0", "nextcloud").unwrap().size, 900 << 30);
     let lv = nextcloud(&mut d);
     lv.size = hyraid::config::size::LvSize::Bytes(100 << 30);

@@ -10,8 +10,8 @@ pub use saved::check_saved;
 use crate::config::Desired;
 use crate::host::{Host, HostError};
 use crate::observe::{ObserveError, Observed, observe, probe_write_cache};
+use crate::plan::step::command_line;
 use crate::plan::{Command, PLAN_FORMAT, Plan, PlanError, Policy, Risk, plan};
-use crate::render::command_line;
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
@@ -385,7 +385,7 @@ pub fn execute_report(
     let hostname = host.hostname();
     for (i, s) in p.steps.iter().enumerate() {
         let index = i + 1;
-        let object = s.step.object();
+        let object = s.step.object().to_string();
         let _ = writeln!(
             out,
             "[{index}/{total}] {} {object}: {}",

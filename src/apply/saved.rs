@@ -8,8 +8,8 @@ use super::ApplyError;
 use crate::host::Host;
 use crate::observe::Observed;
 use crate::plan::fingerprint::{changes, fingerprint};
+use crate::plan::step::command_line;
 use crate::plan::{PLAN_FORMAT, Plan, PlannedStep, Policy, Refusal, Risk, plan};
-use crate::render::command_line;
 
 /// Parse a saved plan. The format is checked before anything else is read, so a plan of another
 /// format is refused with that reason (by `apply` and `show` alike), not with a parse error.

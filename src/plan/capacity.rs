@@ -24,6 +24,9 @@ use super::{PlannedStep, Refusal};
 use crate::config::size::human;
 use crate::config::{Desired, DeviceRef, split_device};
 use crate::observe::Observed;
+use crate::plan::step::{
+    CreateArray, CreateCachevol, CreateLv, CreatePartitions, CreatePv, CreateVg, ExtendLv, ExtendVg,
+};
 use std::collections::{HashMap, HashSet};
 
 mod layout;
@@ -317,18 +320,18 @@ impl Model<'_> {
 
     fn step(&mut self, s: &Step) {
         match s {
-            Step::CreatePartitions {
+            Step::CreatePartitions(CreatePartitions {
                 disk,
                 device,
                 new_table,
                 parts,
-            } => self.partitions(disk, device, *new_table, parts),
-            Step::CreateArray {
+            }) => self.partitions(disk, device, *new_table, parts),
+            Step::CreateArray(CreateArray {
                 array,
                 devices,
                 bitmap_chunk,
                 ..
-            } => {
+            }) => {
                 // mdadm's argv: the members that are not write-mostly first.
                 let order: Vec<&crate::plan::ArrayDevice> = devices
                     .iter()
@@ -337,11 +340,11 @@ impl Model<'_> {
                     .collect();
                 self.mirror(array, &order, *bitmap_chunk);
             }
-            Step::CreatePv { device, object } => {
+            Step::CreatePv(CreatePv { device, object }) => {
                 let k = self.key(device);
                 self.labels.entry(k).or_insert_with(|| object.clone());
             }
-            Step::CreateVg { vg, pvs } => {
+            Step::CreateVg(CreateVg { vg, pvs }) => {
                 self.vgs.insert(
                     vg.clone(),
                     Vg {
@@ -352,22 +355,22 @@ impl Model<'_> {
                 );
                 self.add_pvs(vg, pvs, DEFAULT_EXTENT);
             }
-            Step::ExtendVg { vg, pvs } => {
+            Step::ExtendVg(ExtendVg { vg, pvs }) => {
                 if let Some(ext) = self.vg(vg).map(|v| v.extent) {
                     self.add_pvs(vg, pvs, ext);
                 }
             }
-            Step::CreateLv {
+            Step::CreateLv(CreateLv {
                 vg,
                 lv,
                 size,
                 stripes,
                 pvs,
-            } => self.create_lv(vg, lv, size, stripes.unwrap_or(1).max(1), pvs),
-            Step::ExtendLv { vg, lv, size } => self.extend_lv(vg, lv, size),
-            Step::CreateCachevol {
+            }) => self.create_lv(vg, lv, size, stripes.unwrap_or(1).max(1), pvs),
+            Step::ExtendLv(ExtendLv { vg, lv, size }) => self.extend_lv(vg, lv, size),
+            Step::CreateCachevol(CreateCachevol {
                 vg, lv, size, pvs, ..
-            } => self.cachevol(vg, lv, *size, pvs),
+            }) => self.cachevol(vg, lv, *size, pvs),
             _ => {}
         }
     }

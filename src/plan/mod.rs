@@ -1,6 +1,7 @@
 //! The pure diff of desired against observed state into ordered, typed steps. Never runs
 //! anything.
 
+pub mod address;
 pub mod capacity;
 mod diff;
 pub mod fingerprint;
@@ -8,6 +9,7 @@ pub mod lint;
 pub mod persist;
 pub mod step;
 
+pub use address::Address;
 pub use diff::plan;
 pub use step::{ArrayDevice, CacheTool, Command, Risk, SizeArg, Step};
 

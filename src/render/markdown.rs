@@ -1,6 +1,6 @@
-use super::shell::command_line;
 use super::summary_line;
 use crate::plan::persist::unified_diff;
+use crate::plan::step::{WriteFile, command_line};
 use crate::plan::{Plan, Risk, Step};
 
 fn cell(s: &str) -> String {
@@ -22,7 +22,7 @@ fn step_row(i: usize, s: &crate::plan::PlannedStep) -> String {
         "| {} | `{}` | {} | {} | {} | {} |\n",
         i + 1,
         s.step.symbol(),
-        cell(&s.step.object()),
+        cell(&s.step.object().to_string()),
         cell(&s.step.summary()),
         risk,
         cell(&s.reason)
@@ -80,9 +80,9 @@ pub fn markdown(plan: &Plan) -> String {
             o.push_str(&step_row(i, s));
         }
         for s in &plan.steps {
-            if let Step::WriteFile {
+            if let Step::WriteFile(WriteFile {
                 path, old, content, ..
-            } = &s.step
+            }) = &s.step
             {
                 o.push_str(&format!("\n<details><summary>Change to <code>{path}</code></summary>\n\n```diff\n{}```\n\n</details>\n", unified_diff(path, old.as_deref(), content)));
             }

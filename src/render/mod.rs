@@ -5,8 +5,9 @@ mod markdown;
 mod shell;
 mod text;
 
+pub use crate::plan::step::command_line;
 pub use markdown::markdown;
-pub use shell::{command_line, shell};
+pub use shell::shell;
 pub use text::text;
 
 use crate::plan::Plan;
@@ -44,7 +45,7 @@ pub fn json_value(plan: &Plan) -> serde_json::Value {
         for (j, s) in steps.iter_mut().zip(&plan.steps) {
             j["display"] = serde_json::json!({
                 "symbol": s.step.symbol().to_string(),
-                "object": s.step.object(),
+                "object": s.step.object().to_string(),
                 "summary": s.step.summary(),
                 "commands": s.step.commands().iter().map(command_line).collect::<Vec<_>>(),
             });

@@ -1,6 +1,6 @@
-use super::shell::command_line;
 use super::summary_line;
 use crate::plan::persist::unified_diff;
+use crate::plan::step::{WriteFile, command_line};
 use crate::plan::{Plan, Risk, Step};
 
 fn paint(s: &str, code: &str, color: bool) -> String {
@@ -77,9 +77,9 @@ pub fn text(plan: &Plan, color: bool) -> String {
             risk
         ));
         o.push_str(&format!("       why: {}\n", s.reason));
-        if let Step::WriteFile {
+        if let Step::WriteFile(WriteFile {
             path, old, content, ..
-        } = &s.step
+        }) = &s.step
         {
             o.push_str(&format!("       $ write {path} (atomically), changing:\n"));
             for l in unified_diff(path, old.as_deref(), content).lines() {

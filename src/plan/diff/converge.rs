@@ -1,6 +1,10 @@
 //! An existing mirror brought to the file: members joining, replaced or re-added, write-mostly, bitmap and write-behind.
 
 use super::*;
+use crate::plan::step::{
+    AddBitmap, AddMember, ReAddMember, ReadWrite, RemoveBitmap, RemoveFailed, ReplaceMember,
+    SetWriteBehind, SetWriteMostly, StartArray, WaitIdle, WipeSignatures,
+};
 
 impl<'a> Planner<'a> {
     pub(super) fn converge_mirror(
@@ -44,7 +48,7 @@ impl<'a> Planner<'a> {
         let a = if inactive {
             let n = a.members.iter().filter(|x| !x.faulty()).count();
             out.push(ps(
-                Step::StartArray { array: m.name.clone(), md: a.kname.clone() },
+                Step::StartArray(StartArray { array: m.name.clone(), md: a.kname.clone() }),
                 Risk::Degrades,
                 format!("assembled but not running: {n} of {} members are present; it runs degraded until the missing member is replaced", a.raid_disks),
             ));
@@ -67,8 +71,12 @@ impl<'a> Planner<'a> {
         // in place of a working member the file no longer names (--replace, no loss of redundancy).
         let array_uuid = a.uuid.as_deref().map(crate::observe::names::norm_uuid);
         let mut present: Vec<(&String, &str)> = Vec::new();
+        // Disks that join, with what to erase first: None = re-add (a failed member, or a disk
+        // carrying this array's superblock), Some(signatures, maybe none) = add.
         let mut joining: Vec<(&String, Option<Vec<String>>)> = Vec::new();
-        let mut spares: Vec<&String> = Vec::new(); // None = re-add
+        // Disks already in the array as spares without a slot (left by an interrupted hot
+        // replace): each one finishes the replacement of a member the file no longer names.
+        let mut spares: Vec<&String> = Vec::new();
         for name in &m.members {
             let r = &self.disks[name];
             let Some(dev) = r.dev else {
@@ -115,10 +123,10 @@ impl<'a> Planner<'a> {
         }
         if a.members.iter().any(|x| x.faulty()) {
             out.push(ps(
-                Step::RemoveFailed {
+                Step::RemoveFailed(RemoveFailed {
                     array: m.name.clone(),
                     md_device: m.md_device(),
-                },
+                }),
                 Risk::Safe,
                 "failed members hold no current copy; removing them frees their slots",
             ));
@@ -152,11 +160,11 @@ impl<'a> Planner<'a> {
             // refused, nothing is erased.
             let wipe = kind.as_ref().filter(|f| !f.is_empty()).map(|found| {
                 ps(
-                    Step::WipeSignatures {
+                    Step::WipeSignatures(WipeSignatures {
                         disk: name.clone(),
                         device: r.path.clone(),
                         found: found.clone(),
-                    },
+                    }),
                     Risk::Destroys,
                     format!(
                         "erases {} before the disk joins the mirror",
@@ -176,12 +184,12 @@ impl<'a> Planner<'a> {
             if free > 0 {
                 free -= 1;
                 out.push(match kind {
-                    None => ps(Step::ReAddMember { array: m.name.clone(), md_device: m.md_device(), device }, Risk::Degrades, "this disk was a member of the mirror: re-added, only the blocks the bitmap marks as changed are copied"),
-                    Some(_) => ps(Step::AddMember { array: m.name.clone(), md_device: m.md_device(), device }, Risk::Degrades, "the mirror is missing a member; it is rebuilt onto this disk (redundancy returns when recovery ends)"),
+                    None => ps(Step::ReAddMember(ReAddMember { array: m.name.clone(), md_device: m.md_device(), device }), Risk::Degrades, "this disk was a member of the mirror: re-added, only the blocks the bitmap marks as changed are copied"),
+                    Some(_) => ps(Step::AddMember(AddMember { array: m.name.clone(), md_device: m.md_device(), device }), Risk::Degrades, "the mirror is missing a member; it is rebuilt onto this disk (redundancy returns when recovery ends)"),
                 });
             } else if let Some(old) = leaving.pop() {
                 let old_path = self.stable_path(&old.kname);
-                out.push(ps(Step::ReplaceMember { array: m.name.clone(), md_device: m.md_device(), old: old_path, new: device, spare_added: false },
+                out.push(ps(Step::ReplaceMember(ReplaceMember { array: m.name.clone(), md_device: m.md_device(), old: old_path, new: device, spare_added: false }),
                     Risk::Safe,
                     format!("/dev/{} is no longer in the file: {name} is copied in its place while it stays in service, so redundancy never drops", old.kname),
                 ));
@@ -193,7 +201,7 @@ impl<'a> Planner<'a> {
             let r = &self.disks[name];
             let old_path = self.stable_path(&old.kname);
             out.push(ps(
-                Step::ReplaceMember {
+                Step::ReplaceMember(ReplaceMember {
                     array: m.name.clone(),
                     md_device: m.md_device(),
                     old: old_path,
@@ -203,7 +211,7 @@ impl<'a> Planner<'a> {
                         write_mostly: wm.contains(name),
                     },
                     spare_added: true,
-                },
+                }),
                 Risk::Safe,
                 format!(
                     "{name} is already a spare: the interrupted replacement of /dev/{} continues",
@@ -214,18 +222,18 @@ impl<'a> Planner<'a> {
         }
         if replaced {
             out.push(ps(
-                Step::WaitIdle {
+                Step::WaitIdle(WaitIdle {
                     array: m.name.clone(),
                     md_device: m.md_device(),
-                },
+                }),
                 Risk::Safe,
                 "the replaced member is failed out when the copy is complete",
             ));
             out.push(ps(
-                Step::RemoveFailed {
+                Step::RemoveFailed(RemoveFailed {
                     array: m.name.clone(),
                     md_device: m.md_device(),
-                },
+                }),
                 Risk::Safe,
                 "the replaced member leaves the array",
             ));
@@ -277,13 +285,13 @@ impl<'a> Planner<'a> {
             let want = wm.contains(*name);
             let have = a.member(kname).is_some_and(|x| x.write_mostly());
             if want != have {
-                let step = Step::SetWriteMostly {
+                let step = Step::SetWriteMostly(SetWriteMostly {
                     array: m.name.clone(),
                     md: a.kname.clone(),
                     member: kname.to_string(),
                     disk: name.to_string(),
                     on: want,
-                };
+                });
                 if want {
                     set_on.push(ps(
                         step,
@@ -318,10 +326,10 @@ impl<'a> Planner<'a> {
             // After boot or assembly an array is read-only until its first write; md refuses
             // bitmap changes until then, and a pending resync starts at that first write.
             out.push(ps(
-                Step::ReadWrite {
+                Step::ReadWrite(ReadWrite {
                     array: m.name.clone(),
                     md_device: m.md_device(),
-                },
+                }),
                 Risk::Safe,
                 "the array is auto-read-only (after boot or assembly); md refuses bitmap changes until it is read-write",
             ));
@@ -329,10 +337,10 @@ impl<'a> Planner<'a> {
         if recreate {
             if (!a.is_idle() || joins || a.auto_read_only() || a.resync_pending) && !replaced {
                 out.push(ps(
-                    Step::WaitIdle {
+                    Step::WaitIdle(WaitIdle {
                         array: m.name.clone(),
                         md_device: m.md_device(),
-                    },
+                    }),
                     Risk::Safe,
                     format!(
                         "the kernel refuses bitmap changes while {} runs",
@@ -352,10 +360,10 @@ impl<'a> Planner<'a> {
                     None => "the file says `bitmap: none`: every unclean shutdown will mean a full resync and a dropped member a full recovery".into(),
                 };
                 out.push(ps(
-                    Step::RemoveBitmap {
+                    Step::RemoveBitmap(RemoveBitmap {
                         array: m.name.clone(),
                         md_device: m.md_device(),
-                    },
+                    }),
                     Risk::Degrades,
                     why,
                 ));
@@ -366,7 +374,7 @@ impl<'a> Planner<'a> {
                 } else {
                     Risk::Safe
                 };
-                out.push(ps(Step::AddBitmap { array: m.name.clone(), md_device: m.md_device(), chunk: c, write_behind: m.write_behind }, risk, "internal write-intent bitmap: short resyncs after a crash, fast re-add of a dropped member"));
+                out.push(ps(Step::AddBitmap(AddBitmap { array: m.name.clone(), md_device: m.md_device(), chunk: c, write_behind: m.write_behind }), risk, "internal write-intent bitmap: short resyncs after a crash, fast re-add of a dropped member"));
             }
         } else if let Some(b) = &a.bitmap
             && b.backlog != m.write_behind
@@ -386,11 +394,11 @@ impl<'a> Planner<'a> {
                 )
             };
             out.push(ps(
-                Step::SetWriteBehind {
+                Step::SetWriteBehind(SetWriteBehind {
                     array: m.name.clone(),
                     md: a.kname.clone(),
                     value: m.write_behind,
-                },
+                }),
                 risk,
                 why,
             ));

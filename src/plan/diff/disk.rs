@@ -1,6 +1,7 @@
 //! Disks: drive write caches and their udev rule, GPT partitions, and whether a device is free to take.
 
 use super::*;
+use crate::plan::step::{CreatePartitions, ReloadUdev, SetWriteCache, WipeSignatures, WriteFile};
 
 impl<'a> Planner<'a> {
     pub(super) fn write_caches(&mut self) {
@@ -63,13 +64,13 @@ impl<'a> Planner<'a> {
                 "the file asks for the drive cache off"
             };
             out.push(ps(
-                Step::SetWriteCache {
+                Step::SetWriteCache(SetWriteCache {
                     disk: name.clone(),
                     device: r.path.clone(),
                     on: want,
                     tool,
                     kname: (tool == CacheTool::Sdparm).then(|| dev.kname.clone()),
-                },
+                }),
                 Risk::Safe,
                 reason,
             ));
@@ -92,12 +93,15 @@ impl<'a> Planner<'a> {
         };
         if cur != Some(new.as_str()) {
             self.steps.push(ps(
-                Step::WriteFile { path: WRITE_CACHE_RULE_PATH.into(), old: cur.map(str::to_string), content: new, purpose: "udev rule that re-applies drive write caches at boot and hotplug".into() },
+                Step::WriteFile(WriteFile { path: WRITE_CACHE_RULE_PATH.into(), old: cur.map(str::to_string), content: new, purpose: "udev rule that re-applies drive write caches at boot and hotplug".into() }),
                 Risk::Safe,
                 "hdparm -W is lost at every power cycle; the rule sets it again whenever the disk appears",
             ));
-            self.steps
-                .push(ps(Step::ReloadUdev, Risk::Safe, "udevd reads the new rule"));
+            self.steps.push(ps(
+                Step::ReloadUdev(ReloadUdev {}),
+                Risk::Safe,
+                "udevd reads the new rule",
+            ));
         }
     }
 
@@ -218,22 +222,22 @@ impl<'a> Planner<'a> {
                     continue;
                 }
                 steps.push(ps(
-                    Step::WipeSignatures {
+                    Step::WipeSignatures(WipeSignatures {
                         disk: spec.name.clone(),
                         device: path.clone(),
                         found: content.clone(),
-                    },
+                    }),
                     Risk::Destroys,
                     "erases what is on the disk before it is partitioned",
                 ));
             }
             steps.push(ps(
-                Step::CreatePartitions {
+                Step::CreatePartitions(CreatePartitions {
                     disk: spec.name.clone(),
                     device: path,
                     new_table: new_table || !content.is_empty(),
                     parts: new,
-                },
+                }),
                 Risk::Safe,
                 if new_table {
                     "new GPT on a blank disk"

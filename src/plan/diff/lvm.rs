@@ -1,6 +1,10 @@
 //! LVM: PVs, volume groups, logical volumes and their writecaches, and removing VGs.
 
 use super::*;
+use crate::plan::step::{
+    AttachWritecache, CreateCachevol, CreateLv, CreatePv, CreateVg, DeactivateLv, DetachWritecache,
+    ExtendLv, ExtendVg, RemoveLv, RemoveVg, SetWritecacheSettings, WipeSignatures,
+};
 
 impl<'a> Planner<'a> {
     /// Path and kernel name of a PV reference (kernel name None when it is created by this plan).
@@ -86,21 +90,21 @@ impl<'a> Planner<'a> {
                         }
                         if let DeviceRef::Disk(n) = r {
                             steps.push(ps(
-                                Step::WipeSignatures {
+                                Step::WipeSignatures(WipeSignatures {
                                     disk: n.clone(),
                                     device: path.clone(),
                                     found: content.clone(),
-                                },
+                                }),
                                 Risk::Destroys,
                                 "erases what is on the disk before it becomes a PV",
                             ));
                         }
                     }
                     steps.push(ps(
-                        Step::CreatePv {
+                        Step::CreatePv(CreatePv {
                             device: path.clone(),
                             object: r.name().to_string(),
-                        },
+                        }),
                         Risk::Safe,
                         "LVM physical volume label",
                     ));
@@ -110,18 +114,18 @@ impl<'a> Planner<'a> {
         }
         match observed {
             None => steps.push(ps(
-                Step::CreateVg {
+                Step::CreateVg(CreateVg {
                     vg: vg.name.clone(),
                     pvs: new_pvs.clone(),
-                },
+                }),
                 Risk::Safe,
                 "new volume group",
             )),
             Some(_) if !new_pvs.is_empty() => steps.push(ps(
-                Step::ExtendVg {
+                Step::ExtendVg(ExtendVg {
                     vg: vg.name.clone(),
                     pvs: new_pvs.clone(),
-                },
+                }),
                 Risk::Safe,
                 "PVs the file adds to the VG",
             )),
@@ -153,10 +157,10 @@ impl<'a> Planner<'a> {
         for lv in vg.lvs.values() {
             if lv.absent {
                 if self.ix.lv(&vg.name, &lv.name).is_some_and(|l| !l.hidden) {
-                    let step = Step::RemoveLv {
+                    let step = Step::RemoveLv(RemoveLv {
                         vg: vg.name.clone(),
                         lv: lv.name.clone(),
-                    };
+                    });
                     self.destroying(
                         step,
                         "the file says `state: absent`: the LV and everything on it is removed",
@@ -176,7 +180,7 @@ impl<'a> Planner<'a> {
             out.push(ps(step, Risk::Destroys, reason));
         } else {
             self.refuse(
-                step.object(),
+                step.object().to_string(),
                 format!("{}: {reason}", step.summary()),
                 "run with --allow-destroy if that is what you want",
             );
@@ -249,13 +253,13 @@ impl<'a> Planner<'a> {
                     LvSize::PercentVg(p) => SizeArg::Extents(format!("{p}%VG")),
                 };
                 self.steps.push(ps(
-                    Step::CreateLv {
+                    Step::CreateLv(CreateLv {
                         vg: vg.name.clone(),
                         lv: lv.name.clone(),
                         size,
                         stripes: lv.stripes,
                         pvs: placement,
-                    },
+                    }),
                     Risk::Safe,
                     "new logical volume",
                 ));
@@ -266,7 +270,7 @@ impl<'a> Planner<'a> {
                     LvSize::Bytes(b) => {
                         let want = round(b);
                         if want > cur {
-                            self.steps.push(ps(Step::ExtendLv { vg: vg.name.clone(), lv: lv.name.clone(), size: SizeArg::Bytes(want) }, Risk::Safe, format!("grow {} → {} bytes; the filesystem on it is not resized (grow it yourself)", cur, want)));
+                            self.steps.push(ps(Step::ExtendLv(ExtendLv { vg: vg.name.clone(), lv: lv.name.clone(), size: SizeArg::Bytes(want) }), Risk::Safe, format!("grow {} → {} bytes; the filesystem on it is not resized (grow it yourself)", cur, want)));
                         } else if want < cur {
                             self.refuse(&object, format!("is {}, larger than the file's {}; hyraid never shrinks an LV", human(cur), human(want)), format!("set its size to {} (or more) in the file; shrinking loses the data past the new end", human(cur)));
                         }
@@ -276,7 +280,7 @@ impl<'a> Planner<'a> {
                             .map(|v| v.extent_count() * p as u64 / 100 / stripes * stripes * ext)
                             .unwrap_or(0);
                         if want > cur || vg_grows {
-                            self.steps.push(ps(Step::ExtendLv { vg: vg.name.clone(), lv: lv.name.clone(), size: SizeArg::Extents(format!("{p}%VG")) }, Risk::Safe, format!("grow to {p}% of the VG (evaluated by LVM when it runs); the filesystem is not resized")));
+                            self.steps.push(ps(Step::ExtendLv(ExtendLv { vg: vg.name.clone(), lv: lv.name.clone(), size: SizeArg::Extents(format!("{p}%VG")) }), Risk::Safe, format!("grow to {p}% of the VG (evaluated by LVM when it runs); the filesystem is not resized")));
                         }
                     }
                     LvSize::PercentFree(_) => {}
@@ -317,7 +321,7 @@ impl<'a> Planner<'a> {
                     !c.hidden && c.writecache.is_none() && c.tags.iter().any(|t| t == CACHEVOL_TAG)
                 }) {
                     out.push(ps(
-                        Step::RemoveLv { vg: vg.name.clone(), lv: cv },
+                        Step::RemoveLv(RemoveLv { vg: vg.name.clone(), lv: cv }),
                         Risk::Safe,
                         "leftover cache volume of an interrupted writecache detach (tagged hyraid_cachevol; flushed, holds no data)",
                     ));
@@ -329,7 +333,7 @@ impl<'a> Planner<'a> {
                     .lv(&vg.name, &wc.cachevol)
                     .is_some_and(|c| c.tags.iter().any(|t| t == CACHEVOL_TAG));
                 out.push(ps(
-                    Step::DetachWritecache { vg: vg.name.clone(), lv: lv.name.clone(), remove_cachevol: ours.then(|| cachevol_name(&lv.name)) },
+                    Step::DetachWritecache(DetachWritecache { vg: vg.name.clone(), lv: lv.name.clone(), remove_cachevol: ours.then(|| cachevol_name(&lv.name)) }),
                     Risk::Safe,
                     "the file has no writecache for this LV: dirty blocks are written back to the main PVs first (slow), then the cache volume is removed",
                 ));
@@ -338,11 +342,11 @@ impl<'a> Planner<'a> {
                 let want_settings: BTreeMap<String, String> = want.settings.clone();
                 if want_settings != wc.settings {
                     out.push(ps(
-                        Step::SetWritecacheSettings {
+                        Step::SetWritecacheSettings(SetWritecacheSettings {
                             vg: vg.name.clone(),
                             lv: lv.name.clone(),
                             settings: want.settings_arg(),
-                        },
+                        }),
                         Risk::Safe,
                         "writecache settings differ from the file (applied online)",
                     ));
@@ -373,7 +377,7 @@ impl<'a> Planner<'a> {
                     return;
                 }
                 match existing {
-                    None => out.push(ps(Step::CreateCachevol { vg: vg.name.clone(), lv: lv.name.clone(), cachevol: cv.clone(), size: want.size, pvs }, Risk::Safe, "cache volume for the writecache")),
+                    None => out.push(ps(Step::CreateCachevol(CreateCachevol { vg: vg.name.clone(), lv: lv.name.clone(), cachevol: cv.clone(), size: want.size, pvs }), Risk::Safe, "cache volume for the writecache")),
                     Some(e) if e.size < want.size => {
                         self.refuse(&object, format!("LV {}/{cv} exists ({} bytes) but is smaller than the writecache size {}", vg.name, e.size, want.size), "remove that LV, or change the writecache size");
                         return;
@@ -382,10 +386,10 @@ impl<'a> Planner<'a> {
                 }
                 if existing.is_none_or(|e| e.active) {
                     out.push(ps(
-                        Step::DeactivateLv {
+                        Step::DeactivateLv(DeactivateLv {
                             vg: vg.name.clone(),
                             lv: cv.clone(),
-                        },
+                        }),
                         Risk::Safe,
                         "lvconvert attaches only an inactive cache volume",
                     ));
@@ -402,12 +406,12 @@ impl<'a> Planner<'a> {
                     )
                 };
                 out.push(ps(
-                    Step::AttachWritecache {
+                    Step::AttachWritecache(AttachWritecache {
                         vg: vg.name.clone(),
                         lv: lv.name.clone(),
                         cachevol: cv,
                         settings: want.settings_arg(),
-                    },
+                    }),
                     risk,
                     why,
                 ));
@@ -424,10 +428,10 @@ impl<'a> Planner<'a> {
                 .map(|p| self.stable_pv_path(&p.kname, &p.name))
                 .collect();
             self.destroying(
-                Step::RemoveVg {
+                Step::RemoveVg(RemoveVg {
                     vg: vg.name.clone(),
                     pvs,
-                },
+                }),
                 "the file says `state: absent`: every LV in the VG is removed",
                 &mut out,
             );

@@ -1,6 +1,7 @@
 //! Mirrors: creating them, which members are write-mostly, removing them, and the ARRAY lines of mdadm.conf.
 
 use super::*;
+use crate::plan::step::{CreateArray, RegenerateInitramfs, StopArray, WipeSignatures, WriteFile};
 
 impl<'a> Planner<'a> {
     /// mdadm.conf lists the mirrors (by the UUID hyraid gave new ones), then the initramfs follows.
@@ -61,18 +62,18 @@ impl<'a> Planner<'a> {
         }
         let (old, tool) = (b.mdadm_conf.clone(), b.initramfs_tool.clone());
         self.steps.push(ps(
-            Step::WriteFile {
+            Step::WriteFile(WriteFile {
                 path,
                 old,
                 content: new,
                 purpose: "ARRAY lines of the mirrors in the file".into(),
-            },
+            }),
             Risk::Safe,
             "without ARRAY lines the arrays come up as /dev/md127 (or NAME_0) after a reboot",
         ));
         match tool {
             Some(t) => self.steps.push(ps(
-                Step::RegenerateInitramfs { tool: t },
+                Step::RegenerateInitramfs(RegenerateInitramfs { tool: t }),
                 Risk::Safe,
                 "early boot assembles arrays by the mdadm.conf inside the initramfs",
             )),
@@ -173,11 +174,11 @@ impl<'a> Planner<'a> {
             }
             for (disk, path, found) in destroy {
                 out.push(ps(
-                    Step::WipeSignatures {
+                    Step::WipeSignatures(WipeSignatures {
                         disk,
                         device: path,
                         found: found.clone(),
-                    },
+                    }),
                     Risk::Destroys,
                     format!(
                         "erases {} so the new mirror can be created",
@@ -218,13 +219,13 @@ impl<'a> Planner<'a> {
             )
         };
         out.push(ps(
-            Step::CreateArray {
+            Step::CreateArray(CreateArray {
                 array: m.name.clone(),
                 devices,
                 bitmap_chunk: m.bitmap_chunk,
                 write_behind: m.write_behind,
                 uuid: uuid.clone(),
-            },
+            }),
             risk,
             reason,
         ));
@@ -257,11 +258,11 @@ impl<'a> Planner<'a> {
             .map(|x| self.stable_path(&x.kname))
             .collect();
         self.destroying(
-            Step::StopArray {
+            Step::StopArray(StopArray {
                 array: m.name.clone(),
                 md_device: m.md_device(),
                 members,
-            },
+            }),
             "the file says `state: absent`: the array is stopped and its member superblocks erased",
             &mut out,
         );

@@ -103,7 +103,7 @@ pub fn plan(d: &Desired, o: &Observed, policy: Policy) -> Result<Plan, PlanError
     // Wipes first, then the rest of the md work, in mirror order.
     let (wipes, rest): (Vec<_>, Vec<_>) = md_steps
         .into_iter()
-        .partition(|s| matches!(s.step, Step::WipeSignatures { .. }));
+        .partition(|s| matches!(s.step, Step::WipeSignatures(_)));
     p.steps.extend(wipes);
     p.steps.extend(rest);
     p.mdadm_conf();

@@ -2,10 +2,13 @@
 //! machine (never on the machine), the copy is observed again, and both states of every object
 //! the plan touches are described the same way. For Ansible's diff mode and reviews.
 
+mod describe;
+
 use crate::host::sim::SimHost;
 use crate::observe::Observed;
-use crate::observe::describe::describe;
+use crate::plan::step::WriteFile;
 use crate::plan::{Plan, Step};
+use describe::describe;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -41,8 +44,8 @@ pub fn object_states(p: &Plan, obs: &Observed) -> Option<Vec<ObjectState>> {
             continue;
         }
         let state = match &s.step {
-            Step::WriteFile { old, content, .. } => ObjectState {
-                object,
+            Step::WriteFile(WriteFile { old, content, .. }) => ObjectState {
+                object: object.to_string(),
                 before: old.clone(),
                 after: Some(content.clone()),
             },
@@ -53,7 +56,7 @@ pub fn object_states(p: &Plan, obs: &Observed) -> Option<Vec<ObjectState>> {
                     continue; // udev, initramfs: actions without state
                 }
                 ObjectState {
-                    object,
+                    object: object.to_string(),
                     before,
                     after: after_text,
                 }

@@ -1,0 +1,120 @@
+//! What a step runs, and how a command reads as a shell line: the executor runs the commands
+//! and logs their lines, the shell renderer prints the same lines.
+
+use serde::{Deserialize, Serialize};
+
+/// One thing to run: a program (argv, never a shell) or a write of one value to a sysfs file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Command {
+    Run {
+        argv: Vec<String>,
+        /// Exit codes that mean success (mdadm --wait exits 1 when nothing was running).
+        ok_exit: Vec<i32>,
+    },
+    Write {
+        path: String,
+        value: String,
+    },
+    /// Replace a configuration file whole (atomically: written beside it, then renamed).
+    ReplaceFile {
+        path: String,
+        content: String,
+    },
+    /// Wait until the array's `sync_action` is idle (hyraid polls sysfs and shows progress).
+    /// `array` is its name under /dev/md/, or its device (`/dev/md0`) when adopted by UUID.
+    WaitIdle {
+        array: String,
+    },
+}
+
+impl Command {
+    pub(super) fn run(argv: &[&str]) -> Command {
+        Command::Run {
+            argv: argv.iter().map(|s| s.to_string()).collect(),
+            ok_exit: vec![0],
+        }
+    }
+    pub(super) fn run_owned(argv: Vec<String>) -> Command {
+        Command::Run {
+            argv,
+            ok_exit: vec![0],
+        }
+    }
+}
+
+/// The path of the array a [`Command::WaitIdle`] names: /dev/md/NAME, or the device itself.
+pub fn wait_path(array: &str) -> String {
+    if array.starts_with("/dev/") {
+        array.to_string()
+    } else {
+        format!("/dev/md/{array}")
+    }
+}
+
+/// Quote one word for a POSIX shell (single quotes; plain words stay bare).
+pub fn quote(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+/// One command as a shell line, exactly as the executor runs it.
+pub fn command_line(c: &Command) -> String {
+    match c {
+        Command::Run { argv, ok_exit } => {
+            let line = argv.iter().map(|a| quote(a)).collect::<Vec<_>>().join(" ");
+            let extra: Vec<String> = ok_exit
+                .iter()
+                .filter(|c| **c != 0)
+                .map(|c| format!("[ $? -eq {c} ]"))
+                .collect();
+            if extra.is_empty() {
+                line
+            } else {
+                format!("{line} || {}", extra.join(" || "))
+            }
+        }
+        Command::Write { path, value } => {
+            format!("printf '%s\\n' {} > {}", quote(value), quote(path))
+        }
+        Command::ReplaceFile { path, content } => {
+            let mut marker = String::from("HYRAID_EOF");
+            while content.contains(&marker) {
+                marker.push('_');
+            }
+            format!(
+                "cat > {}.hyraid-new <<'{marker}' && mv {0}.hyraid-new {0}\n{content}{marker}",
+                quote(path)
+            )
+        }
+        // hyraid polls the same files (and shows progress) instead of running a loop: busy while
+        // sync_action is not idle, or a resync is pending (resync_start) on a writable array.
+        Command::WaitIdle { array } => format!(
+            "md=/sys/block/$(basename \"$(readlink -f {})\")/md; while [ \"$(cat $md/sync_action)\" != idle ] || {{ [ \"$(cat $md/resync_start)\" != none ] && ! grep -qx -e read-auto -e readonly $md/array_state; }}; do sleep 1; done",
+            wait_path(array)
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting() {
+        assert_eq!(quote("/dev/md/data0"), "/dev/md/data0");
+        assert_eq!(
+            quote("high_watermark=50 writeback_jobs=1024"),
+            "'high_watermark=50 writeback_jobs=1024'"
+        );
+        assert_eq!(quote("it's"), r"'it'\''s'");
+        assert_eq!(quote("$(reboot)"), "'$(reboot)'");
+        assert_eq!(quote(""), "''");
+    }
+}

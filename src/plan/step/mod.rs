@@ -1,0 +1,159 @@
+//! The closed set of changes hyraid makes. [`Step::commands`] is the single source of what runs:
+//! the shell renderer prints it and the executor runs it. Each kind of step is a struct in the
+//! room of the object it changes (`disk`, `md`, `boot`, `lvm`), with its commands, its symbol,
+//! its object and its summary together ([`StepKind`]).
+
+mod boot;
+mod command;
+mod disk;
+mod lvm;
+mod md;
+
+pub use boot::{RegenerateInitramfs, ReloadUdev, WriteFile};
+pub use command::{Command, command_line, quote, wait_path};
+pub use disk::{CacheTool, CreatePartitions, NewPartition, SetWriteCache, WipeSignatures};
+pub use lvm::{
+    AttachWritecache, CreateCachevol, CreateLv, CreatePv, CreateVg, DeactivateLv, DetachWritecache,
+    ExtendLv, ExtendVg, RemoveLv, RemoveVg, SetWritecacheSettings, SizeArg,
+};
+pub use md::{
+    AddBitmap, AddMember, ArrayDevice, CreateArray, ReAddMember, ReadWrite, RemoveBitmap,
+    RemoveFailed, ReplaceMember, SetWriteBehind, SetWriteMostly, StartArray, StopArray, WaitIdle,
+    chunk_arg,
+};
+
+use super::address::Address;
+use serde::{Deserialize, Serialize};
+
+/// How a step can affect data and redundancy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Risk {
+    Safe,
+    /// Redundancy is reduced for a while (resync, recovery, a window without bitmap).
+    Degrades,
+    /// Acknowledged writes depend on a single device for a while (writecache on a
+    /// non-redundant PV, write-behind).
+    DataAtRisk,
+    /// Destroys what is on a device; needs --allow-destroy.
+    Destroys,
+}
+
+impl Risk {
+    pub fn label(self) -> &'static str {
+        match self {
+            Risk::Safe => "safe",
+            Risk::Degrades => "degrades",
+            Risk::DataAtRisk => "data-at-risk",
+            Risk::Destroys => "destroys",
+        }
+    }
+}
+
+/// What every kind of step tells about itself.
+pub trait StepKind {
+    /// The exact commands, in order.
+    fn commands(&self) -> Vec<Command>;
+    /// `+` create, `~` change, `-` remove.
+    fn symbol(&self) -> char;
+    /// The object the step changes.
+    fn object(&self) -> Address;
+    /// Short description of the change.
+    fn summary(&self) -> String;
+}
+
+/// One change. Saved plans name the kind in `op` beside the struct's fields (format 1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum Step {
+    SetWriteCache(SetWriteCache),
+    WipeSignatures(WipeSignatures),
+    CreateArray(CreateArray),
+    WriteFile(WriteFile),
+    RegenerateInitramfs(RegenerateInitramfs),
+    ReloadUdev(ReloadUdev),
+    WaitIdle(WaitIdle),
+    ReadWrite(ReadWrite),
+    AddMember(AddMember),
+    ReAddMember(ReAddMember),
+    ReplaceMember(ReplaceMember),
+    RemoveFailed(RemoveFailed),
+    CreatePartitions(CreatePartitions),
+    StartArray(StartArray),
+    SetWriteMostly(SetWriteMostly),
+    SetWriteBehind(SetWriteBehind),
+    RemoveBitmap(RemoveBitmap),
+    AddBitmap(AddBitmap),
+    CreatePv(CreatePv),
+    CreateVg(CreateVg),
+    ExtendVg(ExtendVg),
+    CreateLv(CreateLv),
+    ExtendLv(ExtendLv),
+    CreateCachevol(CreateCachevol),
+    DeactivateLv(DeactivateLv),
+    AttachWritecache(AttachWritecache),
+    SetWritecacheSettings(SetWritecacheSettings),
+    DetachWritecache(DetachWritecache),
+    RemoveLv(RemoveLv),
+    RemoveVg(RemoveVg),
+    StopArray(StopArray),
+}
+
+impl Step {
+    /// The step's kind, for the behaviour every kind has.
+    fn kind(&self) -> &dyn StepKind {
+        match self {
+            Step::SetWriteCache(s) => s,
+            Step::WipeSignatures(s) => s,
+            Step::CreateArray(s) => s,
+            Step::WriteFile(s) => s,
+            Step::RegenerateInitramfs(s) => s,
+            Step::ReloadUdev(s) => s,
+            Step::WaitIdle(s) => s,
+            Step::ReadWrite(s) => s,
+            Step::AddMember(s) => s,
+            Step::ReAddMember(s) => s,
+            Step::ReplaceMember(s) => s,
+            Step::RemoveFailed(s) => s,
+            Step::CreatePartitions(s) => s,
+            Step::StartArray(s) => s,
+            Step::SetWriteMostly(s) => s,
+            Step::SetWriteBehind(s) => s,
+            Step::RemoveBitmap(s) => s,
+            Step::AddBitmap(s) => s,
+            Step::CreatePv(s) => s,
+            Step::CreateVg(s) => s,
+            Step::ExtendVg(s) => s,
+            Step::CreateLv(s) => s,
+            Step::ExtendLv(s) => s,
+            Step::CreateCachevol(s) => s,
+            Step::DeactivateLv(s) => s,
+            Step::AttachWritecache(s) => s,
+            Step::SetWritecacheSettings(s) => s,
+            Step::DetachWritecache(s) => s,
+            Step::RemoveLv(s) => s,
+            Step::RemoveVg(s) => s,
+            Step::StopArray(s) => s,
+        }
+    }
+
+    /// The exact commands, in order.
+    pub fn commands(&self) -> Vec<Command> {
+        self.kind().commands()
+    }
+
+    /// `+` create, `~` change, `-` remove.
+    pub fn symbol(&self) -> char {
+        self.kind().symbol()
+    }
+
+    /// The object the step changes.
+    pub fn object(&self) -> Address {
+        self.kind().object()
+    }
+
+    /// Short description of the change.
+    pub fn summary(&self) -> String {
+        self.kind().summary()
+    }
+}
