@@ -4,7 +4,6 @@
 pub mod capacity;
 mod diff;
 pub mod fingerprint;
-pub mod lint;
 pub mod persist;
 pub mod step;
 
