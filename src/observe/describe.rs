@@ -30,7 +30,7 @@ fn file_name(obs: &Observed, d: &Desired, kname: &str) -> String {
         return format!("mirror {n} ({kname})");
     }
     for spec in d.disks.values() {
-        let Some(dev) = obs.disk_for(spec) else {
+        let Some(dev) = crate::plan::disk_for(obs, spec) else {
             continue;
         };
         if dev.kname == kname {
@@ -71,7 +71,7 @@ pub fn describe(obs: &Observed, d: &Desired, object: &str) -> Option<String> {
                 .split_once(':')
                 .map_or((name, None), |(a, b)| (a, Some(b)));
             let spec = d.disks.get(disk)?;
-            let Some(dev) = obs.disk_for(spec) else {
+            let Some(dev) = crate::plan::disk_for(obs, spec) else {
                 return Some(format!("{object}: not present\n"));
             };
             let mut t = format!(

@@ -7,7 +7,7 @@ pub mod fingerprint;
 pub mod persist;
 pub mod step;
 
-pub use diff::plan;
+pub use diff::{disk_for, plan};
 pub use step::{ArrayDevice, CacheTool, Command, Risk, SizeArg, Step};
 
 use crate::config::Desired;

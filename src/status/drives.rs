@@ -3,7 +3,7 @@
 
 use super::{Findings, Severity};
 use crate::config::Desired;
-use crate::observe::{BlockDevice, DevKind, Observed};
+use crate::observe::{BlockDevice, Observed};
 
 /// Devices hyraid could not probe: taken as holding data.
 pub(super) fn probe_errors(o: &Observed, f: &mut Findings) {
@@ -24,13 +24,7 @@ pub(super) fn probe_errors(o: &Observed, f: &mut Findings) {
 /// Each disk the file names: present, and its drive write cache as the file says.
 pub(super) fn named_disks(o: &Observed, d: &Desired, f: &mut Findings) {
     for s in d.disks.values() {
-        let dev = s.id.as_ref().and_then(|i| o.by_id(i)).or_else(|| {
-            s.serial.as_ref().and_then(|sr| {
-                o.block_devices
-                    .iter()
-                    .find(|b| b.kind == DevKind::Disk && b.serial.as_ref() == Some(sr))
-            })
-        });
+        let dev = crate::plan::disk_for(o, s);
         let object = format!("disk {}", s.name);
         let Some(dev) = dev else {
             f.add(
