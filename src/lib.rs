@@ -6,6 +6,8 @@ pub mod bench;
 pub mod cli;
 pub mod config;
 pub mod host;
+pub mod import;
 pub mod observe;
 pub mod plan;
 pub mod render;
+pub mod status;

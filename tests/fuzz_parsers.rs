@@ -350,7 +350,7 @@ fn the_whole_observer_never_fails_on_foreign_objects() {
             // What is observed can be planned against, judged and simulated without a panic.
             std::panic::catch_unwind(|| {
                 drop(hyraid::plan::plan(&d, &o, hyraid::plan::Policy::default()));
-                drop(hyraid::plan::lint::status(&o, Some(&d), None));
+                drop(hyraid::status::status(&o, Some(&d), None));
                 drop(observe(&hyraid::host::sim::SimHost::new(o.clone())));
             })
             .map_err(|_| {

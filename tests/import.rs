@@ -2,8 +2,9 @@
 
 mod common;
 use common::*;
-use hyraid::config::{import, load_str};
+use hyraid::config::load_str;
 use hyraid::host::record::{Capture, Replay};
+use hyraid::import;
 use hyraid::plan::step::{SetWriteBehind, StopArray, WriteFile};
 use hyraid::plan::{Policy, Step, plan};
 

@@ -4,7 +4,7 @@ mod common;
 use common::*;
 use hyraid::host::record::{Capture, Replay};
 use hyraid::plan::Policy;
-use hyraid::plan::lint::{Finding, Severity, exit_code, status};
+use hyraid::status::{Finding, Severity, exit_code, status};
 
 fn vm(f: &str) -> hyraid::observe::Observed {
     let cap: Capture = serde_json::from_str(

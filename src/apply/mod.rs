@@ -138,7 +138,7 @@ pub fn observe_for(host: &dyn Host, desired: Option<&Desired>) -> Result<Observe
             .disks
             .values()
             .filter(|s| s.write_cache.is_some())
-            .filter_map(|s| obs.disk_for(s))
+            .filter_map(|s| crate::plan::disk_for(&obs, s))
             .map(|b| b.kname.clone())
             .collect();
         if !knames.is_empty() {

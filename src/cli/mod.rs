@@ -299,8 +299,8 @@ fn dispatch(cli: Cli) -> Result<u8, CliError> {
             let m = machine(&cli.sim)?;
             let obs = apply::observe_for(m.host(), None)
                 .map_err(|e| msg(format!("cannot observe the machine: {e}")))?;
-            let imp = config::import::import(&obs);
-            let text = config::import::to_yaml(&imp);
+            let imp = crate::import::import(&obs);
+            let text = crate::import::to_yaml(&imp);
             for s in &imp.skipped {
                 eprintln!("not imported: {s}");
             }
@@ -328,13 +328,13 @@ fn dispatch(cli: Cli) -> Result<u8, CliError> {
             let conf = ["/etc/mdadm.conf", "/etc/mdadm/mdadm.conf"]
                 .iter()
                 .find_map(|p| m.host().read_file(p).ok());
-            let mut findings = crate::plan::lint::status(&obs, d.as_ref(), conf.as_deref());
+            let mut findings = crate::status::status(&obs, d.as_ref(), conf.as_deref());
             if let Some(d) = &d {
                 // What the file asks and hyraid refuses is part of the machine's health.
                 match plan(d, &obs, Policy::default()) {
-                    Ok(p) => findings.extend(crate::plan::lint::refusals(&p)),
-                    Err(e) => findings.push(crate::plan::lint::Finding {
-                        severity: crate::plan::lint::Severity::Error,
+                    Ok(p) => findings.extend(crate::status::refusals(&p)),
+                    Err(e) => findings.push(crate::status::Finding {
+                        severity: crate::status::Severity::Error,
                         object: "file".into(),
                         message: e.to_string(),
                         reason: "hyraid cannot plan this file on this machine".into(),
@@ -343,9 +343,9 @@ fn dispatch(cli: Cli) -> Result<u8, CliError> {
                 }
                 findings.sort_by(|a, b| b.severity.cmp(&a.severity).then(a.object.cmp(&b.object)));
             }
-            let code = crate::plan::lint::exit_code(&findings);
+            let code = crate::status::exit_code(&findings);
             match format {
-                StatusFormat::Text => print!("{}", crate::plan::lint::render_text(&findings)),
+                StatusFormat::Text => print!("{}", crate::status::render_text(&findings)),
                 StatusFormat::Json => println!(
                     "{}",
                     serde_json::to_string_pretty(
@@ -406,9 +406,9 @@ fn dispatch(cli: Cli) -> Result<u8, CliError> {
                 && let Some(after) = apply::preview::after_state(&p, &obs)
             {
                 let conf = after.boot.mdadm_conf.clone();
-                for f in crate::plan::lint::status(&after, Some(&d), conf.as_deref())
+                for f in crate::status::status(&after, Some(&d), conf.as_deref())
                     .into_iter()
-                    .filter(|f| f.severity == crate::plan::lint::Severity::Lint)
+                    .filter(|f| f.severity == crate::status::Severity::Lint)
                 {
                     p.notes.push(format!(
                         "lint, after this plan: {}: {} — {} (fix: {})",

@@ -2,7 +2,6 @@
 //! and resolve it into [`Desired`]. Every error names file:line:col, the field path and a fix.
 
 pub mod desired;
-pub mod import;
 pub mod position;
 pub mod raw;
 pub mod size;

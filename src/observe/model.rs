@@ -533,18 +533,6 @@ impl Observed {
             .iter()
             .filter(move |p| p.vg.as_deref() == Some(vg))
     }
-    /// The whole disk a file's disk names: by its by-id name, else by its serial. (The planner
-    /// resolves with more care: a serial that contradicts the id, or matches two disks, is an
-    /// error there.)
-    pub fn disk_for(&self, spec: &crate::config::DiskSpec) -> Option<&BlockDevice> {
-        spec.id.as_ref().and_then(|i| self.by_id(i)).or_else(|| {
-            spec.serial.as_ref().and_then(|s| {
-                self.block_devices
-                    .iter()
-                    .find(|b| b.kind == DevKind::Disk && b.serial.as_ref() == Some(s))
-            })
-        })
-    }
     /// Resolve a /dev/disk/by-id name to a device.
     pub fn by_id(&self, id: &str) -> Option<&BlockDevice> {
         self.block_devices

@@ -77,6 +77,27 @@ fn basename(path: &str) -> &str {
 pub fn observe(host: &dyn Host) -> Result<Observed, ObserveError> {
     let nodes = lsblk::parse(&run_ok(host, &lsblk::argv())?)?;
     let mdstat_arrays = mdstat::parse(&read_opt(host, "/proc/mdstat")?.unwrap_or_default())?;
+    let block_devices = block_devices(host, &nodes);
+    let (arrays, dev_md_strays) = md_arrays(host, &nodes, &mdstat_arrays);
+    let other_devices = other_devices(&nodes, &mdstat_arrays);
+    let lvm = lvm_report(host, &nodes)?;
+    let boot = boot(host)?;
+    Ok(Observed {
+        format: SNAPSHOT_FORMAT,
+        hostname: host.hostname(),
+        block_devices,
+        arrays,
+        lvm,
+        boot,
+        other_devices,
+        dev_md_strays,
+    }
+    .normalized())
+}
+
+/// The disks and partitions lsblk lists, with their by-id names, holders, drive cache (sysfs)
+/// and, where nothing is stacked on them, the signatures on them.
+fn block_devices(host: &dyn Host, nodes: &[lsblk::Node]) -> Vec<BlockDevice> {
     // by-id names per kernel name (udev makes only links there).
     let mut by_id: HashMap<String, Vec<String>> = HashMap::new();
     for (id, target) in links(host, "/dev/disk/by-id").0 {
@@ -95,71 +116,90 @@ pub fn observe(host: &dyn Host) -> Result<Observed, ObserveError> {
         .iter()
         .filter(|n| n.kind == "disk" || n.kind == "part")
     {
-        let kind = if n.kind == "disk" {
-            DevKind::Disk
-        } else {
-            DevKind::Part
-        };
-        let mut ids = by_id.remove(&n.kname).unwrap_or_default();
-        ids.sort();
-        // LVs on a PV are known from the LVM report; holders are md arrays and other stacked devices.
-        let holders: Vec<String> = n
-            .children
-            .iter()
-            .filter(|c| !matches!(kind_of.get(c.as_str()).copied(), Some("part") | Some("lvm")))
-            .cloned()
-            .collect();
-        let has_parts = n
-            .children
-            .iter()
-            .any(|c| kind_of.get(c.as_str()).copied() == Some("part"));
-        let mut dev = BlockDevice {
-            kname: n.kname.clone(),
-            kind,
-            maj_min: n.maj_min.clone(),
-            size: n.size,
-            rotational: n.rotational,
-            serial: n.serial.clone(),
-            wwn: n.wwn.clone(),
-            model: n.model.clone(),
-            tran: n.tran.clone(),
-            by_id: ids,
-            parent: if kind == DevKind::Part {
-                n.parents.first().cloned()
-            } else {
-                None
-            },
-            partlabel: n.partlabel.clone(),
-            pttype: if kind == DevKind::Disk {
-                n.pttype.clone()
-            } else {
-                None
-            },
-            fstype: n.fstype.clone(),
-            holders,
-            mountpoint: n.mountpoint.clone(),
-            signatures: None,
-            write_cache: None,
-            probe_error: None,
-        };
-        if kind == DevKind::Disk {
-            dev.write_cache = scsi_cache_type(host, &n.kname);
-        }
-        // Probe content only where nothing is stacked: a device in use is refused anyway.
-        if dev.holders.is_empty()
-            && !has_parts
-            && dev.mountpoint.is_none()
-            && n.size > 0
-            && !lvm_child(n, &kind_of)
-        {
-            match probe(host, &n.kname) {
-                Ok(s) => dev.signatures = Some(s),
-                Err(e) => dev.probe_error = Some(e),
-            }
-        }
-        block_devices.push(dev);
+        let ids = by_id.remove(&n.kname).unwrap_or_default();
+        block_devices.push(block_device(host, n, ids, &kind_of));
     }
+    block_devices
+}
 
+/// One disk or partition.
+fn block_device(
+    host: &dyn Host,
+    n: &lsblk::Node,
+    mut ids: Vec<String>,
+    kind_of: &HashMap<&str, &str>,
+) -> BlockDevice {
+    let kind = if n.kind == "disk" {
+        DevKind::Disk
+    } else {
+        DevKind::Part
+    };
+    ids.sort();
+    // LVs on a PV are known from the LVM report; holders are md arrays and other stacked devices.
+    let holders: Vec<String> = n
+        .children
+        .iter()
+        .filter(|c| !matches!(kind_of.get(c.as_str()).copied(), Some("part") | Some("lvm")))
+        .cloned()
+        .collect();
+    let has_parts = n
+        .children
+        .iter()
+        .any(|c| kind_of.get(c.as_str()).copied() == Some("part"));
+    let mut dev = BlockDevice {
+        kname: n.kname.clone(),
+        kind,
+        maj_min: n.maj_min.clone(),
+        size: n.size,
+        rotational: n.rotational,
+        serial: n.serial.clone(),
+        wwn: n.wwn.clone(),
+        model: n.model.clone(),
+        tran: n.tran.clone(),
+        by_id: ids,
+        parent: if kind == DevKind::Part {
+            n.parents.first().cloned()
+        } else {
+            None
+        },
+        partlabel: n.partlabel.clone(),
+        pttype: if kind == DevKind::Disk {
+            n.pttype.clone()
+        } else {
+            None
+        },
+        fstype: n.fstype.clone(),
+        holders,
+        mountpoint: n.mountpoint.clone(),
+        signatures: None,
+        write_cache: None,
+        probe_error: None,
+    };
+    if kind == DevKind::Disk {
+        dev.write_cache = scsi_cache_type(host, &n.kname);
+    }
+    // Probe content only where nothing is stacked: a device in use is refused anyway.
+    if dev.holders.is_empty()
+        && !has_parts
+        && dev.mountpoint.is_none()
+        && n.size > 0
+        && !lvm_child(n, kind_of)
+    {
+        match probe(host, &n.kname) {
+            Ok(s) => dev.signatures = Some(s),
+            Err(e) => dev.probe_error = Some(e),
+        }
+    }
+    dev
+}
+
+/// The md arrays /proc/mdstat lists, named by their /dev/md links, and the /dev/md entries
+/// that are not links to a running array.
+fn md_arrays(
+    host: &dyn Host,
+    nodes: &[lsblk::Node],
+    mdstat_arrays: &[mdstat::MdstatArray],
+) -> (Vec<MdArray>, Vec<DevMdStray>) {
     let (md_links, md_other) = links(host, "/dev/md");
     // /dev/md/NAME links by kernel name; the first link wins.
     let mut md_name_of: HashMap<&str, &str> = HashMap::new();
@@ -191,7 +231,12 @@ pub fn observe(host: &dyn Host) -> Result<Observed, ObserveError> {
             });
         }
     }
-    let other_devices = nodes
+    (arrays, dev_md_strays)
+}
+
+/// Block devices that are neither disks, partitions, LVs nor md arrays (device-mapper, loop…).
+fn other_devices(nodes: &[lsblk::Node], mdstat_arrays: &[mdstat::MdstatArray]) -> Vec<OtherDevice> {
+    nodes
         .iter()
         .filter(|n| !matches!(n.kind.as_str(), "disk" | "part" | "lvm"))
         .filter(|n| !mdstat_arrays.iter().any(|a| a.kname == n.kname))
@@ -204,8 +249,11 @@ pub fn observe(host: &dyn Host) -> Result<Observed, ObserveError> {
             mountpoint: n.mountpoint.clone(),
             parents: n.parents.clone(),
         })
-        .collect();
+        .collect()
+}
 
+/// The LVM report, its devices named by kernel name (through lsblk's major:minor).
+fn lvm_report(host: &dyn Host, nodes: &[lsblk::Node]) -> Result<Lvm, ObserveError> {
     let mm: HashMap<&str, &str> = nodes
         .iter()
         .filter(|n| !n.maj_min.is_empty())
@@ -216,20 +264,10 @@ pub fn observe(host: &dyn Host) -> Result<Observed, ObserveError> {
             .map(|s| s.to_string())
             .unwrap_or_else(|| basename(name).to_string())
     };
-    let lvm = lvm::parse_fullreport(&run_ok(host, &lvm::argv())?, &kname_of)?;
-
-    let boot = boot(host)?;
-    Ok(Observed {
-        format: SNAPSHOT_FORMAT,
-        hostname: host.hostname(),
-        block_devices,
-        arrays,
-        lvm,
-        boot,
-        other_devices,
-        dev_md_strays,
-    }
-    .normalized())
+    Ok(lvm::parse_fullreport(
+        &run_ok(host, &lvm::argv())?,
+        &kname_of,
+    )?)
 }
 
 /// Signatures on a device (`wipefs -n`), or why the probe gave no answer.

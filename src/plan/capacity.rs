@@ -199,7 +199,7 @@ impl Model<'_> {
                     DeviceRef::Mirror(n) => Some(self.key(&format!("/dev/md/{n}"))),
                     DeviceRef::Disk(n) => {
                         let (disk, part) = split_device(n);
-                        let dev = d.disks.get(disk).and_then(|s| self.o.disk_for(s));
+                        let dev = d.disks.get(disk).and_then(|s| super::disk_for(self.o, s));
                         match (dev, part) {
                             (Some(dv), None) => Some(dv.kname.clone()),
                             (Some(dv), Some(p)) => self

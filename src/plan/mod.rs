@@ -5,12 +5,11 @@ pub mod address;
 pub mod capacity;
 mod diff;
 pub mod fingerprint;
-pub mod lint;
 pub mod persist;
 pub mod step;
 
 pub use address::Address;
-pub use diff::plan;
+pub use diff::{disk_for, plan};
 pub use step::{ArrayDevice, CacheTool, Command, Risk, SizeArg, Step};
 
 use crate::config::Desired;

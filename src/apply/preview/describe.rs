@@ -32,7 +32,7 @@ fn file_name(obs: &Observed, d: &Desired, kname: &str) -> String {
         return format!("mirror {n} ({kname})");
     }
     for spec in d.disks.values() {
-        let Some(dev) = obs.disk_for(spec) else {
+        let Some(dev) = crate::plan::disk_for(obs, spec) else {
             continue;
         };
         if dev.kname == kname {
@@ -80,7 +80,7 @@ pub fn describe(obs: &Observed, d: &Desired, object: &Address) -> Option<String>
 /// disk the file does not name.
 fn disk_text(obs: &Observed, d: &Desired, object: &Address, disk: &str) -> Option<String> {
     let spec = d.disks.get(disk)?;
-    let Some(dev) = obs.disk_for(spec) else {
+    let Some(dev) = crate::plan::disk_for(obs, spec) else {
         return Some(format!("{object}: not present\n"));
     };
     let mut t = format!(

@@ -24,145 +24,12 @@ pub(super) fn disks(c: &mut Ctx, raw: &RawConfig) -> BTreeMap<String, DiskSpec> 
             ));
         }
         if let Some(i) = &id {
-            let pi = format!("{p}/id");
-            // udev's by-id names: letters, digits and a few separators; nothing a shell interprets.
-            let by_id_chars = i
-                .chars()
-                .all(|ch| ch.is_ascii_alphanumeric() || "._:+@=,#-".contains(ch));
-            if i.is_empty() || i.starts_with('.') || !by_id_chars {
-                c.err(
-                    &pi,
-                    false,
-                    format!("`{i}` is not a name under /dev/disk/by-id"),
-                    Some(
-                        "write only the link name, e.g. `ata-SAMSUNG_HD204UI_S2H7J9BZ000001`"
-                            .into(),
-                    ),
-                );
-            } else if is_kernel_name(i) {
-                c.err(
-                    &pi,
-                    false,
-                    format!("`{i}` is a kernel name, which can name another disk after the next boot or hotplug"),
-                    Some(format!("use the disk's stable name: `ls -l /dev/disk/by-id/ | grep -w {i}` shows its `ata-…`/`nvme-…` and `wwn-…` names")),
-                );
-            } else if ["md-", "dm-", "lvm-pv-uuid-"]
-                .iter()
-                .any(|pre| i.starts_with(pre))
-            {
-                c.err(&pi, false, format!("`{i}` names an md or device-mapper device, not a disk"), Some("disks are physical drives; mirrors and LVs are declared under `mirrors:` and `volume_groups:`".into()));
-            } else if i.contains("-part")
-                && i.rsplit("-part")
-                    .next()
-                    .is_some_and(|n| n.chars().all(|ch| ch.is_ascii_digit()))
-            {
-                c.err(
-                    &pi,
-                    false,
-                    format!("`{i}` names a partition, not a whole disk"),
-                    Some("name the whole disk; partitions are declared under the disk".into()),
-                );
-            } else if let Some(other) = ids.insert(i.clone(), name.clone()) {
-                c.err(
-                    &pi,
-                    false,
-                    format!("id `{i}` is already used by disk `{other}`"),
-                    Some("each physical disk is declared once".into()),
-                );
-            }
+            check_id(c, &p, name, i, &mut ids);
         }
         if let Some(s) = &d.serial {
-            if s.trim().is_empty() {
-                c.err(&format!("{p}/serial"), false, "empty serial", None);
-            } else if let Err(m) = check_serial(s) {
-                c.err(
-                    &format!("{p}/serial"),
-                    false,
-                    m,
-                    Some("copy the disk's SERIAL from `lsblk -o NAME,SERIAL`, or name it by `id:` alone".into()),
-                );
-            } else if let Some(other) = serials.insert(s.clone(), name.clone()) {
-                c.err(
-                    &format!("{p}/serial"),
-                    false,
-                    format!("serial `{s}` is already used by disk `{other}`"),
-                    None,
-                );
-            }
+            check_disk_serial(c, &p, name, s, &mut serials);
         }
-        let mut partitions = Vec::new();
-        for (i, part) in d.partitions.iter().flatten().enumerate() {
-            let pp = format!("{p}/partitions/{i}");
-            if let Err(msg) = check_name(&part.name, 36) {
-                c.err(
-                    &format!("{pp}/name"),
-                    false,
-                    msg,
-                    Some("GPT names are at most 36 characters".into()),
-                );
-            }
-            if partitions
-                .iter()
-                .any(|x: &PartitionSpec| x.name == part.name)
-            {
-                c.err(
-                    &format!("{pp}/name"),
-                    false,
-                    format!(
-                        "partition `{}` is declared twice on disk `{name}`",
-                        part.name
-                    ),
-                    None,
-                );
-            }
-            let last = i + 1 == d.partitions.as_ref().map(|v| v.len()).unwrap_or(0);
-            let size = match &part.size {
-                RawSize::Text(t) if t.trim() == "rest" => {
-                    if !last {
-                        c.err(
-                            &format!("{pp}/size"),
-                            false,
-                            "only the last partition can take `rest`",
-                            Some("give this one a size".into()),
-                        );
-                    }
-                    None
-                }
-                s => match size_bytes(s) {
-                    Ok(b) if b < 1 << 20 => {
-                        c.err(
-                            &format!("{pp}/size"),
-                            false,
-                            format!("partition of {b} bytes is smaller than 1MiB"),
-                            None,
-                        );
-                        Some(b)
-                    }
-                    Ok(b) => Some(b),
-                    Err(e) => {
-                        c.err(
-                            &format!("{pp}/size"),
-                            false,
-                            e,
-                            Some("or `rest` for the last partition".into()),
-                        );
-                        None
-                    }
-                },
-            };
-            partitions.push(PartitionSpec {
-                name: part.name.clone(),
-                size,
-            });
-        }
-        if d.partitions.as_ref().is_some_and(|v| v.is_empty()) {
-            c.err(
-                &format!("{p}/partitions"),
-                true,
-                "an empty partition list",
-                Some("remove `partitions:` to use the whole disk".into()),
-            );
-        }
+        let partitions = partitions(c, &p, name, d);
         disks.insert(
             name.clone(),
             DiskSpec {
@@ -176,6 +43,163 @@ pub(super) fn disks(c: &mut Ctx, raw: &RawConfig) -> BTreeMap<String, DiskSpec> 
         );
     }
     disks
+}
+
+/// A disk's `id`: a by-id link name of a whole physical disk (not a kernel name, an md or
+/// device-mapper device or a partition), used by no other disk.
+fn check_id(c: &mut Ctx, p: &str, name: &str, i: &str, ids: &mut HashMap<String, String>) {
+    let pi = format!("{p}/id");
+    // udev's by-id names: letters, digits and a few separators; nothing a shell interprets.
+    let by_id_chars = i
+        .chars()
+        .all(|ch| ch.is_ascii_alphanumeric() || "._:+@=,#-".contains(ch));
+    if i.is_empty() || i.starts_with('.') || !by_id_chars {
+        c.err(
+            &pi,
+            false,
+            format!("`{i}` is not a name under /dev/disk/by-id"),
+            Some("write only the link name, e.g. `ata-SAMSUNG_HD204UI_S2H7J9BZ000001`".into()),
+        );
+    } else if is_kernel_name(i) {
+        c.err(
+                    &pi,
+                    false,
+                    format!("`{i}` is a kernel name, which can name another disk after the next boot or hotplug"),
+                    Some(format!("use the disk's stable name: `ls -l /dev/disk/by-id/ | grep -w {i}` shows its `ata-…`/`nvme-…` and `wwn-…` names")),
+                );
+    } else if ["md-", "dm-", "lvm-pv-uuid-"]
+        .iter()
+        .any(|pre| i.starts_with(pre))
+    {
+        c.err(&pi, false, format!("`{i}` names an md or device-mapper device, not a disk"), Some("disks are physical drives; mirrors and LVs are declared under `mirrors:` and `volume_groups:`".into()));
+    } else if i.contains("-part")
+        && i.rsplit("-part")
+            .next()
+            .is_some_and(|n| n.chars().all(|ch| ch.is_ascii_digit()))
+    {
+        c.err(
+            &pi,
+            false,
+            format!("`{i}` names a partition, not a whole disk"),
+            Some("name the whole disk; partitions are declared under the disk".into()),
+        );
+    } else if let Some(other) = ids.insert(i.to_string(), name.to_string()) {
+        c.err(
+            &pi,
+            false,
+            format!("id `{i}` is already used by disk `{other}`"),
+            Some("each physical disk is declared once".into()),
+        );
+    }
+}
+
+/// A disk's `serial`: not empty, one udev keeps as it is, used by no other disk.
+fn check_disk_serial(
+    c: &mut Ctx,
+    p: &str,
+    name: &str,
+    s: &str,
+    serials: &mut HashMap<String, String>,
+) {
+    if s.trim().is_empty() {
+        c.err(&format!("{p}/serial"), false, "empty serial", None);
+    } else if let Err(m) = check_serial(s) {
+        c.err(
+            &format!("{p}/serial"),
+            false,
+            m,
+            Some(
+                "copy the disk's SERIAL from `lsblk -o NAME,SERIAL`, or name it by `id:` alone"
+                    .into(),
+            ),
+        );
+    } else if let Some(other) = serials.insert(s.to_string(), name.to_string()) {
+        c.err(
+            &format!("{p}/serial"),
+            false,
+            format!("serial `{s}` is already used by disk `{other}`"),
+            None,
+        );
+    }
+}
+
+/// A disk's GPT partitions: valid names, each once, sizes of at least 1MiB, `rest` only last;
+/// `partitions:` not empty when given.
+fn partitions(c: &mut Ctx, p: &str, name: &str, d: &RawDisk) -> Vec<PartitionSpec> {
+    let mut partitions = Vec::new();
+    for (i, part) in d.partitions.iter().flatten().enumerate() {
+        let pp = format!("{p}/partitions/{i}");
+        if let Err(msg) = check_name(&part.name, 36) {
+            c.err(
+                &format!("{pp}/name"),
+                false,
+                msg,
+                Some("GPT names are at most 36 characters".into()),
+            );
+        }
+        if partitions
+            .iter()
+            .any(|x: &PartitionSpec| x.name == part.name)
+        {
+            c.err(
+                &format!("{pp}/name"),
+                false,
+                format!(
+                    "partition `{}` is declared twice on disk `{name}`",
+                    part.name
+                ),
+                None,
+            );
+        }
+        let last = i + 1 == d.partitions.as_ref().map(|v| v.len()).unwrap_or(0);
+        let size = match &part.size {
+            RawSize::Text(t) if t.trim() == "rest" => {
+                if !last {
+                    c.err(
+                        &format!("{pp}/size"),
+                        false,
+                        "only the last partition can take `rest`",
+                        Some("give this one a size".into()),
+                    );
+                }
+                None
+            }
+            s => match size_bytes(s) {
+                Ok(b) if b < 1 << 20 => {
+                    c.err(
+                        &format!("{pp}/size"),
+                        false,
+                        format!("partition of {b} bytes is smaller than 1MiB"),
+                        None,
+                    );
+                    Some(b)
+                }
+                Ok(b) => Some(b),
+                Err(e) => {
+                    c.err(
+                        &format!("{pp}/size"),
+                        false,
+                        e,
+                        Some("or `rest` for the last partition".into()),
+                    );
+                    None
+                }
+            },
+        };
+        partitions.push(PartitionSpec {
+            name: part.name.clone(),
+            size,
+        });
+    }
+    if d.partitions.as_ref().is_some_and(|v| v.is_empty()) {
+        c.err(
+            &format!("{p}/partitions"),
+            true,
+            "an empty partition list",
+            Some("remove `partitions:` to use the whole disk".into()),
+        );
+    }
+    partitions
 }
 
 /// What members and PVs may name, with the error for a name that is not one of them.

@@ -14,144 +14,15 @@ pub(super) fn mirrors(
     refs: &Refs,
     used_by: &mut HashMap<String, String>,
 ) -> BTreeMap<String, MirrorSpec> {
-    let (disks, devices) = (refs.disks, &refs.devices);
-    let device_error = |name: &str| refs.device_error(name);
     let mut mirrors = BTreeMap::new();
     let mut adopted_by: HashMap<String, String> = HashMap::new();
     for (name, m) in &raw.mirrors {
         let p = format!("/mirrors/{}", seg(name));
-        if let Err(msg) = check_name(name, 32) {
-            c.err(&p, true, msg, None);
-        }
-        if disks.contains_key(name) {
-            c.err(
-                &p,
-                true,
-                format!("`{name}` is both a disk and a mirror"),
-                Some(
-                    "give mirrors and disks distinct names; PV lists refer to either by name"
-                        .into(),
-                ),
-            );
-        }
-        if m.members.len() < 2 {
-            c.err(
-                &format!("{p}/members"),
-                false,
-                format!(
-                    "mirror `{name}` has {} member(s); a mirror needs at least 2",
-                    m.members.len()
-                ),
-                None,
-            );
-        }
-        let mut seen = BTreeSet::new();
-        let mut on_disk: HashMap<&str, &String> = HashMap::new();
-        for (i, member) in m.members.iter().enumerate() {
-            let mp = format!("{p}/members/{i}");
-            if raw.mirrors.contains_key(member) {
-                c.err(
-                    &mp,
-                    false,
-                    format!("`{member}` is a mirror; the members of a mirror are disks"),
-                    Some("md RAID1 over other arrays is not supported: list disks here".into()),
-                );
-                continue;
-            }
-            if !devices.contains(member) {
-                let (msg, hint) = device_error(member);
-                c.err(&mp, false, format!("member {msg}"), Some(hint));
-                continue;
-            }
-            if !seen.insert(member.clone()) {
-                c.err(
-                    &mp,
-                    false,
-                    format!("`{member}` is listed twice in mirror `{name}`"),
-                    None,
-                );
-                continue;
-            }
-            let disk = split_device(member).0;
-            if let Some(first) = on_disk.insert(disk, member) {
-                c.err(
-                    &mp,
-                    false,
-                    format!("`{member}` and `{first}` are partitions of the same disk `{disk}`: the mirror would not survive losing it"),
-                    Some("mirror partitions of different disks".into()),
-                );
-            }
-            if let Some(other) = used_by.insert(member.clone(), format!("mirror `{name}`")) {
-                c.err(
-                    &mp,
-                    false,
-                    format!("disk `{member}` is already used by {other}"),
-                    Some("a device belongs to one mirror or volume group".into()),
-                );
-            }
-        }
-        let write_mostly = match &m.write_mostly {
-            None | Some(RawWriteMostly::Auto(_)) => WriteMostly::Auto,
-            Some(RawWriteMostly::List(l)) => {
-                for (i, w) in l.iter().enumerate() {
-                    if !m.members.contains(w) {
-                        c.err(
-                            &format!("{p}/write_mostly/{i}"),
-                            false,
-                            format!("`{w}` is not a member of mirror `{name}`"),
-                            Some(format!("members are: {}", m.members.join(", "))),
-                        );
-                    }
-                }
-                WriteMostly::List(l.clone())
-            }
-        };
-        let bitmap_chunk = match &m.bitmap {
-            Some(RawBitmap::None(_)) => None,
-            None | Some(RawBitmap::Internal(RawBitmapInternal { chunk: None })) => Some(64 << 20),
-            Some(RawBitmap::Internal(RawBitmapInternal { chunk: Some(sz) })) => {
-                let cp = format!("{p}/bitmap/chunk");
-                match size_bytes(sz) {
-                    Err(e) => {
-                        c.err(&cp, false, e, None);
-                        Some(64 << 20)
-                    }
-                    Ok(b) if !b.is_power_of_two() || b < 4096 => {
-                        c.err(
-                            &cp,
-                            false,
-                            format!(
-                                "bitmap chunk {b} bytes must be a power of two of at least 4KiB"
-                            ),
-                            Some("e.g. `64MiB` (the default) or `128MiB`".into()),
-                        );
-                        Some(64 << 20)
-                    }
-                    Ok(b) => Some(b),
-                }
-            }
-        };
-        let write_behind = m.write_behind.unwrap_or(0);
-        if write_behind > 16383 {
-            c.err(
-                &format!("{p}/write_behind"),
-                false,
-                format!("write_behind {write_behind} is out of range"),
-                Some("md allows 0 to 16383 outstanding write-behind writes".into()),
-            );
-        } else if write_behind > 0 {
-            if bitmap_chunk.is_none() {
-                c.err(
-                    &format!("{p}/write_behind"),
-                    false,
-                    "write_behind needs a write-intent bitmap",
-                    Some("remove `bitmap: none`, or set `write_behind: 0`".into()),
-                );
-            }
-            if matches!(&write_mostly, WriteMostly::List(l) if l.is_empty()) {
-                c.err(&format!("{p}/write_behind"), false, "write_behind > 0 without a write-mostly member", Some("write-behind only applies to write-mostly members: list one in `write_mostly`, or set `write_behind: 0`".into()));
-            }
-        }
+        check_mirror_name(c, &p, name, refs.disks);
+        members(c, raw, refs, &p, name, m, used_by);
+        let write_mostly = write_mostly(c, &p, name, m);
+        let bitmap_chunk = bitmap_chunk(c, &p, m);
+        let write_behind = write_behind(c, &p, m, bitmap_chunk, &write_mostly);
         let spec = MirrorSpec {
             name: name.clone(),
             members: m.members.clone(),
@@ -161,9 +32,188 @@ pub(super) fn mirrors(
             absent: m.state == Some(ObjectState::Absent),
             adopted: adopted(c, &p, name, m, &mut adopted_by),
         };
-        let media = |n: &str| disks.get(split_device(n).0)?.rotational_override;
-        if let Some(fast) = spec.inverted_write_mostly(media) {
+        check_inverted_write_mostly(c, &p, name, &spec, refs.disks);
+        mirrors.insert(name.clone(), spec);
+    }
+
+    mirrors
+}
+
+/// A mirror's name: valid for md, and not also a disk's.
+fn check_mirror_name(c: &mut Ctx, p: &str, name: &str, disks: &BTreeMap<String, DiskSpec>) {
+    if let Err(msg) = check_name(name, 32) {
+        c.err(p, true, msg, None);
+    }
+    if disks.contains_key(name) {
+        c.err(
+            p,
+            true,
+            format!("`{name}` is both a disk and a mirror"),
+            Some("give mirrors and disks distinct names; PV lists refer to either by name".into()),
+        );
+    }
+}
+
+/// A mirror's members: at least two, each a device of the file (not a mirror), listed once, on
+/// different disks, and in no other mirror or volume group.
+fn members(
+    c: &mut Ctx,
+    raw: &RawConfig,
+    refs: &Refs,
+    p: &str,
+    name: &str,
+    m: &RawMirror,
+    used_by: &mut HashMap<String, String>,
+) {
+    if m.members.len() < 2 {
+        c.err(
+            &format!("{p}/members"),
+            false,
+            format!(
+                "mirror `{name}` has {} member(s); a mirror needs at least 2",
+                m.members.len()
+            ),
+            None,
+        );
+    }
+    let mut seen = BTreeSet::new();
+    let mut on_disk: HashMap<&str, &String> = HashMap::new();
+    for (i, member) in m.members.iter().enumerate() {
+        let mp = format!("{p}/members/{i}");
+        if raw.mirrors.contains_key(member) {
             c.err(
+                &mp,
+                false,
+                format!("`{member}` is a mirror; the members of a mirror are disks"),
+                Some("md RAID1 over other arrays is not supported: list disks here".into()),
+            );
+            continue;
+        }
+        if !refs.devices.contains(member) {
+            let (msg, hint) = refs.device_error(member);
+            c.err(&mp, false, format!("member {msg}"), Some(hint));
+            continue;
+        }
+        if !seen.insert(member.clone()) {
+            c.err(
+                &mp,
+                false,
+                format!("`{member}` is listed twice in mirror `{name}`"),
+                None,
+            );
+            continue;
+        }
+        let disk = split_device(member).0;
+        if let Some(first) = on_disk.insert(disk, member) {
+            c.err(
+                    &mp,
+                    false,
+                    format!("`{member}` and `{first}` are partitions of the same disk `{disk}`: the mirror would not survive losing it"),
+                    Some("mirror partitions of different disks".into()),
+                );
+        }
+        if let Some(other) = used_by.insert(member.clone(), format!("mirror `{name}`")) {
+            c.err(
+                &mp,
+                false,
+                format!("disk `{member}` is already used by {other}"),
+                Some("a device belongs to one mirror or volume group".into()),
+            );
+        }
+    }
+}
+
+/// `write_mostly`: `auto`, or a list of the mirror's members.
+fn write_mostly(c: &mut Ctx, p: &str, name: &str, m: &RawMirror) -> WriteMostly {
+    match &m.write_mostly {
+        None | Some(RawWriteMostly::Auto(_)) => WriteMostly::Auto,
+        Some(RawWriteMostly::List(l)) => {
+            for (i, w) in l.iter().enumerate() {
+                if !m.members.contains(w) {
+                    c.err(
+                        &format!("{p}/write_mostly/{i}"),
+                        false,
+                        format!("`{w}` is not a member of mirror `{name}`"),
+                        Some(format!("members are: {}", m.members.join(", "))),
+                    );
+                }
+            }
+            WriteMostly::List(l.clone())
+        }
+    }
+}
+
+/// The write-intent bitmap's chunk (None for `bitmap: none`): 64MiB unless the file says, a
+/// power of two of at least 4KiB.
+fn bitmap_chunk(c: &mut Ctx, p: &str, m: &RawMirror) -> Option<u64> {
+    match &m.bitmap {
+        Some(RawBitmap::None(_)) => None,
+        None | Some(RawBitmap::Internal(RawBitmapInternal { chunk: None })) => Some(64 << 20),
+        Some(RawBitmap::Internal(RawBitmapInternal { chunk: Some(sz) })) => {
+            let cp = format!("{p}/bitmap/chunk");
+            match size_bytes(sz) {
+                Err(e) => {
+                    c.err(&cp, false, e, None);
+                    Some(64 << 20)
+                }
+                Ok(b) if !b.is_power_of_two() || b < 4096 => {
+                    c.err(
+                        &cp,
+                        false,
+                        format!("bitmap chunk {b} bytes must be a power of two of at least 4KiB"),
+                        Some("e.g. `64MiB` (the default) or `128MiB`".into()),
+                    );
+                    Some(64 << 20)
+                }
+                Ok(b) => Some(b),
+            }
+        }
+    }
+}
+
+/// `write_behind`: in md's range, and above 0 only with a bitmap and a write-mostly member.
+fn write_behind(
+    c: &mut Ctx,
+    p: &str,
+    m: &RawMirror,
+    bitmap_chunk: Option<u64>,
+    write_mostly: &WriteMostly,
+) -> u32 {
+    let write_behind = m.write_behind.unwrap_or(0);
+    if write_behind > 16383 {
+        c.err(
+            &format!("{p}/write_behind"),
+            false,
+            format!("write_behind {write_behind} is out of range"),
+            Some("md allows 0 to 16383 outstanding write-behind writes".into()),
+        );
+    } else if write_behind > 0 {
+        if bitmap_chunk.is_none() {
+            c.err(
+                &format!("{p}/write_behind"),
+                false,
+                "write_behind needs a write-intent bitmap",
+                Some("remove `bitmap: none`, or set `write_behind: 0`".into()),
+            );
+        }
+        if matches!(write_mostly, WriteMostly::List(l) if l.is_empty()) {
+            c.err(&format!("{p}/write_behind"), false, "write_behind > 0 without a write-mostly member", Some("write-behind only applies to write-mostly members: list one in `write_mostly`, or set `write_behind: 0`".into()));
+        }
+    }
+    write_behind
+}
+
+/// write_mostly that lists every SSD member and leaves the HDDs out: the wrong way round.
+fn check_inverted_write_mostly(
+    c: &mut Ctx,
+    p: &str,
+    name: &str,
+    spec: &MirrorSpec,
+    disks: &BTreeMap<String, DiskSpec>,
+) {
+    let media = |n: &str| disks.get(split_device(n).0)?.rotational_override;
+    if let Some(fast) = spec.inverted_write_mostly(media) {
+        c.err(
                 &format!("{p}/write_mostly"),
                 false,
                 format!(
@@ -172,11 +222,7 @@ pub(super) fn mirrors(
                 ),
                 Some("write-mostly belongs on the slow members: list the HDDs, or write `write_mostly: auto`".into()),
             );
-        }
-        mirrors.insert(name.clone(), spec);
     }
-
-    mirrors
 }
 
 /// `uuid` and `device` of a mirror adopted by UUID: both or neither, a real md UUID, a kernel md

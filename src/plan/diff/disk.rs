@@ -379,3 +379,16 @@ impl<'a> Planner<'a> {
         Ok(found)
     }
 }
+
+/// The whole disk a file's disk names: by its by-id name, else by its serial. (The plan itself
+/// resolves with more care, in `resolve_disks`: a serial that contradicts the id, or matches two
+/// disks, is an error there.)
+pub fn disk_for<'o>(o: &'o Observed, spec: &DiskSpec) -> Option<&'o BlockDevice> {
+    spec.id.as_ref().and_then(|i| o.by_id(i)).or_else(|| {
+        spec.serial.as_ref().and_then(|s| {
+            o.block_devices
+                .iter()
+                .find(|b| b.kind == DevKind::Disk && b.serial.as_ref() == Some(s))
+        })
+    })
+}

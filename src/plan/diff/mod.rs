@@ -17,6 +17,8 @@ use crate::config::{
 use crate::observe::{BlockDevice, DevKind, Lookup, MdArray, Observed, WRITE_CACHE_RULE_PATH};
 use std::collections::{BTreeMap, BTreeSet};
 
+pub use disk::disk_for;
+
 mod adopt;
 
 /// A disk of the file, matched to the machine.

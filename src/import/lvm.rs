@@ -3,7 +3,7 @@
 //! dm-writecache); LVM RAID, mirrors, thin pools and volumes, snapshots, dm-cache and VDO are
 //! left out and said so, never written as something they are not.
 
-use super::{Builder, size};
+use super::disks::{Builder, size};
 use crate::config::raw::*;
 use crate::observe::{DevKind, Lv, Observed};
 use std::collections::BTreeMap;

@@ -1,0 +1,213 @@
+//! The mirrors of the imported file: md RAID1 arrays with md's own superblocks, by their
+//! /dev/md/NAME or adopted by UUID, and the note on mdadm.conf lines `plan` will add.
+
+use super::disks::{Builder, size};
+use crate::config::raw::*;
+use crate::observe::{BitmapKind, MdArray, Observed};
+use crate::plan::persist;
+use std::collections::BTreeMap;
+
+/// How the file names an array: `/dev/md/NAME` by its name; an array without one (made as
+/// /dev/mdN, which mdadm names by its number) is adopted by UUID under its kernel name.
+fn array_label(a: &MdArray) -> String {
+    a.name
+        .as_ref()
+        .map(|n| format!("/dev/md/{n}"))
+        .unwrap_or(format!("/dev/{}", a.kname))
+}
+
+fn by_name(a: &MdArray) -> Option<&String> {
+    a.name.as_ref().filter(|n| {
+        crate::observe::names::md_name_safe(n)
+            && n.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
+            && !n.chars().all(|c| c.is_ascii_digit())
+    })
+}
+
+/// An md UUID mdadm.conf can hold (an array that is not running shows zeros).
+fn real_uuid(a: &MdArray) -> Option<String> {
+    let u = crate::observe::names::mdadm_uuid(a.uuid.as_deref()?);
+    let hex: Vec<char> = u.chars().filter(|c| c.is_ascii_hexdigit()).collect();
+    (hex.len() == 32 && hex.iter().any(|c| *c != '0') && u.len() == 35).then_some(u)
+}
+
+/// An imported mirror as mdadm.conf lists it: (entry — its name or adopted device —, UUID, name).
+type ConfEntry = (String, String, String);
+
+/// The mirrors, the mirror each array's kernel name became, and how mdadm.conf lists each.
+type Mirrors = (
+    BTreeMap<String, RawMirror>,
+    BTreeMap<String, String>,
+    Vec<ConfEntry>,
+);
+
+pub(super) fn mirrors(b: &mut Builder) -> Mirrors {
+    let o = b.o;
+    let mut mirrors = BTreeMap::new();
+    let mut mirror_of = BTreeMap::new();
+    let mut conf = Vec::new();
+    for a in &o.arrays {
+        let label = array_label(a);
+        if a.level != "raid1" {
+            b.skipped
+                .push(format!("{label}: {} (hyraid manages RAID1)", a.level));
+            continue;
+        }
+        let uuid = real_uuid(a);
+        let (name, adopted) = match (by_name(a), &uuid) {
+            (Some(n), _) => (n.clone(), false),
+            (None, Some(_)) => (a.kname.clone(), true),
+            (None, None) => {
+                b.skipped.push(format!(
+                    "{label}: no /dev/md/NAME and no UUID to adopt it by"
+                ));
+                continue;
+            }
+        };
+        if mirrors.contains_key(&name) {
+            b.skipped.push(format!(
+                "{label}: another array is already imported as mirror `{name}`"
+            ));
+            continue;
+        }
+        if let Some(meta) = &a.metadata {
+            b.skipped.push(format!(
+                "{label}: RAID1 with {meta} metadata (hyraid manages md's own superblocks)"
+            ));
+            continue;
+        }
+        if let Some(bm) = a
+            .bitmap
+            .as_ref()
+            .filter(|bm| bm.kind != BitmapKind::Internal)
+        {
+            b.skipped.push(format!(
+                "{label}: its bitmap is {} (hyraid manages internal bitmaps)",
+                bm.describe()
+            ));
+            continue;
+        }
+        let saved = b.checkpoint();
+        let live: Vec<_> = a.members.iter().filter(|m| !m.faulty()).collect();
+        let mut members = Vec::new();
+        let mut wm = Vec::new();
+        let mut rotational = Vec::new();
+        let mut why = None;
+        for m in &live {
+            let Some(d) = o.device(&m.kname) else {
+                why = Some(format!(
+                    "member /dev/{} is not a disk or partition",
+                    m.kname
+                ));
+                break;
+            };
+            match b.device(d) {
+                Ok(n) => {
+                    if m.write_mostly() {
+                        wm.push(n.clone());
+                    }
+                    let whole = d.parent.as_deref().and_then(|p| o.device(p)).unwrap_or(d);
+                    rotational.push((n.clone(), whole.rotational));
+                    members.push(n);
+                }
+                Err(e) => {
+                    why = Some(e);
+                    break;
+                }
+            }
+        }
+        if why.is_none() && members.len() < 2 {
+            why = Some("fewer than two usable members".into());
+        }
+        if let Some(why) = why {
+            b.rollback(saved);
+            b.skipped.push(format!("{label}: {why}"));
+            continue;
+        }
+        // `auto` where it is what is there: the rotational members, when a fast one exists.
+        let auto: Vec<&String> = if rotational.iter().any(|(_, r)| !r) {
+            rotational
+                .iter()
+                .filter(|(_, r)| *r)
+                .map(|(n, _)| n)
+                .collect()
+        } else {
+            vec![]
+        };
+        let write_mostly = if auto.len() == wm.len() && auto.iter().all(|n| wm.contains(n)) {
+            RawWriteMostly::Auto(AutoWord::Auto)
+        } else {
+            RawWriteMostly::List(wm.clone())
+        };
+        let write_behind = match a.bitmap.as_ref().map(|b| b.backlog).unwrap_or(0) {
+            wb if wb > 0 && wm.is_empty() => {
+                b.skipped.push(format!("{label}: write-behind {wb} is set but no member is write-mostly, so it has no effect; imported as 0 (plan will reset it)"));
+                0
+            }
+            wb => wb,
+        };
+        let device = adopted.then(|| format!("/dev/{}", a.kname));
+        if let Some(u) = &uuid {
+            conf.push((
+                device.clone().unwrap_or(name.clone()),
+                u.clone(),
+                name.clone(),
+            ));
+        }
+        mirror_of.insert(a.kname.clone(), name.clone());
+        mirrors.insert(
+            name,
+            RawMirror {
+                uuid: if adopted { uuid } else { None },
+                device,
+                members,
+                write_mostly: Some(write_mostly),
+                bitmap: Some(match &a.bitmap {
+                    None => RawBitmap::None(NoneWord::None),
+                    Some(bm) => RawBitmap::Internal(RawBitmapInternal {
+                        chunk: Some(size(bm.chunk)),
+                    }),
+                }),
+                write_behind: Some(write_behind),
+                state: None,
+            },
+        );
+    }
+    (mirrors, mirror_of, conf)
+}
+
+/// What `plan` on the file will show when mdadm.conf does not list the mirrors as hyraid writes
+/// them: exactly that file (and the initramfs that carries it).
+pub(super) fn mdadm_conf_note(o: &Observed, conf: &[ConfEntry]) -> Option<String> {
+    let ours: Vec<(String, String)> = conf
+        .iter()
+        .map(|(e, u, _)| (e.clone(), u.clone()))
+        .collect();
+    let cur = o.boot.mdadm_conf.as_deref();
+    let new = persist::managed_mdadm_conf(cur, &ours, &[]).ok()?;
+    if ours.is_empty() || cur == Some(new.as_str()) {
+        return None;
+    }
+    let listed = cur
+        .map(crate::observe::names::mdadm_conf_uuids)
+        .unwrap_or_default();
+    let missing: Vec<&str> = conf
+        .iter()
+        .filter(|(_, u, _)| !listed.contains(&crate::observe::names::norm_uuid(u)))
+        .map(|(_, _, n)| n.as_str())
+        .collect();
+    let path = persist::mdadm_conf_path(&o.boot);
+    let initramfs = persist::initramfs_command(&o.boot)
+        .map(|c| format!(", then `{c}`"))
+        .unwrap_or_default();
+    Some(if missing.is_empty() {
+        format!(
+            "mdadm.conf ({path}) lists the arrays under other device names: `hyraid plan` on this file shows only that (hyraid's ARRAY lines replace those{initramfs}); nothing else changes"
+        )
+    } else {
+        format!(
+            "mdadm.conf ({path}) has no ARRAY line for {}: `hyraid plan` on this file shows only that (hyraid's ARRAY lines for them{initramfs}); nothing else changes",
+            missing.join(", ")
+        )
+    })
+}

@@ -1,0 +1,77 @@
+//! `hyraid import`: write the file that describes the machine as it is, so that `hyraid plan`
+//! on it right away shows no changes (or, when mdadm.conf does not list the arrays yet, exactly
+//! that). This is how a hand-built box is adopted. What hyraid does not manage is left out and
+//! said so, never described as something else.
+
+mod disks;
+mod lvm;
+mod mirrors;
+mod yaml;
+
+use crate::config::raw::*;
+use crate::observe::{BlockDevice, Observed};
+use disks::{Builder, role};
+use mirrors::{mdadm_conf_note, mirrors};
+use std::collections::BTreeMap;
+pub use yaml::to_yaml;
+
+/// The imported file, what was left out and why, and what `plan` on it will show.
+pub struct Imported {
+    pub config: RawConfig,
+    /// `not imported: …`: objects on the machine the file does not describe, and why.
+    pub skipped: Vec<String>,
+    /// What `hyraid plan` on the file shows besides "no changes" (mdadm.conf lacking lines).
+    pub notes: Vec<String>,
+}
+
+pub fn import(o: &Observed) -> Imported {
+    // First pass: which disks are used; then name them in kernel-name order (ssd0 before ssd1).
+    let first = build(o, &BTreeMap::new());
+    let mut used: Vec<&BlockDevice> = o
+        .block_devices
+        .iter()
+        .filter(|d| first.names.contains_key(&d.kname))
+        .collect();
+    used.sort_by(|a, b| (a.kname.len(), &a.kname).cmp(&(b.kname.len(), &b.kname)));
+    let mut counters: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut names = BTreeMap::new();
+    for d in used {
+        let role = role(d);
+        let k = counters.entry(role).or_insert(0);
+        names.insert(d.kname.clone(), format!("{role}{k}"));
+        *k += 1;
+    }
+    let second = build(o, &names);
+    Imported {
+        config: second.config,
+        skipped: second.skipped,
+        notes: second.notes,
+    }
+}
+
+struct Built {
+    config: RawConfig,
+    skipped: Vec<String>,
+    notes: Vec<String>,
+    names: BTreeMap<String, String>,
+}
+
+fn build(o: &Observed, preassigned: &BTreeMap<String, String>) -> Built {
+    let mut b = Builder::new(o, preassigned);
+    let (mirrors, mirror_of, conf) = mirrors(&mut b);
+    let vgs = lvm::volume_groups(&mut b, &mirror_of);
+    b.partitions();
+    let notes = mdadm_conf_note(o, &conf).into_iter().collect();
+    Built {
+        config: RawConfig {
+            version: 1,
+            host: Some(o.hostname.clone()).filter(|h| !h.is_empty()),
+            disks: b.disks,
+            mirrors,
+            volume_groups: vgs,
+        },
+        skipped: b.skipped,
+        notes,
+        names: b.disk_name,
+    }
+}

@@ -1,0 +1,99 @@
+//! `hyraid status`: health of the arrays, LVs and drive caches, and lints from the field's
+//! practice, each with the reason and the fix. Pure: observation (+ the file, + mdadm.conf) in,
+//! findings out.
+
+mod arrays;
+mod boot;
+mod drives;
+mod lvm;
+mod render;
+
+use crate::config::Desired;
+use crate::observe::Observed;
+use crate::observe::names::mdadm_conf_uuids;
+pub use drives::stable_name;
+pub use render::render_text;
+use serde::Serialize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Lint,
+    /// The file asks for a change hyraid refuses to make (from the plan).
+    Refused,
+    Degraded,
+    Error,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    pub severity: Severity,
+    pub object: String,
+    pub message: String,
+    pub reason: String,
+    pub fix: String,
+}
+
+/// Exit code of `hyraid status`: 0 healthy, 1 error, 2 degraded or lint findings.
+pub fn exit_code(findings: &[Finding]) -> u8 {
+    match findings.iter().map(|f| f.severity).max() {
+        Some(Severity::Error) => 1,
+        Some(Severity::Degraded) | Some(Severity::Refused) | Some(Severity::Lint) => 2,
+        _ => 0,
+    }
+}
+
+/// The findings as the checks add them, in the order they add them (sorted once at the end).
+#[derive(Default)]
+struct Findings(Vec<Finding>);
+
+impl Findings {
+    fn add(
+        &mut self,
+        severity: Severity,
+        object: String,
+        message: String,
+        reason: &str,
+        fix: &str,
+    ) {
+        self.0.push(Finding {
+            severity,
+            object,
+            message,
+            reason: reason.into(),
+            fix: fix.into(),
+        });
+    }
+}
+
+/// Health and lints of the machine: the arrays, the /dev/md leftovers, the devices that could
+/// not be probed, the writecaches and, with a file, the disks it names. Most severe first.
+pub fn status(o: &Observed, desired: Option<&Desired>, mdadm_conf: Option<&str>) -> Vec<Finding> {
+    let mut f = Findings::default();
+    let conf_uuids = mdadm_conf.map(mdadm_conf_uuids).unwrap_or_default();
+    arrays::arrays(o, &conf_uuids, &mut f);
+    arrays::dev_md_strays(o, &mut f);
+    drives::probe_errors(o, &mut f);
+    lvm::writecaches(o, desired, &mut f);
+    if let Some(d) = desired {
+        drives::named_disks(o, d, &mut f);
+    }
+    let mut f = f.0;
+    f.sort_by(|a, b| b.severity.cmp(&a.severity).then(a.object.cmp(&b.object)));
+    f
+}
+
+/// The plan's refusals as findings: a machine the file cannot be applied to is not healthy.
+pub fn refusals(p: &crate::plan::Plan) -> Vec<Finding> {
+    p.refused
+        .iter()
+        .map(|r| Finding {
+            severity: Severity::Refused,
+            object: r.object.clone(),
+            message: r.reason.clone(),
+            reason: "the file asks for this, and `hyraid apply` refuses to do it (it runs nothing while a change is refused)".into(),
+            fix: r.fix.clone(),
+        })
+        .collect()
+}
