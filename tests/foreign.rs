@@ -6,8 +6,9 @@
 
 mod common;
 use common::foreign::{OBJECTS, machine};
-use hyraid::host::record::{Capture, Recorder, Replay};
+use hyraid::host::record::{Recorder, Replay};
 use hyraid::host::sim::SimHost;
+use hyraid::observe::capture::Capture;
 use hyraid::observe::{BitmapKind, DevMdStray, MdBitmap, Observed, observe};
 use hyraid::plan::{Policy, plan};
 
@@ -182,7 +183,7 @@ fn device_nodes_files_and_dangling_links_under_dev_md() {
         observed: seen.clone(),
     };
     let cap: Capture = serde_json::from_str(&serde_json::to_string(&cap).unwrap()).unwrap();
-    assert_eq!(observe(&Replay::new(cap)).unwrap(), seen);
+    assert_eq!(observe(&Replay::from(cap)).unwrap(), seen);
 }
 
 #[test]

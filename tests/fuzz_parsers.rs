@@ -10,7 +10,8 @@ mod common;
 #[path = "fuzz/foreign.rs"]
 mod foreign;
 use common::foreign::{OBJECTS, machine};
-use hyraid::host::record::{Capture, Exchange, Replay};
+use hyraid::host::record::{Exchange, Replay};
+use hyraid::observe::capture::Capture;
 use hyraid::observe::{lsblk, lvm, mdadm, mdstat, observe, wipefs, write_cache};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
@@ -282,7 +283,7 @@ fn the_observer_never_panics_on_a_mangled_machine() {
                 } => *t = apply(t, &muts),
                 _ => {}
             }
-            std::panic::catch_unwind(|| drop(observe(&Replay::new(cap.clone()))))
+            std::panic::catch_unwind(|| drop(observe(&Replay::from(cap.clone()))))
                 .map_err(|_| TestCaseError::fail(format!("observer panicked, exchange {k}")))?;
             runs.fetch_add(1, Ordering::Relaxed);
             Ok(())

@@ -3,7 +3,8 @@
 mod common;
 use common::*;
 use hyraid::config::{import, load_str};
-use hyraid::host::record::{Capture, Replay};
+use hyraid::host::record::Replay;
+use hyraid::observe::capture::Capture;
 use hyraid::plan::{Policy, Step, plan};
 
 fn imported_plan_is_empty(obs: &hyraid::observe::Observed, what: &str) -> String {
@@ -86,7 +87,7 @@ fn vm(f: &str) -> hyraid::observe::Observed {
         &std::fs::read_to_string(format!("tests/fixtures/vm/{f}.json")).unwrap(),
     )
     .unwrap();
-    hyraid::observe::observe(&Replay::new(cap)).unwrap()
+    hyraid::observe::observe(&Replay::from(cap)).unwrap()
 }
 
 #[test]
@@ -359,7 +360,7 @@ fn a_real_box_without_dev_md_links_imports_to_an_empty_plan() {
             *entries = None;
         }
     }
-    let obs = hyraid::observe::observe(&Replay::new(cap)).unwrap();
+    let obs = hyraid::observe::observe(&Replay::from(cap)).unwrap();
     assert!(obs.arrays.iter().all(|a| a.name.is_none()));
     let yaml = imported_plan_is_empty(&obs, "no-dev-md");
     for a in &obs.arrays {

@@ -369,7 +369,7 @@ fn dispatch(cli: Cli) -> Result<u8, CliError> {
             let obs = apply::observe_for(&recorder, None)
                 .map_err(|e| msg(format!("cannot observe the machine: {e}")))?;
             if let Some(path) = capture {
-                let cap = crate::host::record::Capture {
+                let cap = crate::observe::capture::Capture {
                     hostname: m.host().hostname(),
                     exchanges: recorder.exchanges.take(),
                     observed: obs.clone(),
