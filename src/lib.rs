@@ -9,3 +9,4 @@ pub mod host;
 pub mod observe;
 pub mod plan;
 pub mod render;
+pub mod sim;

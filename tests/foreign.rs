@@ -7,10 +7,10 @@
 mod common;
 use common::foreign::{OBJECTS, machine};
 use hyraid::host::record::{Recorder, Replay};
-use hyraid::host::sim::SimHost;
 use hyraid::observe::capture::Capture;
 use hyraid::observe::{BitmapKind, DevMdStray, MdBitmap, Observed, observe};
 use hyraid::plan::{Policy, plan};
+use hyraid::sim::SimHost;
 
 fn obs(objects: &[&str]) -> Observed {
     observe(&machine(objects)).unwrap_or_else(|e| panic!("{objects:?}: {e}"))

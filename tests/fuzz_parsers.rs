@@ -352,7 +352,7 @@ fn the_whole_observer_never_fails_on_foreign_objects() {
             std::panic::catch_unwind(|| {
                 drop(hyraid::plan::plan(&d, &o, hyraid::plan::Policy::default()));
                 drop(hyraid::plan::lint::status(&o, Some(&d), None));
-                drop(observe(&hyraid::host::sim::SimHost::new(o.clone())));
+                drop(observe(&hyraid::sim::SimHost::new(o.clone())));
             })
             .map_err(|_| {
                 TestCaseError::fail(format!("panicked after observing: {objects:?} {changes:?}"))

@@ -188,7 +188,7 @@ fn foreign_objects_are_left_out_of_the_import() {
 
 /// A box built by hand with mdadm's defaults: `mdadm --create /dev/mdN` with no name (so no
 /// /dev/md/NAME link) and no bitmap options, LVM on top; the second array is still resyncing.
-fn hand_built() -> hyraid::host::sim::SimHost {
+fn hand_built() -> hyraid::sim::SimHost {
     let (_, h) = example("microserver-gen8");
     for argv in [
         "mdadm --create /dev/md0 --level=1 --raid-devices=2 /dev/sda /dev/sdc --run",
@@ -205,7 +205,7 @@ fn hand_built() -> hyraid::host::sim::SimHost {
     h
 }
 
-fn observe_bare(h: &hyraid::host::sim::SimHost) -> hyraid::observe::Observed {
+fn observe_bare(h: &hyraid::sim::SimHost) -> hyraid::observe::Observed {
     hyraid::apply::observe_for(h, None).unwrap()
 }
 
@@ -406,7 +406,7 @@ fn lvm_types_hyraid_does_not_manage_are_left_out_and_said_so() {
         lv("cached", "cache", 1, None),
         lv("dedup", "vdo", 1, None),
     ]);
-    let obs = observe_bare(&hyraid::host::sim::SimHost::new(w));
+    let obs = observe_bare(&hyraid::sim::SimHost::new(w));
     assert_eq!(
         obs.lv("vg0", "home-snap").unwrap().snapshot_of.as_deref(),
         Some("home")

@@ -4,9 +4,9 @@
 //! so that the same parsers read back the same state.
 
 use hyraid::host::record::{Exchange, Replay};
-use hyraid::host::sim::SimHost;
 use hyraid::observe::capture::Capture;
 use hyraid::observe::observe;
+use hyraid::sim::SimHost;
 
 fn captures() -> Vec<(String, Capture)> {
     let mut v: Vec<(String, Capture)> = std::fs::read_dir("tests/fixtures/vm")

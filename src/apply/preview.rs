@@ -2,10 +2,10 @@
 //! machine (never on the machine), the copy is observed again, and both states of every object
 //! the plan touches are described the same way. For Ansible's diff mode and reviews.
 
-use crate::host::sim::SimHost;
 use crate::observe::Observed;
 use crate::observe::describe::describe;
 use crate::plan::{Plan, Step};
+use crate::sim::SimHost;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -2,9 +2,10 @@
 
 use crate::apply::{self, ApplyError, Journal, lock::Lock};
 use crate::config::{self, ConfigErrors, Desired};
-use crate::host::{Host, RealHost, sim::SimHost};
+use crate::host::{Host, RealHost};
 use crate::plan::{Plan, Policy, plan};
 use crate::render::{self, Format};
+use crate::sim::SimHost;
 use clap::{Parser, Subcommand};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};

@@ -10,7 +10,7 @@ mod render;
 mod sgdisk;
 pub mod synthetic;
 
-use super::{CmdOutput, Host, HostError};
+use crate::host::{CmdOutput, Host, HostError};
 use crate::observe::{BlockDevice, MdArray, Observed};
 use std::cell::RefCell;
 
