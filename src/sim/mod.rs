@@ -13,7 +13,10 @@ use crate::observe::Observed;
 use std::cell::RefCell;
 use world::{SimState, linked};
 
-/// A fault to inject: the n-th run of a command whose argv contains `needle` fails.
+/// A fault to inject, fired once and then used up: the next command run whose argv, joined with
+/// spaces, contains `needle` fails with `status` and `stderr` without running; or the next file
+/// write or whole-file replace whose path contains `needle` fails with an I/O error whose detail
+/// is `stderr` (`status` unused). When several faults match, the one injected first fires.
 #[derive(Debug, Clone)]
 pub struct Fault {
     pub needle: String,

@@ -67,13 +67,33 @@ pub(super) fn member_signature(uuid: &Option<String>) -> Signature {
     }
 }
 
-pub(super) fn create(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutput, HostError> {
-    // `/dev/md/NAME` (udev links it), or `/dev/mdN` as by hand: that minor, and no
-    // /dev/md/ link (mdadm 4.2 names the array `N` in the superblock and links nothing).
+/// mdadm's answer when it refuses, returned as it is.
+type Refusal = Result<CmdOutput, HostError>;
+
+/// What `mdadm --create` was asked for.
+struct CreateArgs {
+    level: Option<String>,
+    raid_devices: Option<u32>,
+    bitmap: Option<String>,
+    chunk: Option<u64>,
+    write_behind: u32,
+    run: bool,
+    /// Each device, with whether a `--write-mostly` came before it.
+    devices: Vec<(String, bool)>,
+    uuid: Option<String>,
+}
+
+/// The array `mdadm --create MD` makes, as (name, fixed kernel name): `/dev/md/NAME` (udev links
+/// it), or `/dev/mdN` as by hand: that minor, and no /dev/md/ link (mdadm 4.2 names the array
+/// `N` in the superblock and links nothing). Refused when the name or the minor is in use.
+fn create_target<'a>(
+    st: &SimState,
+    md: &'a str,
+) -> Result<(Option<&'a str>, Option<String>), Refusal> {
     let (name, fixed) = match md.strip_prefix("/dev/md/") {
         Some(n) => (Some(n), None),
         None if crate::observe::names::md_kernel_device(md) => (None, Some(md[5..].to_string())),
-        None => return fail(2, "mdadm: sim expects /dev/md/NAME or /dev/mdN\n"),
+        None => return Err(fail(2, "mdadm: sim expects /dev/md/NAME or /dev/mdN\n")),
     };
     let taken = match (name, &fixed) {
         (Some(n), _) => st.world.array_named(n).is_some(),
@@ -81,47 +101,59 @@ pub(super) fn create(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOu
         _ => false,
     };
     if taken {
-        return fail(1, format!("mdadm: {md} is already in use.\n"));
+        return Err(fail(1, format!("mdadm: {md} is already in use.\n")));
     }
-    let (mut level, mut raid_devices, mut bitmap, mut chunk, mut wb, mut run) =
-        (None, None, None, None, 0u32, false);
-    let mut devices: Vec<(String, bool)> = Vec::new();
+    Ok((name, fixed))
+}
+
+/// The options and devices of `mdadm --create`, refused as mdadm 4.2 refuses them (the
+/// simulator models RAID1 only).
+fn parse_create(rest: &[&str]) -> Result<CreateArgs, Refusal> {
+    let mut c = CreateArgs {
+        level: None,
+        raid_devices: None,
+        bitmap: None,
+        chunk: None,
+        write_behind: 0,
+        run: false,
+        devices: Vec::new(),
+        uuid: None,
+    };
     let mut write_mostly = false;
-    let mut uuid: Option<String> = None;
     for a in rest {
         if let Some(v) = a.strip_prefix("--level=") {
-            level = Some(v.to_string());
+            c.level = Some(v.to_string());
         } else if let Some(v) = a.strip_prefix("--raid-devices=") {
-            raid_devices = v.parse::<u32>().ok();
+            c.raid_devices = v.parse::<u32>().ok();
         } else if let Some(v) = a.strip_prefix("--bitmap=") {
-            bitmap = Some(v.to_string());
+            c.bitmap = Some(v.to_string());
         } else if let Some(v) = a.strip_prefix("--bitmap-chunk=") {
             match parse_chunk(v) {
-                Some(c) => chunk = Some(c),
-                None => return fail(2, format!("mdadm: invalid bitmap chunksize: {v}\n")),
+                Some(ch) => c.chunk = Some(ch),
+                None => return Err(fail(2, format!("mdadm: invalid bitmap chunksize: {v}\n"))),
             }
         } else if let Some(v) = a.strip_prefix("--write-behind=") {
             match v.parse::<u32>() {
-                Ok(n) if n <= 16383 => wb = n,
+                Ok(n) if n <= 16383 => c.write_behind = n,
                 _ => {
-                    return fail(
+                    return Err(fail(
                         2,
                         format!(
                             "mdadm: Invalid value for maximum outstanding write-behind writes: {v}.\n\tMust be between 0 and 16383.\n"
                         ),
-                    );
+                    ));
                 }
             }
         } else if *a == "--run" {
-            run = true;
+            c.run = true;
         } else if *a == "--write-mostly" {
             write_mostly = true;
         } else if let Some(v) = a.strip_prefix("--uuid=") {
             let hex: String = v.chars().filter(|c| c.is_ascii_hexdigit()).collect();
             if hex.len() != 32 {
-                return fail(2, format!("mdadm: invalid uuid: {v}\n"));
+                return Err(fail(2, format!("mdadm: invalid uuid: {v}\n")));
             }
-            uuid = Some(format!(
+            c.uuid = Some(format!(
                 "{}-{}-{}-{}-{}",
                 &hex[0..8],
                 &hex[8..12],
@@ -134,38 +166,50 @@ pub(super) fn create(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOu
             || a.starts_with("--homehost=")
         {
         } else if a.starts_with("--") {
-            return fail(2, format!("mdadm: sim does not model option {a}\n"));
+            return Err(fail(2, format!("mdadm: sim does not model option {a}\n")));
         } else {
-            devices.push((a.to_string(), write_mostly));
+            c.devices.push((a.to_string(), write_mostly));
         }
     }
-    if !matches!(level.as_deref(), Some("1") | Some("raid1") | Some("mirror")) {
-        return fail(2, "mdadm: sim models RAID1 only\n");
+    if !matches!(
+        c.level.as_deref(),
+        Some("1") | Some("raid1") | Some("mirror")
+    ) {
+        return Err(fail(2, "mdadm: sim models RAID1 only\n"));
     }
-    if raid_devices != Some(devices.len() as u32) {
-        return fail(
+    if c.raid_devices != Some(c.devices.len() as u32) {
+        return Err(fail(
             2,
             format!(
                 "mdadm: {} devices given, but --raid-devices={:?}\n",
-                devices.len(),
-                raid_devices
+                c.devices.len(),
+                c.raid_devices
             ),
-        );
+        ));
     }
+    Ok(c)
+}
+
+/// The members' knames, each device opened as mdadm opens it (missing or busy: refused), with
+/// the warnings about what the devices already hold.
+fn open_members(
+    st: &SimState,
+    devices: &[(String, bool)],
+) -> Result<(Vec<String>, String), Refusal> {
     let mut knames = Vec::new();
     let mut warnings = String::new();
-    for (d, _) in &devices {
+    for (d, _) in devices {
         let Some(Target::Block(k)) = st.resolve(d) else {
-            return fail(
+            return Err(fail(
                 1,
                 format!("mdadm: cannot open {d}: No such file or directory\n"),
-            );
+            ));
         };
         if st.busy(&Target::Block(k.clone())) {
-            return fail(
+            return Err(fail(
                 1,
                 format!("mdadm: cannot open {d}: Device or resource busy\n"),
-            );
+            ));
         }
         let dev = st.world.device(&k).unwrap();
         for s in dev.signatures.clone().unwrap_or_default() {
@@ -185,6 +229,18 @@ pub(super) fn create(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOu
         }
         knames.push(k);
     }
+    Ok((knames, warnings))
+}
+
+/// The array's size (KiB) over the members `knames`, adding the warning about members of unequal
+/// size to `warnings`. Refused when there are warnings and no `--run` (mdadm would ask), when the
+/// smallest member has no room after the metadata, or when the bitmap chunk is too small.
+fn array_size(
+    st: &SimState,
+    c: &CreateArgs,
+    knames: &[String],
+    warnings: &mut String,
+) -> Result<u64, Refusal> {
     let sizes: Vec<u64> = knames
         .iter()
         .map(|k| st.world.device(k).unwrap().size)
@@ -196,31 +252,73 @@ pub(super) fn create(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOu
     if max > min + min / 100 {
         warnings.push_str("mdadm: largest drive exceeds size by more than 1%\n");
     }
-    if !warnings.is_empty() && !run {
-        return fail(
+    if !warnings.is_empty() && !c.run {
+        return Err(fail(
             1,
             format!("{warnings}Continue creating array? mdadm: create aborted.\n"),
-        );
+        ));
     }
     // The first device listed decides the data offset for all; the array is as large as the
     // smallest member's space after it, in KiB rounded down to 64 KiB (Create.c, for RAID1).
     let offset = data_offset(sizes[0] / 512);
     if min / 512 <= offset {
-        let small = &devices[sizes.iter().position(|s| *s == min).unwrap_or(0)].0;
-        return fail(
+        let small = &c.devices[sizes.iter().position(|s| *s == min).unwrap_or(0)].0;
+        return Err(fail(
             1,
             format!(
                 "device {small} is too small ({}K) for required metadata!\nmdadm: {small} is not suitable for this array.\nmdadm: create aborted\n",
                 min / 1024
             ),
-        );
+        ));
     }
     let size_kib = ((min / 512 - offset) / 2) & !63;
-    if let Some(c) = chunk.filter(|_| bitmap.as_deref() == Some("internal"))
-        && c < min_bitmap_chunk(size_kib * 2)
+    if let Some(ch) = c.chunk.filter(|_| c.bitmap.as_deref() == Some("internal"))
+        && ch < min_bitmap_chunk(size_kib * 2)
     {
-        return fail(1, "mdadm: Given bitmap chunk size not supported.\n");
+        return Err(fail(1, "mdadm: Given bitmap chunk size not supported.\n"));
     }
+    Ok(size_kib)
+}
+
+/// The bitmap the new array gets: as asked, else an internal one when the array is over
+/// 100 GiB or write-behind is asked for (mdadm 4.2's default).
+fn create_bitmap(c: &CreateArgs, size_kib: u64) -> Result<Option<MdBitmap>, Refusal> {
+    let (chunk, wb) = (c.chunk, c.write_behind);
+    Ok(match c.bitmap.as_deref() {
+        Some("internal") => Some(MdBitmap::internal(chunk.unwrap_or(64 << 20), wb)),
+        Some("none") => None,
+        None if size_kib > 100 << 20 || wb > 0 => {
+            Some(MdBitmap::internal(chunk.unwrap_or(64 << 20), wb))
+        }
+        None => None,
+        Some(other) => {
+            return Err(fail(
+                2,
+                format!("mdadm: sim does not model --bitmap={other}\n"),
+            ));
+        }
+    })
+}
+
+/// `mdadm --create MD --level=1 --raid-devices=N [options] DEV…`: a RAID1 array with 1.2
+/// metadata that starts resyncing at once.
+pub(super) fn create(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutput, HostError> {
+    let (name, fixed) = match create_target(st, md) {
+        Ok(t) => t,
+        Err(e) => return e,
+    };
+    let c = match parse_create(rest) {
+        Ok(c) => c,
+        Err(e) => return e,
+    };
+    let (knames, mut warnings) = match open_members(st, &c.devices) {
+        Ok(m) => m,
+        Err(e) => return e,
+    };
+    let size_kib = match array_size(st, &c, &knames, &mut warnings) {
+        Ok(s) => s,
+        Err(e) => return e,
+    };
     let kname = fixed.unwrap_or_else(|| {
         let minor = (0..=127u32)
             .rev()
@@ -229,16 +327,12 @@ pub(super) fn create(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOu
         format!("md{minor}")
     });
     let serial = st.next_serial();
-    let bitmap = match bitmap.as_deref() {
-        Some("internal") => Some(MdBitmap::internal(chunk.unwrap_or(64 << 20), wb)),
-        Some("none") => None,
-        None if size_kib > 100 << 20 || wb > 0 => {
-            Some(MdBitmap::internal(chunk.unwrap_or(64 << 20), wb))
-        }
-        None => None,
-        Some(other) => return fail(2, format!("mdadm: sim does not model --bitmap={other}\n")),
+    let bitmap = match create_bitmap(&c, size_kib) {
+        Ok(b) => b,
+        Err(e) => return e,
     };
-    let members = devices
+    let members = c
+        .devices
         .iter()
         .zip(&knames)
         .enumerate()
@@ -255,9 +349,12 @@ pub(super) fn create(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOu
     st.world.arrays.push(MdArray {
         kname: kname.clone(),
         name: name.map(str::to_string),
-        uuid: Some(uuid.unwrap_or_else(|| format!("{serial:08x}-5e52-a71e-0141-a8e8fe8e251e"))),
+        uuid: Some(
+            c.uuid
+                .unwrap_or_else(|| format!("{serial:08x}-5e52-a71e-0141-a8e8fe8e251e")),
+        ),
         level: "raid1".into(),
-        raid_disks: devices.len() as u32,
+        raid_disks: c.devices.len() as u32,
         size_kib,
         array_state: "clean".into(),
         sync_action: "resync".into(),
