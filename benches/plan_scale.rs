@@ -19,12 +19,13 @@
 use criterion::{BenchmarkId, Criterion};
 use hyraid::apply::{self, Journal};
 use hyraid::config::{Desired, load_str};
-use hyraid::host::record::{Capture, Recorder, Replay};
-use hyraid::host::sim::SimHost;
-use hyraid::host::sim::synthetic::{Shape, blank_machine, config_yaml};
+use hyraid::host::record::{Recorder, Replay};
 use hyraid::observe::Observed;
+use hyraid::observe::capture::Capture;
 use hyraid::plan::{Plan, Policy, plan};
 use hyraid::render::{self, Format};
+use hyraid::sim::SimHost;
+use hyraid::sim::synthetic::{Shape, blank_machine, config_yaml};
 use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -107,7 +108,7 @@ fn bench(c: &mut Criterion, cases: &[(Shape, Case)]) {
                     b.iter(|| load_str("scale.yaml", black_box(&k.yaml)).unwrap())
                 });
             }
-            let replay = Replay::new(k.captures[si].clone());
+            let replay = Replay::from(k.captures[si].clone());
             g.bench_function(id("observe"), |b| {
                 b.iter(|| apply::observe_for(black_box(&replay), Some(&k.desired)).unwrap())
             });

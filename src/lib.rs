@@ -10,4 +10,5 @@ pub mod import;
 pub mod observe;
 pub mod plan;
 pub mod render;
+pub mod sim;
 pub mod status;

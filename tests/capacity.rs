@@ -7,9 +7,9 @@ mod common;
 use common::{apply, changes, observe};
 use hyraid::apply::{Journal, execute};
 use hyraid::config::{Desired, load_str};
-use hyraid::host::sim::SimHost;
 use hyraid::observe::{BlockDevice, Boot, DevKind, Lvm, Observed, SNAPSHOT_FORMAT};
 use hyraid::plan::{Plan, Policy, plan};
+use hyraid::sim::SimHost;
 use proptest::prelude::*;
 
 const MIB: u64 = 1 << 20;

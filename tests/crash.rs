@@ -8,9 +8,9 @@ mod common;
 use common::*;
 use hyraid::config::Desired;
 use hyraid::host::Host;
-use hyraid::host::sim::{Fault, SimHost};
 use hyraid::plan::{Command, Policy};
 use hyraid::render::command_line;
+use hyraid::sim::{Fault, SimHost};
 
 struct Case {
     name: String,

@@ -6,10 +6,11 @@
 
 mod common;
 use common::foreign::{OBJECTS, machine};
-use hyraid::host::record::{Capture, Recorder, Replay};
-use hyraid::host::sim::SimHost;
+use hyraid::host::record::{Recorder, Replay};
+use hyraid::observe::capture::Capture;
 use hyraid::observe::{BitmapKind, DevMdStray, MdBitmap, Observed, observe};
 use hyraid::plan::{Policy, plan};
+use hyraid::sim::SimHost;
 
 fn obs(objects: &[&str]) -> Observed {
     observe(&machine(objects)).unwrap_or_else(|e| panic!("{objects:?}: {e}"))
@@ -182,7 +183,7 @@ fn device_nodes_files_and_dangling_links_under_dev_md() {
         observed: seen.clone(),
     };
     let cap: Capture = serde_json::from_str(&serde_json::to_string(&cap).unwrap()).unwrap();
-    assert_eq!(observe(&Replay::new(cap)).unwrap(), seen);
+    assert_eq!(observe(&Replay::from(cap)).unwrap(), seen);
 }
 
 #[test]

@@ -10,7 +10,8 @@ mod common;
 #[path = "fuzz/foreign.rs"]
 mod foreign;
 use common::foreign::{OBJECTS, machine};
-use hyraid::host::record::{Capture, Exchange, Replay};
+use hyraid::host::record::{Exchange, Replay};
+use hyraid::observe::capture::Capture;
 use hyraid::observe::{lsblk, lvm, mdadm, mdstat, observe, wipefs, write_cache};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
@@ -282,7 +283,7 @@ fn the_observer_never_panics_on_a_mangled_machine() {
                 } => *t = apply(t, &muts),
                 _ => {}
             }
-            std::panic::catch_unwind(|| drop(observe(&Replay::new(cap.clone()))))
+            std::panic::catch_unwind(|| drop(observe(&Replay::from(cap.clone()))))
                 .map_err(|_| TestCaseError::fail(format!("observer panicked, exchange {k}")))?;
             runs.fetch_add(1, Ordering::Relaxed);
             Ok(())
@@ -351,7 +352,7 @@ fn the_whole_observer_never_fails_on_foreign_objects() {
             std::panic::catch_unwind(|| {
                 drop(hyraid::plan::plan(&d, &o, hyraid::plan::Policy::default()));
                 drop(hyraid::status::status(&o, Some(&d), None));
-                drop(observe(&hyraid::host::sim::SimHost::new(o.clone())));
+                drop(observe(&hyraid::sim::SimHost::new(o.clone())));
             })
             .map_err(|_| {
                 TestCaseError::fail(format!("panicked after observing: {objects:?} {changes:?}"))

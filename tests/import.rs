@@ -3,8 +3,9 @@
 mod common;
 use common::*;
 use hyraid::config::load_str;
-use hyraid::host::record::{Capture, Replay};
+use hyraid::host::record::Replay;
 use hyraid::import;
+use hyraid::observe::capture::Capture;
 use hyraid::plan::step::{SetWriteBehind, StopArray, WriteFile};
 use hyraid::plan::{Policy, Step, plan};
 
@@ -88,7 +89,7 @@ fn vm(f: &str) -> hyraid::observe::Observed {
         &std::fs::read_to_string(format!("tests/fixtures/vm/{f}.json")).unwrap(),
     )
     .unwrap();
-    hyraid::observe::observe(&Replay::new(cap)).unwrap()
+    hyraid::observe::observe(&Replay::from(cap)).unwrap()
 }
 
 #[test]
@@ -184,7 +185,7 @@ fn foreign_objects_are_left_out_of_the_import() {
 
 /// A box built by hand with mdadm's defaults: `mdadm --create /dev/mdN` with no name (so no
 /// /dev/md/NAME link) and no bitmap options, LVM on top; the second array is still resyncing.
-fn hand_built() -> hyraid::host::sim::SimHost {
+fn hand_built() -> hyraid::sim::SimHost {
     let (_, h) = example("microserver-gen8");
     for argv in [
         "mdadm --create /dev/md0 --level=1 --raid-devices=2 /dev/sda /dev/sdc --run",
@@ -201,7 +202,7 @@ fn hand_built() -> hyraid::host::sim::SimHost {
     h
 }
 
-fn observe_bare(h: &hyraid::host::sim::SimHost) -> hyraid::observe::Observed {
+fn observe_bare(h: &hyraid::sim::SimHost) -> hyraid::observe::Observed {
     hyraid::apply::observe_for(h, None).unwrap()
 }
 
@@ -356,7 +357,7 @@ fn a_real_box_without_dev_md_links_imports_to_an_empty_plan() {
             *entries = None;
         }
     }
-    let obs = hyraid::observe::observe(&Replay::new(cap)).unwrap();
+    let obs = hyraid::observe::observe(&Replay::from(cap)).unwrap();
     assert!(obs.arrays.iter().all(|a| a.name.is_none()));
     let yaml = imported_plan_is_empty(&obs, "no-dev-md");
     for a in &obs.arrays {
@@ -402,7 +403,7 @@ fn lvm_types_hyraid_does_not_manage_are_left_out_and_said_so() {
         lv("cached", "cache", 1, None),
         lv("dedup", "vdo", 1, None),
     ]);
-    let obs = observe_bare(&hyraid::host::sim::SimHost::new(w));
+    let obs = observe_bare(&hyraid::sim::SimHost::new(w));
     assert_eq!(
         obs.lv("vg0", "home-snap").unwrap().snapshot_of.as_deref(),
         Some("home")

@@ -14,7 +14,7 @@ const ALLOW: Policy = Policy {
 };
 
 /// single-pair, with the HDD (sdb) partitioned: sdb1 free, the others in use as named.
-fn partitioned_hdd(uses: &[(&str, &str)]) -> (hyraid::config::Desired, hyraid::host::sim::SimHost) {
+fn partitioned_hdd(uses: &[(&str, &str)]) -> (hyraid::config::Desired, hyraid::sim::SimHost) {
     let (d, h) = example("single-pair");
     let mut w = h.world();
     let disk = w.device("sdb").unwrap().clone();
@@ -56,7 +56,7 @@ fn partitioned_hdd(uses: &[(&str, &str)]) -> (hyraid::config::Desired, hyraid::h
         }
         w.block_devices.push(p);
     }
-    (d, hyraid::host::sim::SimHost::new(w))
+    (d, hyraid::sim::SimHost::new(w))
 }
 
 #[test]
@@ -145,7 +145,7 @@ fn no_wipe_for_a_join_that_is_refused() {
         uuid: None,
     }]);
     c.fstype = Some("ext4".into());
-    let h = hyraid::host::sim::SimHost::new(w);
+    let h = hyraid::sim::SimHost::new(w);
     let mut spec = d.disks["hdd"].clone();
     spec.name = "hdd2".into();
     spec.id = Some("ata-ST500DM009-2F110A_ZA4000009".into());

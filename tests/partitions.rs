@@ -80,7 +80,7 @@ fn foreign_tables_and_content_are_refused_without_allow_destroy() {
             kind: sig.into(),
             uuid: None,
         }]);
-        let h = hyraid::host::sim::SimHost::new(w);
+        let h = hyraid::sim::SimHost::new(w);
         let p = plan_for(&h, &d, Policy::default());
         assert!(created(&p, "ssd0").is_none(), "{sig}");
         assert!(

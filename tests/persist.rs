@@ -6,7 +6,7 @@ use common::*;
 use hyraid::plan::step::{CreateArray, SetWriteCache, WriteFile};
 use hyraid::plan::{Policy, Step};
 
-fn conf(h: &hyraid::host::sim::SimHost) -> String {
+fn conf(h: &hyraid::sim::SimHost) -> String {
     h.world().boot.mdadm_conf.unwrap_or_default()
 }
 
@@ -70,7 +70,7 @@ fn other_lines_of_mdadm_conf_are_kept() {
     let (d, h) = example("single-pair");
     let mut w = h.world();
     w.boot.mdadm_conf = Some("HOMEHOST <system>\nMAILADDR ops@example.org\nARRAY /dev/md/legacy metadata=1.2 UUID=22222222:22222222:22222222:22222222\n".into());
-    let h = hyraid::host::sim::SimHost::new(w);
+    let h = hyraid::sim::SimHost::new(w);
     apply(&h, &d, Policy::default()).unwrap();
     let c = conf(&h);
     assert!(c.starts_with("HOMEHOST <system>\nMAILADDR ops@example.org\nARRAY /dev/md/legacy metadata=1.2 UUID=22222222:22222222:22222222:22222222\n"), "{c}");
@@ -85,7 +85,7 @@ fn dracut_hosts_use_etc_mdadm_conf_and_dracut() {
         initramfs_tool: Some("dracut".into()),
         ..Default::default()
     };
-    let h = hyraid::host::sim::SimHost::new(w);
+    let h = hyraid::sim::SimHost::new(w);
     let p = plan_for(&h, &d, Policy::default());
     let cmds: Vec<String> = p
         .steps
@@ -111,7 +111,7 @@ fn without_an_initramfs_tool_the_plan_says_so() {
     let (d, h) = example("single-pair");
     let mut w = h.world();
     w.boot = Default::default();
-    let p = plan_for(&hyraid::host::sim::SimHost::new(w), &d, Policy::default());
+    let p = plan_for(&hyraid::sim::SimHost::new(w), &d, Policy::default());
     assert!(
         !p.steps
             .iter()
@@ -172,7 +172,7 @@ fn sas_disks_switch_their_cache_with_sdparm() {
         .find(|b| b.kname == "sdb")
         .unwrap();
     hdd.tran = Some("sas".into());
-    let h = hyraid::host::sim::SimHost::new(w);
+    let h = hyraid::sim::SimHost::new(w);
     d.disks.get_mut("hdd").unwrap().write_cache = Some(false);
     let p = plan_for(&h, &d, Policy::default());
     let cmds: Vec<String> = p
@@ -216,7 +216,7 @@ fn sas_disks_switch_their_cache_with_sdparm() {
     hdd.tran = None;
     hdd.write_cache = None;
     d.disks.get_mut("hdd").unwrap().write_cache = Some(false);
-    let p = plan_for(&hyraid::host::sim::SimHost::new(w), &d, Policy::default());
+    let p = plan_for(&hyraid::sim::SimHost::new(w), &d, Policy::default());
     assert!(
         p.refused.iter().any(
             |r| r.object == "disk hdd" && r.reason.contains("no write cache hyraid can switch")
@@ -302,7 +302,7 @@ fn a_disk_missing_for_now_keeps_its_line_in_the_write_cache_rule() {
             a.degraded = 1;
         }
     }
-    let h = hyraid::host::sim::SimHost::new(w);
+    let h = hyraid::sim::SimHost::new(w);
     d.disks.get_mut("hdd1").unwrap().write_cache = Some(false);
     let p = plan_for(&h, &d, Policy::default());
     let new = p

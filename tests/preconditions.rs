@@ -4,9 +4,9 @@
 
 mod common;
 use common::*;
-use hyraid::host::sim::SimHost;
 use hyraid::plan::step::AddBitmap;
 use hyraid::plan::{Policy, Step};
+use hyraid::sim::SimHost;
 
 /// single-pair built and idle, then `edit` applied to its array (as a reboot leaves it).
 fn built_pair(

@@ -3,9 +3,9 @@
 
 mod common;
 use common::*;
-use hyraid::host::sim::SimHost;
 use hyraid::plan::step::AddMember;
 use hyraid::plan::{Policy, Risk, Step};
+use hyraid::sim::SimHost;
 
 const OLD: &str = "/dev/disk/by-id/ata-ST500DM009-2F110A_ZA4000001";
 const NEW_ID: &str = "ata-ST500DM009-2F110A_ZA4000099";

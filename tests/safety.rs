@@ -6,10 +6,10 @@ use common::*;
 use hyraid::apply::{self, ApplyError, Journal, lock::Lock};
 use hyraid::config::WriteMostly;
 use hyraid::host::Host;
-use hyraid::host::sim::SimHost;
 use hyraid::observe::{BlockDevice, DevKind, Signature, WriteCacheSource, WriteCacheState};
 use hyraid::plan::step::{CreateArray, RemoveLv, WipeSignatures};
 use hyraid::plan::{PlanError, Policy, Risk, Step, plan};
+use hyraid::sim::SimHost;
 
 fn extra_disk(kname: &str, minor: u32, serial: &str, rota: bool) -> BlockDevice {
     BlockDevice {

@@ -4,9 +4,9 @@
 mod common;
 
 use hyraid::config::load_str;
-use hyraid::host::sim::SimHost;
-use hyraid::host::sim::synthetic::{Shape, blank_machine, config_yaml};
 use hyraid::plan::Policy;
+use hyraid::sim::SimHost;
+use hyraid::sim::synthetic::{Shape, blank_machine, config_yaml};
 
 const SHAPE: Shape = Shape {
     pairs: 12,

@@ -269,7 +269,7 @@ fn interrupted_apply_is_completed_by_the_next_one() {
 #[test]
 fn failing_command_stops_apply_and_a_rerun_converges() {
     let (d, h) = example("microserver-gen8");
-    h.inject_fault(hyraid::host::sim::Fault {
+    h.inject_fault(hyraid::sim::Fault {
         needle: "vgcreate".into(),
         status: 5,
         stderr: "  Device /dev/md/data1 excluded by a filter.\n".into(),

@@ -2,7 +2,8 @@
 
 mod common;
 use common::*;
-use hyraid::host::record::{Capture, Replay};
+use hyraid::host::record::Replay;
+use hyraid::observe::capture::Capture;
 use hyraid::plan::Policy;
 use hyraid::status::{Finding, Severity, exit_code, status};
 
@@ -11,7 +12,7 @@ fn vm(f: &str) -> hyraid::observe::Observed {
         &std::fs::read_to_string(format!("tests/fixtures/vm/{f}.json")).unwrap(),
     )
     .unwrap();
-    hyraid::observe::observe(&Replay::new(cap)).unwrap()
+    hyraid::observe::observe(&Replay::from(cap)).unwrap()
 }
 
 fn has(f: &[Finding], sev: Severity, text: &str) -> bool {

@@ -3,9 +3,10 @@
 //! observed state recorded with them, and the simulated host loaded from that state must answer
 //! so that the same parsers read back the same state.
 
-use hyraid::host::record::{Capture, Exchange, Replay};
-use hyraid::host::sim::SimHost;
+use hyraid::host::record::{Exchange, Replay};
+use hyraid::observe::capture::Capture;
 use hyraid::observe::observe;
+use hyraid::sim::SimHost;
 
 fn captures() -> Vec<(String, Capture)> {
     let mut v: Vec<(String, Capture)> = std::fs::read_dir("tests/fixtures/vm")
@@ -32,7 +33,8 @@ fn real_captures_parse_to_their_recorded_state() {
         "expected the VM captures in tests/fixtures/vm"
     );
     for (name, cap) in caps {
-        let replayed = observe(&Replay::new(cap.clone())).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let replayed =
+            observe(&Replay::from(cap.clone())).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(replayed, cap.observed, "{name}");
     }
 }

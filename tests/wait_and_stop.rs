@@ -4,9 +4,9 @@
 mod common;
 use common::*;
 use hyraid::apply::{self, ApplyError, ExecOptions, Journal};
-use hyraid::host::sim::SimHost;
 use hyraid::host::{CmdOutput, Host, HostError};
 use hyraid::plan::Policy;
+use hyraid::sim::SimHost;
 
 /// A host that asks the apply to stop right after its k-th changing command, as Ctrl-C would.
 struct StopAfter<'a> {

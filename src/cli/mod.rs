@@ -2,9 +2,10 @@
 
 use crate::apply::{self, ApplyError, Journal, lock::Lock};
 use crate::config::{self, ConfigErrors, Desired};
-use crate::host::{Host, RealHost, sim::SimHost};
+use crate::host::{Host, RealHost};
 use crate::plan::{Plan, Policy, plan};
 use crate::render::{self, Format};
+use crate::sim::SimHost;
 use clap::{Parser, Subcommand};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -369,7 +370,7 @@ fn dispatch(cli: Cli) -> Result<u8, CliError> {
             let obs = apply::observe_for(&recorder, None)
                 .map_err(|e| msg(format!("cannot observe the machine: {e}")))?;
             if let Some(path) = capture {
-                let cap = crate::host::record::Capture {
+                let cap = crate::observe::capture::Capture {
                     hostname: m.host().hostname(),
                     exchanges: recorder.exchanges.take(),
                     observed: obs.clone(),

@@ -1,9 +1,9 @@
-//! The one boundary to the machine. [`RealHost`] runs the real tools; [`sim::SimHost`] models
-//! disks, md, LVM and write caches and answers the same requests in the real tools' formats.
+//! The one boundary to the machine. [`RealHost`] runs the real tools; the simulated machine
+//! (`SimHost`, in the `sim` wing beside this one) models disks, md, LVM and write caches and
+//! answers the same requests in the real tools' formats.
 
 pub mod real;
 pub mod record;
-pub mod sim;
 
 pub use real::RealHost;
 

@@ -1,10 +1,10 @@
 //! Recording and replaying what a host answered. `hyraid observe --capture FILE` wraps the real
-//! host in a [`Recorder`] and saves every request with its answer next to the observed state;
-//! [`Replay`] answers the same requests from such a file, so tests parse real captures exactly as
-//! the observer received them, and can compare the simulated host's answers against them.
+//! host in a [`Recorder`] and saves every request with its answer next to the observed state
+//! (the file format is `observe::capture::Capture`); [`Replay`] answers the same requests from
+//! such a file, so tests parse real captures exactly as the observer received them, and can
+//! compare the simulated host's answers against them.
 
 use super::{CmdOutput, Host, HostError};
-use crate::observe::Observed;
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -42,14 +42,6 @@ pub enum Exchange {
         path: String,
         exists: bool,
     },
-}
-
-/// A capture: what the host was asked and answered, and what hyraid observed from it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Capture {
-    pub hostname: String,
-    pub exchanges: Vec<Exchange>,
-    pub observed: Observed,
 }
 
 pub struct Recorder<'a> {
@@ -166,7 +158,8 @@ impl Host for Recorder<'_> {
 /// Answers requests from a capture; a request that was not captured is an error. When a
 /// request was captured more than once, the first answer is given.
 pub struct Replay {
-    capture: Capture,
+    hostname: String,
+    exchanges: Vec<Exchange>,
     /// The first exchange of each request, by (kind, path or argv).
     index: HashMap<(u8, String), usize>,
 }
@@ -182,18 +175,21 @@ fn request_key(e: &Exchange) -> (u8, String) {
 }
 
 impl Replay {
-    pub fn new(capture: Capture) -> Replay {
+    /// Replay the `exchanges` a host named `hostname` answered.
+    pub fn new(hostname: String, exchanges: Vec<Exchange>) -> Replay {
         let mut index = HashMap::new();
-        for (i, e) in capture.exchanges.iter().enumerate() {
+        for (i, e) in exchanges.iter().enumerate() {
             index.entry(request_key(e)).or_insert(i);
         }
-        Replay { capture, index }
+        Replay {
+            hostname,
+            exchanges,
+            index,
+        }
     }
 
     fn answer(&self, kind: u8, key: String) -> Option<&Exchange> {
-        self.index
-            .get(&(kind, key))
-            .map(|&i| &self.capture.exchanges[i])
+        self.index.get(&(kind, key)).map(|&i| &self.exchanges[i])
     }
 }
 
@@ -250,7 +246,7 @@ impl Host for Replay {
         }
     }
     fn hostname(&self) -> String {
-        self.capture.hostname.clone()
+        self.hostname.clone()
     }
     fn is_root(&self) -> bool {
         true

@@ -1,6 +1,7 @@
 //! Observation: pure parsers of the real tools' machine formats, and [`observe`], which asks
 //! the host for as few outputs as possible and builds the [`Observed`] model.
 
+pub mod capture;
 pub mod lookup;
 pub mod lsblk;
 pub mod lvm;

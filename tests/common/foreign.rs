@@ -2,8 +2,9 @@
 //! tests/fixtures/foreign (edits of real captures, see the README there). Every answer is data the
 //! tests may change further (the fuzzer does).
 
-use hyraid::host::record::{Capture, Exchange};
+use hyraid::host::record::Exchange;
 use hyraid::host::{CmdOutput, Host, HostError};
+use hyraid::observe::capture::Capture;
 use std::collections::{BTreeMap, BTreeSet};
 
 pub const BASE: &str = "tests/fixtures/vm/fresh-build-built.json";

@@ -6,9 +6,9 @@ pub mod foreign;
 use hyraid::apply::{self, ApplyError, Journal};
 use hyraid::config::{Desired, load_file};
 use hyraid::host::Host;
-use hyraid::host::sim::SimHost;
 use hyraid::observe::Observed;
 use hyraid::plan::{Plan, Policy, plan};
+use hyraid::sim::SimHost;
 use std::path::Path;
 
 pub const EXAMPLES: &[&str] = &[

@@ -4,10 +4,10 @@
 
 mod describe;
 
-use crate::host::sim::SimHost;
 use crate::observe::Observed;
 use crate::plan::step::WriteFile;
 use crate::plan::{Plan, Step};
+use crate::sim::SimHost;
 use describe::describe;
 use serde::{Deserialize, Serialize};
 

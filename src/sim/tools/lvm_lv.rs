@@ -1,238 +1,11 @@
-//! pvcreate, vgcreate, vgextend, lvcreate, lvextend, lvchange, lvconvert (writecache),
-//! lvremove, vgremove, pvremove — lvm2 2.03.16 behaviour, including its refusals.
+//! The LV commands: lvcreate, lvextend, lvchange (activation, cache settings), lvconvert
+//! (writecache attach and split) and lvremove — lvm2 2.03.16 behaviour, including its refusals.
 
+use super::lvm::{EXTENT, pv_target};
 use super::lvm_alloc::{Amount, allocate, create_extents, parse_amount};
-use super::{SimState, Target, fail, out};
-use crate::host::{CmdOutput, HostError};
-use crate::observe::{Lv, LvWritecache, Pv, Signature, Vg};
+use crate::observe::{Lv, LvWritecache};
+use crate::sim::world::SimState;
 use std::collections::BTreeMap;
-
-pub(super) const EXTENT: u64 = 4 << 20;
-const PE_START: u64 = 1 << 20;
-
-pub fn run(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> {
-    let r = match args {
-        ["pvcreate", dev] => pvcreate(st, dev),
-        ["vgcreate", vg, devs @ ..] if !devs.is_empty() => vgcreate(st, vg, devs),
-        ["vgextend", vg, devs @ ..] if !devs.is_empty() => vgextend(st, vg, devs),
-        ["lvcreate", rest @ ..] => lvcreate(st, rest),
-        ["lvextend", rest @ ..] => lvextend(st, rest),
-        ["lvchange", "--activate", yn, lv] => activate(st, lv, *yn == "y"),
-        ["lvchange", "--yes", "--cachesettings", s, lv] => change_settings(st, s, lv),
-        [
-            "lvconvert",
-            "--yes",
-            "--type",
-            "writecache",
-            "--cachevol",
-            cv,
-            rest @ ..,
-        ] => attach(st, cv, rest),
-        ["lvconvert", "--yes", "--splitcache", lv] => split(st, lv),
-        ["lvremove", "--yes", lv] => lvremove(st, lv),
-        ["vgremove", "--yes", vg] => vgremove(st, vg),
-        ["pvremove", "--yes", dev] => pvremove(st, dev),
-        _ => Err(format!(
-            "  the simulated host does not model `{}`\n",
-            args.join(" ")
-        )),
-    };
-    recompute(st);
-    // lvm2 2.03.16 warns on stderr when it attaches a writecache and finds no filesystem block
-    // size to match (seen on the real kernel, on a new LV), and succeeds.
-    let attach_warning = matches!(args, ["lvconvert", "--yes", "--type", "writecache", ..])
-        && !args.iter().any(|a| a.contains("block_size"));
-    match r {
-        Ok(s) if attach_warning => Ok(CmdOutput {
-            status: 0,
-            stdout: s,
-            stderr: "  WARNING: using a writecache block size larger than the file system block size may corrupt the file system.\n".into(),
-        }),
-        Ok(s) => out(&s),
-        Err(e) => fail(if e.starts_with("  Invalid") { 3 } else { 5 }, e),
-    }
-}
-
-/// Keep derived sizes consistent: PV sizes/free, VG size/free, LV sizes.
-fn recompute(st: &mut SimState) {
-    let w = &mut st.world;
-    let used = |lvs: &[Lv], pv: &str| -> u64 { lvs.iter().filter_map(|l| l.extents.get(pv)).sum() };
-    for p in w.lvm.pvs.iter_mut() {
-        if p.vg.is_some() {
-            let pe = p.dev_size.saturating_sub(PE_START) / EXTENT;
-            p.size = pe * EXTENT;
-            p.free = p.size.saturating_sub(used(&w.lvm.lvs, &p.kname) * EXTENT);
-        } else {
-            p.size = p.dev_size;
-            p.free = p.dev_size;
-        }
-    }
-    for v in w.lvm.vgs.iter_mut() {
-        v.size = w
-            .lvm
-            .pvs
-            .iter()
-            .filter(|p| p.vg.as_deref() == Some(&v.name))
-            .map(|p| p.size)
-            .sum();
-        v.free = w
-            .lvm
-            .pvs
-            .iter()
-            .filter(|p| p.vg.as_deref() == Some(&v.name))
-            .map(|p| p.free)
-            .sum();
-    }
-    let sizes: BTreeMap<(String, String), u64> = w
-        .lvm
-        .lvs
-        .iter()
-        .map(|l| {
-            (
-                (l.vg.clone(), l.name.clone()),
-                l.extents.values().sum::<u64>() * EXTENT,
-            )
-        })
-        .collect();
-    for l in w.lvm.lvs.iter_mut() {
-        l.size = match &l.writecache {
-            Some(wc) => sizes
-                .get(&(l.vg.clone(), wc.origin.clone()))
-                .copied()
-                .unwrap_or(0),
-            None => sizes[&(l.vg.clone(), l.name.clone())],
-        };
-    }
-}
-
-fn pv_target(st: &SimState, dev: &str) -> Result<String, String> {
-    match st.resolve(dev) {
-        Some(t @ (Target::Block(_) | Target::Md(_))) => Ok(SimState::kname(&t)),
-        _ => Err(format!("  Cannot use {dev}: device not found\n")),
-    }
-}
-
-fn pvcreate(st: &mut SimState, dev: &str) -> Result<String, String> {
-    let k = pv_target(st, dev)?;
-    if let Some(p) = st.world.pv(&k) {
-        return Err(match &p.vg {
-            Some(vg) => format!(
-                "  Can't initialize physical volume \"{dev}\" of volume group \"{vg}\" without -ff\n"
-            ),
-            None => format!("  Physical volume \"{dev}\" is already a PV\n"),
-        });
-    }
-    let (size, sigs) = match st.resolve(dev).unwrap() {
-        Target::Md(m) => {
-            let a = st.world.array(&m).unwrap();
-            (
-                a.size_kib * 1024,
-                a.fstype.clone().into_iter().collect::<Vec<_>>(),
-            )
-        }
-        Target::Block(b) => {
-            let d = st.world.device(&b).unwrap();
-            if st.world.array_of_member(&b).is_some() {
-                return Err(format!("  Cannot use {dev}: device is an md component\n"));
-            }
-            if st
-                .world
-                .block_devices
-                .iter()
-                .any(|x| x.parent.as_deref() == Some(b.as_str()))
-                || d.pttype.is_some()
-            {
-                return Err(format!("  Cannot use {dev}: device is partitioned\n"));
-            }
-            (
-                d.size,
-                d.signatures
-                    .clone()
-                    .unwrap_or_default()
-                    .into_iter()
-                    .map(|s| s.kind)
-                    .chain(d.fstype.clone())
-                    .collect(),
-            )
-        }
-        Target::Lv(..) => unreachable!(),
-    };
-    if let Some(sig) = sigs.first() {
-        // stdin is /dev/null: the prompt is answered "no".
-        return Err(format!(
-            "WARNING: {sig} signature detected on {dev} at offset 1080. Wipe it? [y/n]: [n]\n  Aborted wiping of {sig}.\n  1 existing signature left on the device.\n"
-        ));
-    }
-    let n = st.next_serial();
-    st.world.lvm.pvs.push(Pv {
-        name: format!("/dev/{k}"),
-        kname: k.clone(),
-        uuid: format!("pv{n:04}-sim"),
-        vg: None,
-        size,
-        free: size,
-        dev_size: size,
-    });
-    mark_pv(st, &k);
-    Ok(format!(
-        "  Physical volume \"{dev}\" successfully created.\n"
-    ))
-}
-
-fn mark_pv(st: &mut SimState, k: &str) {
-    if let Some(a) = st.array_mut(k) {
-        a.fstype = Some("LVM2_member".into());
-    } else if let Some(d) = st.dev_mut(k) {
-        d.fstype = Some("LVM2_member".into());
-        d.signatures = Some(vec![Signature {
-            offset: "0x218".into(),
-            kind: "LVM2_member".into(),
-            uuid: None,
-        }]);
-    }
-}
-
-fn add_pvs(st: &mut SimState, vg: &str, devs: &[&str]) -> Result<(), String> {
-    for dev in devs {
-        let k = pv_target(st, dev)?;
-        if st.world.pv(&k).is_none() {
-            pvcreate(st, dev)?;
-        }
-        let p = st.world.lvm.pvs.iter_mut().find(|p| p.kname == k).unwrap();
-        if let Some(other) = &p.vg {
-            return Err(format!(
-                "  Physical volume \"{dev}\" is already in volume group \"{other}\"\n"
-            ));
-        }
-        p.vg = Some(vg.to_string());
-    }
-    Ok(())
-}
-
-fn vgcreate(st: &mut SimState, vg: &str, devs: &[&str]) -> Result<String, String> {
-    if st.world.vg(vg).is_some() {
-        return Err(format!("  A volume group called {vg} already exists.\n"));
-    }
-    add_pvs(st, vg, devs)?;
-    let n = st.next_serial();
-    st.world.lvm.vgs.push(Vg {
-        name: vg.into(),
-        uuid: format!("vg{n:04}-sim"),
-        size: 0,
-        free: 0,
-        extent_size: EXTENT,
-        partial: false,
-    });
-    Ok(format!("  Volume group \"{vg}\" successfully created\n"))
-}
-
-fn vgextend(st: &mut SimState, vg: &str, devs: &[&str]) -> Result<String, String> {
-    if st.world.vg(vg).is_none() {
-        return Err(format!("  Volume group \"{vg}\" not found\n"));
-    }
-    add_pvs(st, vg, devs)?;
-    Ok(format!("  Volume group \"{vg}\" successfully extended\n"))
-}
 
 /// Free extents of the PVs, in the order given, for the allocator.
 fn free_of(st: &SimState, pvs: &[String]) -> Vec<(String, u64)> {
@@ -246,13 +19,13 @@ fn free_of(st: &SimState, pvs: &[String]) -> Vec<(String, u64)> {
         .collect()
 }
 
-fn split_lv(path: &str) -> Result<(String, String), String> {
+pub(super) fn split_lv(path: &str) -> Result<(String, String), String> {
     path.split_once('/')
         .map(|(a, b)| (a.to_string(), b.to_string()))
         .ok_or_else(|| format!("  Invalid logical volume name {path}\n"))
 }
 
-fn lvcreate(st: &mut SimState, args: &[&str]) -> Result<String, String> {
+pub(super) fn lvcreate(st: &mut SimState, args: &[&str]) -> Result<String, String> {
     let (mut name, mut amount, mut stripes, mut pos) = (None, None, 1u32, Vec::new());
     let mut tags = Vec::new();
     let mut i = 0;
@@ -350,7 +123,7 @@ fn lvcreate(st: &mut SimState, args: &[&str]) -> Result<String, String> {
     Ok(format!("  Logical volume \"{name}\" created.\n"))
 }
 
-fn lvextend(st: &mut SimState, args: &[&str]) -> Result<String, String> {
+pub(super) fn lvextend(st: &mut SimState, args: &[&str]) -> Result<String, String> {
     let (flag, v, lvpath) = match args {
         [f @ ("-L" | "-l"), v, lv] => (*f, *v, *lv),
         _ => {
@@ -424,7 +197,7 @@ fn lv_mut<'a>(st: &'a mut SimState, path: &str) -> Result<&'a mut Lv, String> {
         .ok_or_else(|| format!("  Failed to find logical volume \"{path}\"\n"))
 }
 
-fn activate(st: &mut SimState, path: &str, on: bool) -> Result<String, String> {
+pub(super) fn activate(st: &mut SimState, path: &str, on: bool) -> Result<String, String> {
     lv_mut(st, path)?.active = on;
     Ok(String::new())
 }
@@ -436,7 +209,7 @@ fn parse_settings(s: &str) -> BTreeMap<String, String> {
         .collect()
 }
 
-fn change_settings(st: &mut SimState, s: &str, path: &str) -> Result<String, String> {
+pub(super) fn change_settings(st: &mut SimState, s: &str, path: &str) -> Result<String, String> {
     let lv = lv_mut(st, path)?;
     let Some(wc) = lv.writecache.as_mut() else {
         return Err(format!(
@@ -447,7 +220,7 @@ fn change_settings(st: &mut SimState, s: &str, path: &str) -> Result<String, Str
     Ok(format!("  Logical volume {path} changed.\n"))
 }
 
-fn attach(st: &mut SimState, cv: &str, rest: &[&str]) -> Result<String, String> {
+pub(super) fn attach(st: &mut SimState, cv: &str, rest: &[&str]) -> Result<String, String> {
     let (settings, path) = match rest {
         ["--cachesettings", s, lv] => (parse_settings(s), *lv),
         [lv] => (BTreeMap::new(), *lv),
@@ -517,7 +290,7 @@ fn attach(st: &mut SimState, cv: &str, rest: &[&str]) -> Result<String, String> 
     Ok(format!("  Logical volume {path} now has writecache.\n"))
 }
 
-fn split(st: &mut SimState, path: &str) -> Result<String, String> {
+pub(super) fn split(st: &mut SimState, path: &str) -> Result<String, String> {
     let (vg, name) = split_lv(path)?;
     let Some(lv) = st.world.lv(&vg, &name).filter(|l| !l.hidden).cloned() else {
         return Err(format!("  Failed to find logical volume \"{path}\"\n"));
@@ -551,7 +324,7 @@ fn split(st: &mut SimState, path: &str) -> Result<String, String> {
     ))
 }
 
-fn lvremove(st: &mut SimState, path: &str) -> Result<String, String> {
+pub(super) fn lvremove(st: &mut SimState, path: &str) -> Result<String, String> {
     let (vg, name) = split_lv(path)?;
     let lv = st
         .world
@@ -570,42 +343,5 @@ fn lvremove(st: &mut SimState, path: &str) -> Result<String, String> {
         .retain(|l| !(l.vg == vg && gone.contains(&l.name)));
     Ok(format!(
         "  Logical volume \"{name}\" successfully removed.\n"
-    ))
-}
-
-fn vgremove(st: &mut SimState, vg: &str) -> Result<String, String> {
-    if st.world.vg(vg).is_none() {
-        return Err(format!("  Volume group \"{vg}\" not found\n"));
-    }
-    st.world.lvm.lvs.retain(|l| l.vg != vg);
-    st.world.lvm.vgs.retain(|v| v.name != vg);
-    for p in st
-        .world
-        .lvm
-        .pvs
-        .iter_mut()
-        .filter(|p| p.vg.as_deref() == Some(vg))
-    {
-        p.vg = None;
-    }
-    Ok(format!("  Volume group \"{vg}\" successfully removed\n"))
-}
-
-fn pvremove(st: &mut SimState, dev: &str) -> Result<String, String> {
-    let k = pv_target(st, dev)?;
-    match st.world.pv(&k) {
-        None => return Err(format!("  No PV found on device {dev}.\n")),
-        Some(p) if p.vg.is_some() => return Err(format!("  PV {dev} is used by a VG\n")),
-        _ => {}
-    }
-    st.world.lvm.pvs.retain(|p| p.kname != k);
-    if let Some(a) = st.array_mut(&k) {
-        a.fstype = None;
-    } else if let Some(d) = st.dev_mut(&k) {
-        d.fstype = None;
-        d.signatures = Some(vec![]);
-    }
-    Ok(format!(
-        "  Labels on physical volume \"{dev}\" successfully wiped.\n"
     ))
 }

@@ -3,18 +3,20 @@
 //! the real tools' formats, so tests exercise parsers, planner and executor together. Commands it
 //! does not model are errors, never silent successes.
 
-mod lvm_alloc;
-mod lvm_tools;
-mod md_tools;
-mod render;
-mod sgdisk;
+mod answer;
 pub mod synthetic;
+mod tools;
+mod world;
 
-use super::{CmdOutput, Host, HostError};
-use crate::observe::{BlockDevice, MdArray, Observed};
+use crate::host::{CmdOutput, Host, HostError};
+use crate::observe::Observed;
 use std::cell::RefCell;
+use world::{SimState, linked};
 
-/// A fault to inject: the n-th run of a command whose argv contains `needle` fails.
+/// A fault to inject, fired once and then used up: the next command run whose argv, joined with
+/// spaces, contains `needle` fails with `status` and `stderr` without running; or the next file
+/// write or whole-file replace whose path contains `needle` fails with an I/O error whose detail
+/// is `stderr` (`status` unused). When several faults match, the one injected first fires.
 #[derive(Debug, Clone)]
 pub struct Fault {
     pub needle: String,
@@ -22,26 +24,8 @@ pub struct Fault {
     pub stderr: String,
 }
 
-#[derive(Debug)]
-pub(crate) struct SimState {
-    pub world: Observed,
-    pub serial: u64,
-    /// Every argv run, in order (observation and changes alike).
-    pub log: Vec<Vec<String>>,
-    pub faults: Vec<Fault>,
-    pub root: bool,
-}
-
 pub struct SimHost {
     pub(crate) state: RefCell<SimState>,
-}
-
-/// What a /dev path names in the model.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Target {
-    Block(String),
-    Md(String),
-    Lv(String, String),
 }
 
 impl SimHost {
@@ -124,108 +108,9 @@ impl SimHost {
     pub fn finish_syncs(&self) {
         let mut st = self.state.borrow_mut();
         for a in st.world.arrays.iter_mut() {
-            md_tools::finish_sync(a);
+            tools::finish_sync(a);
         }
     }
-}
-
-impl SimState {
-    /// A number no simulated object's uuid uses yet (snapshots may already hold some).
-    pub fn next_serial(&mut self) -> u64 {
-        loop {
-            self.serial += 1;
-            let (short, long) = (
-                format!("{:04}-sim", self.serial),
-                format!("{:08x}-", self.serial),
-            );
-            let w = &self.world;
-            let taken = w
-                .lvm
-                .lvs
-                .iter()
-                .map(|l| &l.uuid)
-                .chain(w.lvm.pvs.iter().map(|p| &p.uuid))
-                .chain(w.lvm.vgs.iter().map(|v| &v.uuid))
-                .any(|u| u.ends_with(&short))
-                || w.arrays
-                    .iter()
-                    .filter_map(|a| a.uuid.as_ref())
-                    .any(|u| u.starts_with(&long));
-            if !taken {
-                return self.serial;
-            }
-        }
-    }
-
-    pub fn resolve(&self, path: &str) -> Option<Target> {
-        let w = &self.world;
-        if let Some(id) = path.strip_prefix("/dev/disk/by-id/") {
-            return w.by_id(id).map(|d| Target::Block(d.kname.clone()));
-        }
-        if let Some(name) = path.strip_prefix("/dev/md/") {
-            // udev links /dev/md/NAME only for running arrays.
-            return w
-                .array_named(name)
-                .filter(|a| linked(a))
-                .map(|a| Target::Md(a.kname.clone()));
-        }
-        if let Some(k) = path.strip_prefix("/dev/") {
-            if w.array(k).is_some() {
-                return Some(Target::Md(k.to_string()));
-            }
-            if w.device(k).is_some() {
-                return Some(Target::Block(k.to_string()));
-            }
-            if let Some((vg, lv)) = k.split_once('/')
-                && w.lv(vg, lv).is_some_and(|l| !l.hidden)
-            {
-                return Some(Target::Lv(vg.into(), lv.into()));
-            }
-        }
-        None
-    }
-
-    pub fn dev_mut(&mut self, kname: &str) -> Option<&mut BlockDevice> {
-        self.world
-            .block_devices
-            .iter_mut()
-            .find(|d| d.kname == kname)
-    }
-
-    pub fn array_mut(&mut self, kname: &str) -> Option<&mut MdArray> {
-        self.world.arrays.iter_mut().find(|a| a.kname == kname)
-    }
-
-    pub fn kname(t: &Target) -> String {
-        match t {
-            Target::Block(k) | Target::Md(k) => k.clone(),
-            Target::Lv(vg, lv) => format!("{vg}/{lv}"),
-        }
-    }
-
-    /// "Device or resource busy": something is stacked on it, it is a member, or a PV.
-    pub fn busy(&self, t: &Target) -> bool {
-        match t {
-            Target::Block(k) => {
-                let w = &self.world;
-                w.device(k)
-                    .is_some_and(|d| !d.holders.is_empty() || d.mountpoint.is_some())
-                    || w.array_of_member(k).is_some()
-                    || w.pv(k).is_some_and(|p| p.vg.is_some())
-                    || w.block_devices
-                        .iter()
-                        .any(|d| d.parent.as_deref() == Some(k.as_str()))
-            }
-            Target::Md(k) => self.world.pv(k).is_some_and(|p| p.vg.is_some()),
-            Target::Lv(..) => true,
-        }
-    }
-}
-
-/// Does udev link /dev/md/NAME? For arrays that run, and for external-metadata containers
-/// (which never run themselves).
-fn linked(a: &MdArray) -> bool {
-    a.array_state != "inactive" || a.is_container()
 }
 
 pub(crate) fn out(stdout: &str) -> Result<CmdOutput, HostError> {
@@ -255,17 +140,17 @@ impl Host for SimHost {
         let args: Vec<&str> = argv.iter().map(String::as_str).collect();
         // The observer's own argv: the simulator answers exactly what the observer asks.
         if argv == crate::observe::lsblk::argv() {
-            return out(&render::lsblk(&st.world));
+            return out(&answer::lsblk(&st.world));
         }
         if argv == crate::observe::lvm::argv() {
-            return out(&render::fullreport(&st.world));
+            return out(&answer::fullreport(&st.world));
         }
         match args.as_slice() {
-            ["wipefs", "--no-act", "--json", dev] => render::wipefs(&st, dev),
-            ["wipefs", "--all", dev] => md_tools::wipefs_all(&mut st, dev),
-            ["hdparm", flag, dev] if flag.starts_with("-W") => md_tools::hdparm(&mut st, flag, dev),
+            ["wipefs", "--no-act", "--json", dev] => answer::wipefs(&st, dev),
+            ["wipefs", "--all", dev] => tools::wipefs_all(&mut st, dev),
+            ["hdparm", flag, dev] if flag.starts_with("-W") => tools::hdparm(&mut st, flag, dev),
             ["sdparm", flag @ ("--set=WCE" | "--clear=WCE"), dev] => {
-                md_tools::sdparm(&mut st, *flag == "--set=WCE", dev)
+                tools::sdparm(&mut st, *flag == "--set=WCE", dev)
             }
             ["udevadm", "settle", ..] | ["udevadm", "control", "--reload"] => out(""),
             ["update-initramfs", "-u"]
@@ -278,8 +163,8 @@ impl Host for SimHost {
             {
                 out("")
             }
-            ["mdadm", ..] => md_tools::mdadm(&mut st, &args[1..]),
-            ["sgdisk", ..] => sgdisk::sgdisk(&mut st, &args[1..]),
+            ["mdadm", ..] => tools::mdadm(&mut st, &args[1..]),
+            ["sgdisk", ..] => tools::sgdisk(&mut st, &args[1..]),
             ["pvcreate", ..]
             | ["vgcreate", ..]
             | ["vgextend", ..]
@@ -289,7 +174,7 @@ impl Host for SimHost {
             | ["lvconvert", ..]
             | ["lvremove", ..]
             | ["vgremove", ..]
-            | ["pvremove", ..] => lvm_tools::run(&mut st, &args),
+            | ["pvremove", ..] => tools::lvm(&mut st, &args),
             _ => unsupported(argv),
         }
     }
@@ -297,7 +182,7 @@ impl Host for SimHost {
     fn read_file(&self, path: &str) -> Result<String, HostError> {
         let st = self.state.borrow();
         if path == "/proc/mdstat" {
-            return Ok(render::mdstat(&st.world));
+            return Ok(answer::mdstat(&st.world));
         }
         let b = &st.world.boot;
         if b.mdadm_conf_path.as_deref() == Some(path) {
@@ -312,7 +197,7 @@ impl Host for SimHost {
                 .clone()
                 .ok_or(HostError::NotFound { path: path.into() });
         }
-        render::sysfs_read(&st.world, path).ok_or(HostError::NotFound {
+        answer::sysfs_read(&st.world, path).ok_or(HostError::NotFound {
             path: path.to_string(),
         })
     }
@@ -328,7 +213,7 @@ impl Host for SimHost {
                 detail: f.stderr,
             });
         }
-        md_tools::sysfs_write(&mut st, path, content.trim())
+        tools::md_sysfs_write(&mut st, path, content.trim())
     }
 
     fn list_dir(&self, path: &str) -> Result<Vec<String>, HostError> {
@@ -462,7 +347,7 @@ impl Host for SimHost {
             if let Some((done, total)) = a.sync_completed {
                 let next = done + total.div_ceil(4);
                 if next >= total {
-                    md_tools::finish_sync(a);
+                    tools::finish_sync(a);
                 } else {
                     a.sync_completed = Some((next, total));
                 }

@@ -6,9 +6,10 @@
 //! is 34 sectors before the end of the disk (the backup table and header). One `--new` that does
 //! not fit fails the whole call and nothing is written ("Error encountered; not saving changes").
 
-use super::{SimState, Target, fail, out};
 use crate::host::{CmdOutput, HostError};
 use crate::observe::{BlockDevice, DevKind, Signature};
+use crate::sim::world::{SimState, Target};
+use crate::sim::{fail, out};
 use std::collections::BTreeMap;
 
 const ALIGN: u64 = 2048;

@@ -50,7 +50,7 @@ pub fn create_extents(
     // upper bound for the allocator; a %VG larger than what is free is cut to it.
     let stripes_n = stripes.max(1) as u64;
     let (mut extents, approx) = match amount {
-        Amount::Bytes(b) => (b.div_ceil(super::lvm_tools::EXTENT), false),
+        Amount::Bytes(b) => (b.div_ceil(super::lvm::EXTENT), false),
         Amount::PctFree(p) => (vg_free * p / 100, true),
         Amount::PctVg(p) => ((vg_count * p / 100).min(vg_free), true),
     };

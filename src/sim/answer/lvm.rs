@@ -1,0 +1,132 @@
+//! `lvm fullreport` in its JSON report format, as the observer runs it.
+
+use crate::observe::{Lv, Observed};
+use serde_json::{Value, json};
+
+fn md_minor(kname: &str) -> String {
+    kname.trim_start_matches("md").to_string()
+}
+
+pub fn fullreport(w: &Observed) -> String {
+    let maj_min = |k: &str| -> (String, String) {
+        if w.array(k).is_some() {
+            ("9".into(), md_minor(k))
+        } else {
+            let mm = w.device(k).map(|d| d.maj_min.clone()).unwrap_or_default();
+            let (a, b) = mm.split_once(':').unwrap_or(("", ""));
+            (a.into(), b.into())
+        }
+    };
+    // A PV on an array that is not running cannot be read: LVM reports it [unknown].
+    let hidden_pv = |p: &crate::observe::Pv| {
+        w.array(&p.kname)
+            .is_some_and(|a| a.array_state == "inactive")
+    };
+    let pv_row = |p: &crate::observe::Pv| {
+        if hidden_pv(p) {
+            return json!({"pv_fmt":"lvm2","pv_uuid":p.uuid,"dev_size":"0","pv_name":"[unknown]","pv_major":"","pv_minor":"",
+                          "pv_size":p.size.to_string(),"pv_free":p.free.to_string(),"pv_attr":"a-m","pv_missing":"missing"});
+        }
+        let (ma, mi) = maj_min(&p.kname);
+        json!({"pv_fmt":"lvm2","pv_uuid":p.uuid,"dev_size":p.dev_size.to_string(),"pv_name":p.name,"pv_major":ma,"pv_minor":mi,
+               "pe_start":"1048576","pv_size":p.size.to_string(),"pv_free":p.free.to_string(),"pv_used":(p.size-p.free).to_string(),
+               "pv_attr":if p.vg.is_some() {"a--"} else {"---"},"pv_in_use":if p.vg.is_some() {"used"} else {""}})
+    };
+    let mut sections = Vec::new();
+    for vg in &w.lvm.vgs {
+        let pvs: Vec<&crate::observe::Pv> = w.pvs_of(&vg.name).collect();
+        let lvs: Vec<&Lv> = w.lvm.lvs.iter().filter(|l| l.vg == vg.name).collect();
+        let visible = lvs.iter().filter(|l| !l.hidden).count();
+        let mut pvseg = Vec::new();
+        for p in &pvs {
+            let mut start = 0u64;
+            for l in &lvs {
+                if let Some(n) = l.extents.get(&p.kname) {
+                    pvseg.push(json!({"pvseg_start":start.to_string(),"pvseg_size":n.to_string(),"pv_uuid":p.uuid,"lv_uuid":l.uuid}));
+                    start += n;
+                }
+            }
+            let total = p.size / vg.extent_size.max(1);
+            if start < total {
+                pvseg.push(json!({"pvseg_start":start.to_string(),"pvseg_size":(total-start).to_string(),"pv_uuid":p.uuid,"lv_uuid":""}));
+            }
+        }
+        let name_of = |l: &Lv| {
+            if l.hidden {
+                format!("[{}]", l.name)
+            } else {
+                l.name.clone()
+            }
+        };
+        let lv_rows: Vec<Value> = lvs
+            .iter()
+            .map(|l| {
+                let wc = l.writecache.as_ref();
+                // lv_attr's volume type: what the world's segment type (or snapshot) makes it.
+                let kind = match l.segtype.as_str() {
+                    _ if l.snapshot_of.is_some() && l.segtype != "thin" => 's',
+                    s if s.starts_with("raid") => 'r',
+                    "mirror" => 'm',
+                    "thin-pool" => 't',
+                    "thin" => 'V',
+                    "vdo-pool" => 'd',
+                    "cache" => 'C',
+                    _ => '-',
+                };
+                let attr = format!(
+                    "{}wi-{}-{}---",
+                    if wc.is_some() { 'C' } else if l.hidden && l.name.ends_with("_wcorig") { 'o' } else if l.hidden { 'C' } else { kind },
+                    if l.active { 'a' } else { '-' },
+                    if wc.is_some() || l.hidden { 'C' } else { '-' }
+                );
+                json!({"lv_uuid":l.uuid,"lv_name":name_of(l),"lv_full_name":format!("{}/{}",l.vg,l.name),
+                       "lv_path": if l.hidden {String::new()} else {format!("/dev/{}/{}",l.vg,l.name)},
+                       "lv_layout": if wc.is_some() {"writecache"} else if l.stripes>1 {"striped"} else {"linear"},
+                       "lv_role": if l.hidden {"private"} else {"public"},
+                       "lv_active": if l.active {"active"} else {""},
+                       "lv_size": l.size.to_string(), "lv_attr": attr,
+                       "origin": wc.map(|c| format!("[{}]", c.origin)).or(l.snapshot_of.clone()).unwrap_or_default(),
+                       "pool_lv": wc.map(|c| format!("[{}]", c.cachevol)).unwrap_or_default(),
+                       "writecache_block_size": wc.and_then(|c| c.block_size).map(|b| b.to_string()).unwrap_or_else(|| "-1".into()),
+                       "writecache_writeback_blocks": wc.and_then(|c| c.writeback_blocks).map(|b| b.to_string()).unwrap_or_default(),
+                       "lv_tags": l.tags.join(",")})
+            })
+            .collect();
+        let seg_rows: Vec<Value> = lvs
+            .iter()
+            .map(|l| {
+                let devices = match &l.writecache {
+                    Some(wc) => format!("{}(0)", wc.origin),
+                    None => l.extents.keys().map(|k| format!("/dev/{k}(0)")).collect::<Vec<_>>().join(","),
+                };
+                let settings = l.writecache.as_ref().map(|wc| wc.settings.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(",")).unwrap_or_default();
+                json!({"segtype":l.segtype,"stripes":l.stripes.to_string(),"seg_start":"0","seg_size":l.size.to_string(),
+                       "devices":devices,"cache_settings":settings,"lv_uuid":l.uuid})
+            })
+            .collect();
+        sections.push(json!({
+            "vg":[{"vg_fmt":"lvm2","vg_uuid":vg.uuid,"vg_name":vg.name,"vg_attr":if vg.partial || pvs.iter().any(|p| hidden_pv(p)) {"wz-pn-"} else {"wz--n-"},
+                   "vg_partial":if vg.partial || pvs.iter().any(|p| hidden_pv(p)) {"partial"} else {""},"vg_size":vg.size.to_string(),
+                   "vg_free":vg.free.to_string(),"vg_extent_size":vg.extent_size.to_string(),
+                   "vg_extent_count":vg.extent_count().to_string(),"vg_free_count":vg.free_count().to_string(),
+                   "pv_count":pvs.len().to_string(),"lv_count":visible.to_string()}],
+            "pv": pvs.iter().map(|p| pv_row(p)).collect::<Vec<_>>(),
+            "lv": lv_rows, "pvseg": pvseg, "seg": seg_rows
+        }));
+    }
+    let orphans: Vec<Value> = w
+        .lvm
+        .pvs
+        .iter()
+        .filter(|p| p.vg.is_none())
+        .map(pv_row)
+        .collect();
+    if !orphans.is_empty() {
+        sections.push(json!({"vg": [], "pv": orphans, "lv": [], "pvseg": [], "seg": []}));
+    }
+    // lvm2 prints its report with two-space indentation and string values.
+    format!(
+        "  {}\n",
+        serde_json::to_string_pretty(&json!({ "report": sections })).unwrap()
+    )
+}

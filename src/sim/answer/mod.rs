@@ -1,0 +1,14 @@
+//! How the simulated machine answers reads, in the real tools' output formats: one module per
+//! tool or file the observer reads.
+
+mod lsblk;
+mod lvm;
+mod mdstat;
+mod sysfs;
+mod wipefs;
+
+pub(super) use lsblk::lsblk;
+pub(super) use lvm::fullreport;
+pub(super) use mdstat::mdstat;
+pub(super) use sysfs::sysfs_read;
+pub(super) use wipefs::wipefs;

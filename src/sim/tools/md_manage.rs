@@ -1,0 +1,301 @@
+//! mdadm's manage and grow modes on an array that runs: members added, re-added, hot-replaced,
+//! failed and removed; the internal bitmap added or removed with `--grow`.
+
+use super::md_create::{member_signature, parse_chunk};
+use super::mdadm::md_target;
+use crate::host::{CmdOutput, HostError};
+use crate::observe::{MdBitmap, MdMember};
+use crate::sim::world::{SimState, Target};
+use crate::sim::{fail, out};
+
+pub(super) fn grow(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutput, HostError> {
+    let k = match md_target(st, md) {
+        Ok(k) => k,
+        Err(e) => return e,
+    };
+    let (mut bitmap, mut chunk, mut wb) = (None, None, 0u32);
+    for a in rest {
+        if let Some(v) = a.strip_prefix("--bitmap=") {
+            bitmap = Some(v.to_string());
+        } else if let Some(v) = a.strip_prefix("--bitmap-chunk=") {
+            chunk = parse_chunk(v);
+            if chunk.is_none() {
+                return fail(2, format!("mdadm: invalid bitmap chunksize: {v}\n"));
+            }
+        } else if let Some(v) = a.strip_prefix("--write-behind=") {
+            wb = match v.parse() {
+                Ok(n) if n <= 16383 => n,
+                _ => {
+                    return fail(
+                        2,
+                        "mdadm: Invalid value for maximum outstanding write-behind writes\n",
+                    );
+                }
+            };
+        } else {
+            return fail(2, format!("mdadm: sim does not model --grow option {a}\n"));
+        }
+    }
+    let a = st.array_mut(&k).unwrap();
+    // An auto-read-only array refuses bitmap changes (seen on the real kernel, on every re-run).
+    let read_only = a.array_state == "read-auto" || a.array_state == "readonly";
+    match bitmap.as_deref() {
+        Some("none") => {
+            if a.bitmap.is_none() {
+                return fail(1, format!("mdadm: no bitmap found on {md}\n"));
+            }
+            if a.sync_action != "idle" || read_only {
+                return fail(1, "mdadm: failed to remove internal bitmap.\n");
+            }
+            a.bitmap = None;
+            out("")
+        }
+        Some("internal") => {
+            if a.bitmap.is_some() {
+                return fail(1, format!("mdadm: bitmap already present on {md}\n"));
+            }
+            if read_only {
+                return fail(1, "mdadm: failed to set internal bitmap.\n");
+            }
+            if a.sync_action != "idle" {
+                return fail(
+                    1,
+                    "mdadm: Cannot add bitmap while array is resyncing or reshaping etc.\nmdadm: failed to set internal bitmap.\n",
+                );
+            }
+            a.bitmap = Some(MdBitmap::internal(chunk.unwrap_or(64 << 20), wb));
+            out("")
+        }
+        _ => fail(1, "mdadm: no changes to --grow\n"),
+    }
+}
+
+fn member_target(
+    st: &SimState,
+    md: &str,
+    dev: &str,
+) -> Result<(String, String), Result<CmdOutput, HostError>> {
+    let k = md_target(st, md)?;
+    match st.resolve(dev) {
+        Some(Target::Block(d)) if st.world.array(&k).unwrap().member(&d).is_some() => Ok((k, d)),
+        _ => Err(fail(1, format!("mdadm: {dev} is not a member of {md}\n"))),
+    }
+}
+
+pub(super) fn fail_member(st: &mut SimState, md: &str, dev: &str) -> Result<CmdOutput, HostError> {
+    let (k, d) = match member_target(st, md, dev) {
+        Ok(x) => x,
+        Err(e) => return e,
+    };
+    let a = st.array_mut(&k).unwrap();
+    let others_in_sync = a
+        .members
+        .iter()
+        .filter(|m| m.kname != d && m.has("in_sync") && !m.faulty())
+        .count();
+    if others_in_sync == 0 {
+        // Kernel 6.1 (MD_BROKEN): the last in-sync leg cannot be failed.
+        return fail(
+            1,
+            format!("mdadm: set device faulty failed for {dev}:  Device or resource busy\n"),
+        );
+    }
+    let m = a.members.iter_mut().find(|m| m.kname == d).unwrap();
+    m.state.retain(|w| w == "write_mostly");
+    m.state.insert(0, "faulty".into());
+    m.slot = None;
+    a.degraded = a
+        .raid_disks
+        .saturating_sub(a.members.iter().filter(|m| m.has("in_sync")).count() as u32);
+    out(&format!("mdadm: set {dev} faulty in {md}\n"))
+}
+
+pub(super) fn remove_member(
+    st: &mut SimState,
+    md: &str,
+    dev: &str,
+) -> Result<CmdOutput, HostError> {
+    let (k, d) = match member_target(st, md, dev) {
+        Ok(x) => x,
+        Err(e) => return e,
+    };
+    let a = st.array_mut(&k).unwrap();
+    if !a.member(&d).unwrap().faulty() && !a.member(&d).unwrap().has("spare") {
+        return fail(
+            1,
+            format!("mdadm: hot remove failed for {dev}: Device or resource busy\n"),
+        );
+    }
+    a.members.retain(|m| m.kname != d);
+    if let Some(dv) = st.dev_mut(&d) {
+        dv.holders.retain(|h| *h != k);
+    }
+    out(&format!("mdadm: hot removed {dev} from {md}\n"))
+}
+
+pub(super) fn remove_failed(st: &mut SimState, md: &str) -> Result<CmdOutput, HostError> {
+    let k = match md_target(st, md) {
+        Ok(k) => k,
+        Err(e) => return e,
+    };
+    let gone: Vec<String> = st
+        .world
+        .array(&k)
+        .unwrap()
+        .members
+        .iter()
+        .filter(|m| m.faulty())
+        .map(|m| m.kname.clone())
+        .collect();
+    st.array_mut(&k).unwrap().members.retain(|m| !m.faulty());
+    for d in &gone {
+        if let Some(dv) = st.dev_mut(d) {
+            dv.holders.retain(|h| *h != k);
+        }
+    }
+    out(&gone
+        .iter()
+        .map(|d| format!("mdadm: hot removed {d} from {md}\n"))
+        .collect::<String>())
+}
+
+/// `mdadm MD --add|--re-add [--write-mostly] DEV` → (array kname, write-mostly, DEV, DEV kname).
+fn member_args<'a>(
+    st: &SimState,
+    md: &str,
+    rest: &[&'a str],
+    op: &str,
+) -> Result<(String, bool, &'a str, String), Result<CmdOutput, HostError>> {
+    let k = md_target(st, md)?;
+    let (wm, dev) = match rest {
+        ["--write-mostly", dev] => (true, *dev),
+        [dev] => (false, *dev),
+        _ => {
+            return Err(fail(
+                2,
+                format!("mdadm: sim models `{op} [--write-mostly] DEV`\n"),
+            ));
+        }
+    };
+    match st.resolve(dev) {
+        Some(Target::Block(dk)) => Ok((k, wm, dev, dk)),
+        _ => Err(fail(1, format!("mdadm: {dev} does not exist\n"))),
+    }
+}
+
+pub(super) fn re_add(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutput, HostError> {
+    let (k, wm, dev, dk) = match member_args(st, md, rest, "--re-add") {
+        Ok(x) => x,
+        Err(e) => return e,
+    };
+    let a = st.world.array(&k).unwrap().clone();
+    let d = st.world.device(&dk).unwrap().clone();
+    let ours = d
+        .signatures
+        .iter()
+        .flatten()
+        .any(|s| s.kind == "linux_raid_member" && s.uuid.is_some() && s.uuid == a.uuid);
+    let free_slot =
+        (0..a.raid_disks).find(|s| !a.members.iter().any(|m| m.slot == Some(*s) && !m.faulty()));
+    if !ours || a.bitmap.is_none() || free_slot.is_none() || st.busy(&Target::Block(dk.clone())) {
+        return fail(
+            1,
+            format!("mdadm: --re-add for {dev} to {md} is not possible\n"),
+        );
+    }
+    let was_wm = wm;
+    let mut state = vec!["spare".to_string()];
+    if was_wm {
+        state.insert(0, "write_mostly".into());
+    }
+    let a = st.array_mut(&k).unwrap();
+    a.members.push(MdMember {
+        kname: dk.clone(),
+        slot: free_slot,
+        state,
+    });
+    a.sync_action = "recover".into();
+    a.sync_completed = Some((0, a.size_kib * 2));
+    st.dev_mut(&dk).unwrap().holders.push(k);
+    out(&format!("mdadm: re-added {dev}\n"))
+}
+
+pub(super) fn replace(
+    st: &mut SimState,
+    md: &str,
+    old: &str,
+    new: &str,
+) -> Result<CmdOutput, HostError> {
+    let (k, o) = match member_target(st, md, old) {
+        Ok(x) => x,
+        Err(e) => return e,
+    };
+    let (_, n) = match member_target(st, md, new) {
+        Ok(x) => x,
+        Err(e) => return e,
+    };
+    let a = st.array_mut(&k).unwrap();
+    let old_ok = a
+        .member(&o)
+        .is_some_and(|m| m.has("in_sync") && !m.faulty());
+    let new_spare = a
+        .member(&n)
+        .is_some_and(|m| m.has("spare") && m.slot.is_none());
+    if !old_ok || !new_spare {
+        return fail(
+            1,
+            format!("mdadm: Marking {old} for replacement with {new} failed\n"),
+        );
+    }
+    for m in a.members.iter_mut() {
+        if m.kname == o {
+            m.state.push("want_replacement".into());
+        } else if m.kname == n {
+            m.state.push("replacement".into());
+        }
+    }
+    a.sync_action = "recover".into();
+    a.sync_completed = Some((0, a.size_kib * 2));
+    out(&format!(
+        "mdadm: Marked {old} (device in {md}) for replacement\nmdadm: Marked {new} in {md} as replacement\n"
+    ))
+}
+
+pub(super) fn add(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutput, HostError> {
+    let (k, wm, dev, dk) = match member_args(st, md, rest, "--add") {
+        Ok(x) => x,
+        Err(e) => return e,
+    };
+    if st.busy(&Target::Block(dk.clone())) {
+        return fail(
+            1,
+            format!("mdadm: Cannot open {dev}: Device or resource busy\n"),
+        );
+    }
+    let a = st.world.array(&k).unwrap();
+    if st.world.device(&dk).unwrap().size / 1024 < a.size_kib {
+        return fail(1, format!("mdadm: {dev} not large enough to join array\n"));
+    }
+    let free_slot =
+        (0..a.raid_disks).find(|s| !a.members.iter().any(|m| m.slot == Some(*s) && !m.faulty()));
+    let a = st.array_mut(&k).unwrap();
+    let mut state = vec!["spare".to_string()];
+    if wm {
+        state.insert(0, "write_mostly".into());
+    }
+    a.members.push(MdMember {
+        kname: dk.clone(),
+        slot: free_slot,
+        state,
+    });
+    if free_slot.is_some() {
+        a.sync_action = "recover".into();
+        a.sync_completed = Some((0, a.size_kib * 2));
+    }
+    let uuid = st.world.array(&k).unwrap().uuid.clone();
+    let d = st.dev_mut(&dk).unwrap();
+    d.holders.push(k);
+    d.fstype = Some("linux_raid_member".into());
+    d.signatures = Some(vec![member_signature(&uuid)]);
+    out(&format!("mdadm: added {dev}\n"))
+}

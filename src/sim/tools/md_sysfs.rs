@@ -1,0 +1,83 @@
+//! Writes to md sysfs as kernel 6.1 takes them: a member's `state` (writemostly,
+//! -writemostly), the bitmap's `backlog` (write-behind); and a SCSI disk's `device/rescan`.
+
+use crate::host::HostError;
+use crate::sim::world::SimState;
+
+pub fn sysfs_write(st: &mut SimState, path: &str, value: &str) -> Result<(), HostError> {
+    let inval = |detail: &str| {
+        Err(HostError::Io {
+            path: path.to_string(),
+            detail: detail.to_string(),
+        })
+    };
+    let nf = || {
+        Err(HostError::NotFound {
+            path: path.to_string(),
+        })
+    };
+    // A SCSI rescan (`device/rescan`): the model has no stale view to refresh.
+    if let Some(k) = path
+        .strip_prefix("/sys/block/")
+        .and_then(|r| r.strip_suffix("/device/rescan"))
+    {
+        return if st.world.device(k).is_some() && value == "1" {
+            Ok(())
+        } else {
+            nf()
+        };
+    }
+    let Some(rest) = path.strip_prefix("/sys/block/") else {
+        return nf();
+    };
+    let Some((md, attr)) = rest.split_once("/md/") else {
+        return nf();
+    };
+    let Some(a) = st.array_mut(md) else {
+        return nf();
+    };
+    if let Some(m) = attr
+        .strip_prefix("dev-")
+        .and_then(|m| m.strip_suffix("/state"))
+    {
+        let Some(mem) = a.members.iter_mut().find(|x| x.kname == m) else {
+            return nf();
+        };
+        match value {
+            "writemostly" => {
+                if !mem.write_mostly() {
+                    let pos = mem
+                        .state
+                        .iter()
+                        .position(|s| s != "faulty" && s != "in_sync")
+                        .unwrap_or(mem.state.len());
+                    mem.state.insert(pos, "write_mostly".into());
+                }
+            }
+            "-writemostly" => mem.state.retain(|s| s != "write_mostly"),
+            _ => {
+                return inval(
+                    "Invalid argument (the simulated host models writemostly/-writemostly)",
+                );
+            }
+        }
+        return Ok(());
+    }
+    if attr == "bitmap/backlog" {
+        let Ok(n) = value.parse::<u32>() else {
+            return inval("Invalid argument");
+        };
+        if n > 16383 {
+            return inval("Invalid argument");
+        }
+        if !a.members.iter().any(|m| m.write_mostly()) {
+            return inval("Invalid argument (can't set backlog, no write mostly device available)");
+        }
+        match a.bitmap.as_mut() {
+            Some(b) => b.backlog = n,
+            None => return nf(),
+        }
+        return Ok(());
+    }
+    inval("Permission denied (not modelled by the simulated host)")
+}

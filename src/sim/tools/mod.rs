@@ -1,0 +1,20 @@
+//! The tools that change the simulated machine, as the real ones behave (mdadm 4.2, lvm2
+//! 2.03.16, GPT fdisk 1.0.9, util-linux, hdparm, sdparm; kernel 6.1), including their refusals.
+
+mod drive_cache;
+mod lvm;
+mod lvm_alloc;
+mod lvm_lv;
+mod md_create;
+mod md_manage;
+mod md_sysfs;
+mod mdadm;
+mod sgdisk;
+mod wipefs;
+
+pub(super) use drive_cache::{hdparm, sdparm};
+pub(super) use lvm::run as lvm;
+pub(super) use md_sysfs::sysfs_write as md_sysfs_write;
+pub(super) use mdadm::{finish_sync, mdadm};
+pub(super) use sgdisk::sgdisk;
+pub(super) use wipefs::wipefs_all;
