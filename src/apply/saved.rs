@@ -3,6 +3,10 @@
 //! it was made on this host from this very observation, then plans again from the desired state
 //! embedded in it, with hyraid's own risk classes and the command line's policy, and runs the
 //! re-derived plan only when it is the same, step by step, as the file.
+//!
+//! The saved-plan format lives here: writing it ([`json`], for `plan -o` and `--format json`),
+//! reading it ([`read`], [`parse`]) and checking it against the machine ([`check_saved`]). Its
+//! number, [`FORMAT`], is stamped into every plan by the planner.
 
 use super::ApplyError;
 use crate::host::Host;
@@ -10,6 +14,21 @@ use crate::observe::Observed;
 use crate::plan::fingerprint::{changes, fingerprint};
 use crate::plan::{PLAN_FORMAT, Plan, PlannedStep, Policy, Refusal, Risk, plan};
 use crate::render::command_line;
+use std::path::Path;
+
+/// The saved-plan format this hyraid writes and applies.
+pub use crate::plan::PLAN_FORMAT as FORMAT;
+
+/// Whether `apply FILE` reads FILE as a saved plan (`plan -o`) rather than a configuration.
+pub fn is_saved_plan(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "json")
+}
+
+/// Read and [`parse`] a saved plan file; the message names the file.
+pub fn read(path: &Path) -> Result<Plan, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
 
 /// Parse a saved plan. The format is checked before anything else is read, so a plan of another
 /// format is refused with that reason (by `apply` and `show` alike), not with a parse error.
@@ -153,4 +172,29 @@ fn first_difference(saved: &Plan, derived: &Plan) -> Option<String> {
         ));
     }
     None
+}
+
+/// The plan as JSON: what `apply PLAN.json` reads back, plus, per step, a `display` object for
+/// tools (Ansible, CI bots): its symbol, object, one-line summary and exact command lines.
+/// `display` is derived; apply ignores it.
+pub fn json(plan: &Plan) -> String {
+    let mut s = serde_json::to_string_pretty(&json_value(plan)).expect("plan serializes");
+    s.push('\n');
+    s
+}
+
+/// [`json`] as a value, for callers that add to it (`plan --format json` adds `objects`).
+pub fn json_value(plan: &Plan) -> serde_json::Value {
+    let mut v = serde_json::to_value(plan).expect("plan serializes");
+    if let Some(steps) = v["steps"].as_array_mut() {
+        for (j, s) in steps.iter_mut().zip(&plan.steps) {
+            j["display"] = serde_json::json!({
+                "symbol": s.step.symbol().to_string(),
+                "object": s.step.object(),
+                "summary": s.step.summary(),
+                "commands": s.step.commands().iter().map(command_line).collect::<Vec<_>>(),
+            });
+        }
+    }
+    v
 }

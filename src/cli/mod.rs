@@ -421,12 +421,12 @@ fn dispatch(cli: Cli) -> Result<u8, CliError> {
                 p.observed = Some(crate::plan::fingerprint::normalized(&obs));
             }
             if let Some(o) = out {
-                write_out(&o, &render::json(&p))?;
+                write_out(&o, &apply::saved::json(&p))?;
             }
             if format == Format::Json {
                 // For tools (Ansible's diff mode): each touched object before and after, from a
                 // simulated run of the plan on a copy of what was observed.
-                let mut v = render::json_value(&p);
+                let mut v = apply::saved::json_value(&p);
                 if let Some(objects) = apply::preview::object_states(&p, &obs) {
                     v["objects"] = serde_json::to_value(objects).expect("serializes");
                 }
@@ -478,13 +478,7 @@ fn plan_exit_code(p: &Plan, detailed_exitcode: bool) -> u8 {
 }
 
 fn read_plan(path: &Path) -> Result<Plan, CliError> {
-    let text =
-        std::fs::read_to_string(path).map_err(|e| msg(format!("{}: {e}", path.display())))?;
-    apply::saved::parse(&text).map_err(|e| msg(format!("{}: {e}", path.display())))
-}
-
-fn is_saved_plan(path: &Path) -> bool {
-    path.extension().is_some_and(|e| e == "json")
+    apply::saved::read(path).map_err(msg)
 }
 
 fn apply_cmd(sim: &Option<PathBuf>, a: &ApplyArgs) -> Result<u8, CliError> {
@@ -504,7 +498,7 @@ fn apply_cmd(sim: &Option<PathBuf>, a: &ApplyArgs) -> Result<u8, CliError> {
     } else {
         Some(Lock::acquire(&lock_path).map_err(ApplyError::from)?)
     };
-    let saved = is_saved_plan(file);
+    let saved = apply::saved::is_saved_plan(file);
     let (p, obs) = if saved {
         let saved = read_plan(file)?;
         let obs = apply::observe_for(host, Some(&saved.desired)).map_err(ApplyError::from)?;
