@@ -24,7 +24,8 @@ pub(super) fn now_secs() -> u64 {
         .unwrap_or(0)
 }
 
-/// Where the record of what ran goes (JSON lines, appended).
+/// Where the record of what ran goes (JSON lines, appended; nowhere when `path` is `None`).
+#[derive(Debug, Default)]
 pub struct Journal {
     pub path: Option<PathBuf>,
 }

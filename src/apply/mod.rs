@@ -1,5 +1,7 @@
-//! Running a plan: identity re-check, each command with stdin from /dev/null, a journal of what
-//! ran, a stop at the first failure, and a fresh observe + plan afterwards (a residue is an error).
+//! Applying a configuration or a saved plan ([`apply`]): observe, plan (or re-derive the saved
+//! plan), refuse refusals and unallowed destruction, ask, then run the steps (identity re-check,
+//! each command with stdin from /dev/null, a journal of what ran, a stop at the first failure)
+//! and a fresh observe + plan afterwards (a residue is an error).
 
 mod execute;
 mod journal;
@@ -18,6 +20,7 @@ use crate::config::Desired;
 use crate::host::{Host, HostError};
 use crate::observe::{ObserveError, Observed, observe, probe_write_cache};
 use crate::plan::{PLAN_FORMAT, Plan, PlanError, Policy, Risk, plan};
+use std::io::Write;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ApplyError {
@@ -95,6 +98,9 @@ pub enum ApplyError {
         "interrupted after step {done}/{total}; the command that was running finished, nothing after it ran. The machine is consistent: run apply again to continue."
     )]
     Interrupted { done: usize, total: usize },
+    /// The confirmation said no; the reason is its own (`not applied`, no terminal to ask on).
+    #[error("{0}")]
+    NotConfirmed(String),
     #[error("applied, but the machine still differs from the file ({} step(s) remain):\n{}", .0.steps.len(), .0.steps.iter().map(|s| format!("  {} {}: {}", s.step.symbol(), s.step.object(), s.step.summary())).collect::<Vec<_>>().join("\n"))]
     Residue(Box<Plan>),
 }
@@ -152,6 +158,7 @@ pub fn check_destroy(p: &Plan, allow_destroy: bool) -> Result<(), ApplyError> {
     }
     Ok(())
 }
+
 /// How the executor behaves around waits.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ExecOptions {
@@ -169,4 +176,88 @@ pub fn verify(host: &dyn Host, desired: &Desired, policy: Policy) -> Result<Plan
         return Err(ApplyError::Residue(Box::new(residue)));
     }
     Ok(residue)
+}
+
+/// What to apply: a configuration (planned here against the machine) or a saved plan (re-derived
+/// from the desired state it carries and run only when equal, see [`saved`]).
+pub enum Source {
+    Desired(Desired),
+    Saved(Box<Plan>),
+}
+
+/// How an apply runs (`hyraid apply`'s options).
+#[derive(Default)]
+pub struct Options {
+    /// Include steps that destroy data at rest (`--allow-destroy`).
+    pub allow_destroy: bool,
+    /// Show the plan, check it, run nothing (`--dry-run`).
+    pub dry_run: bool,
+    /// Where the record of what ran goes.
+    pub journal: Journal,
+    /// `--no-wait` and the progress bar.
+    pub exec: ExecOptions,
+    /// Colour the plan's text (a terminal).
+    pub color: bool,
+    /// Install the SIGINT/SIGTERM handler once confirmed, so an interrupt stops at the next
+    /// command boundary (the command line; a library caller keeps its own signals).
+    pub handle_interrupts: bool,
+}
+
+/// What an apply did: the plan it showed, and what ran (`None`: a dry run, or nothing to do).
+#[derive(Debug)]
+pub struct Outcome {
+    pub plan: Plan,
+    pub applied: Option<Applied>,
+}
+
+/// Asked once, after the plan is shown and checked and before the first command, when there is
+/// something to run; `Err` says why not (the apply then ends with that message).
+pub type Confirm<'a> = dyn FnMut(&Plan) -> Result<(), String> + 'a;
+
+/// Apply `source` to the machine behind `host`: observe, plan (or re-derive the saved plan), show
+/// the plan on `out`, refuse refusals, check destruction, ask `confirm`, run the steps (their
+/// progress on `out`) and verify the machine now matches. A refused difference stops the whole
+/// apply before anything runs, dry run or not. The caller holds the apply lock when it is not a
+/// dry run.
+pub fn apply(
+    source: Source,
+    host: &dyn Host,
+    opts: &Options,
+    confirm: &mut Confirm,
+    out: &mut dyn Write,
+) -> Result<Outcome, ApplyError> {
+    let allow_destroy = opts.allow_destroy;
+    let (p, obs) = match source {
+        Source::Saved(saved) => {
+            let obs = observe_for(host, Some(&saved.desired))?;
+            // What runs is hyraid's own plan, re-derived and proven equal to the file's.
+            (check_saved(&saved, host, &obs, allow_destroy)?, obs)
+        }
+        Source::Desired(d) => {
+            let obs = observe_for(host, Some(&d))?;
+            (plan(&d, &obs, Policy { allow_destroy })?, obs)
+        }
+    };
+    let _ = write!(out, "{}", crate::render::text(&p, opts.color));
+    if !p.refused.is_empty() {
+        check_runnable(&p, allow_destroy)?;
+    }
+    if opts.dry_run || p.steps.is_empty() {
+        return Ok(Outcome {
+            plan: p,
+            applied: None,
+        });
+    }
+    check_runnable(&p, allow_destroy)?;
+    confirm(&p).map_err(ApplyError::NotConfirmed)?;
+    let _ = writeln!(out);
+    if opts.handle_interrupts {
+        install_interrupt_handler();
+    }
+    let applied = execute_report(host, &p, &obs, &opts.journal, out, &opts.exec)?;
+    verify(host, &p.desired, Policy { allow_destroy })?;
+    Ok(Outcome {
+        plan: p,
+        applied: Some(applied),
+    })
 }
