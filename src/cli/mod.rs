@@ -154,7 +154,7 @@ fn validate(file: &Path) -> Result<u8, Error> {
     Ok(0)
 }
 
-pub(crate) enum Machine {
+enum Machine {
     Real(RealHost),
     Sim(Box<SimHost>, PathBuf),
 }
