@@ -5,6 +5,7 @@ pub mod apply;
 pub mod bench;
 pub mod cli;
 pub mod config;
+pub mod error;
 pub mod host;
 pub mod import;
 pub mod observe;

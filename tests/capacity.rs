@@ -403,12 +403,9 @@ fn hyraid_plan_prints_the_refusal_and_exits_1_and_apply_runs_nothing() {
     let yaml = dir.path().join("h.yaml");
     std::fs::write(&yaml, format!("{PAIR}      nextcloud: {{ size: 40TiB }}\n")).unwrap();
     let run = |args: &[&str]| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_hyraid"))
-            .args(args)
-            .args([yaml.to_str().unwrap(), "--sim", sim.to_str().unwrap()])
-            .stdin(std::process::Stdio::null())
-            .output()
-            .unwrap()
+        let mut a = args.to_vec();
+        a.extend([yaml.to_str().unwrap(), "--sim", sim.to_str().unwrap()]);
+        common::hyraid(&a)
     };
     let o = run(&["plan"]);
     let out = String::from_utf8_lossy(&o.stdout);

@@ -2,18 +2,12 @@
 //! warns, and the lock goes away with a crashed holder (flock). Also: non-root on a real host is
 //! refused before anything is observed.
 
+mod common;
+use common::hyraid;
 use hyraid::apply::lock::Lock;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-
-fn hyraid(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_hyraid"))
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
-}
 
 fn sim(dir: &Path) -> PathBuf {
     let p = dir.join("pair.json");

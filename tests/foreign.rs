@@ -335,10 +335,7 @@ fn status_plan_and_import_on_the_foreign_machine() {
     let hyraid = |args: &[&str]| {
         let mut a: Vec<&str> = args.to_vec();
         a.extend(["--sim", snap.to_str().unwrap()]);
-        std::process::Command::new(env!("CARGO_BIN_EXE_hyraid"))
-            .args(&a)
-            .output()
-            .unwrap()
+        common::hyraid(&a)
     };
     let o = hyraid(&["status"]);
     let text = String::from_utf8_lossy(&o.stdout);

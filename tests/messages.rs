@@ -4,7 +4,6 @@
 mod common;
 use common::*;
 use hyraid::plan::{Policy, Step};
-use std::process::{Command, Stdio};
 
 #[test]
 fn apply_shows_every_warning_under_its_step_and_counts_them() {
@@ -12,14 +11,15 @@ fn apply_shows_every_warning_under_its_step_and_counts_them() {
     let snap = dir.path().join("machine.json");
     std::fs::copy("examples/snapshots/microserver-gen8.json", &snap).unwrap();
     let journal = dir.path().join("journal.jsonl");
-    let o = Command::new(env!("CARGO_BIN_EXE_hyraid"))
-        .args(["apply", "examples/microserver-gen8.yaml", "--yes", "--sim"])
-        .arg(&snap)
-        .arg("--journal")
-        .arg(&journal)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let o = hyraid(&[
+        "apply",
+        "examples/microserver-gen8.yaml",
+        "--yes",
+        "--sim",
+        snap.to_str().unwrap(),
+        "--journal",
+        journal.to_str().unwrap(),
+    ]);
     let out = String::from_utf8_lossy(&o.stdout);
     assert_eq!(o.status.code(), Some(0), "{out}");
     let warning = "! WARNING: using a writecache block size larger than the file system block size may corrupt the file system.";
@@ -114,14 +114,12 @@ fn the_field_lints_appear_in_plan_too() {
         );
     assert!(text.contains("write_mostly: []"), "{text}");
     std::fs::write(&yaml, text).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_hyraid"))
-        .args(["plan"])
-        .arg(&yaml)
-        .arg("--sim")
-        .arg(&snap)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let o = hyraid(&[
+        "plan",
+        yaml.to_str().unwrap(),
+        "--sim",
+        snap.to_str().unwrap(),
+    ]);
     let out = String::from_utf8_lossy(&o.stdout);
     assert_eq!(o.status.code(), Some(0), "{out}");
     let lints: Vec<&str> = out

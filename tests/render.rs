@@ -61,9 +61,9 @@ fn shell_script_is_what_apply_runs() {
 fn json_plan_round_trips() {
     let (d, h) = example("nvme-plus-two-hdd");
     let p = plan_for(&h, &d, Policy::default());
-    let back: hyraid::plan::Plan = serde_json::from_str(&render::json(&p)).unwrap();
+    let back: hyraid::plan::Plan = serde_json::from_str(&hyraid::plan::planfile::json(&p)).unwrap();
     assert_eq!(back, p);
-    let v: serde_json::Value = serde_json::from_str(&render::json(&p)).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&hyraid::plan::planfile::json(&p)).unwrap();
     assert_eq!(v["format"], 1);
     assert_eq!(v["steps"][0]["op"], "create_array");
     assert_eq!(v["steps"][0]["risk"], "data-at-risk");

@@ -233,7 +233,7 @@ fn mdadm_itself_would_not_notice_lvm_or_xfs_but_hyraid_does() {
 #[test]
 fn stale_or_foreign_saved_plans_are_refused() {
     let (d, h) = example("microserver-gen8");
-    let obs = apply::observe_for(&h, Some(&d)).unwrap();
+    let obs = observe(&h, &d);
     let p = plan(&d, &obs, Policy::default()).unwrap();
     apply::check_saved(&p, &h, &obs, false).unwrap();
     // The machine changes after planning.
@@ -249,7 +249,7 @@ fn stale_or_foreign_saved_plans_are_refused() {
         .status,
         0
     );
-    let now = apply::observe_for(&h, Some(&d)).unwrap();
+    let now = observe(&h, &d);
     let e = apply::check_saved(&p, &h, &now, false).unwrap_err();
     assert!(matches!(e, ApplyError::Stale { .. }));
     assert!(e.to_string().starts_with("plan is stale"));
@@ -272,10 +272,10 @@ fn stale_or_foreign_saved_plans_are_refused() {
 fn resync_progress_does_not_make_a_plan_stale() {
     let (d, h) = example("single-pair");
     apply(&h, &d, Policy::default()).unwrap();
-    let obs = apply::observe_for(&h, Some(&d)).unwrap();
+    let obs = observe(&h, &d);
     let p = plan(&d, &obs, Policy::default()).unwrap();
     h.finish_syncs();
-    let now = apply::observe_for(&h, Some(&d)).unwrap();
+    let now = observe(&h, &d);
     apply::check_saved(&p, &h, &now, false).unwrap();
 }
 
@@ -299,7 +299,7 @@ fn destroying_plan_needs_allow_destroy_at_apply_time_too() {
 fn host_guard_and_identity() {
     let (mut d, h) = example("microserver-gen8");
     d.host = Some("other-box".into());
-    let obs = apply::observe_for(&h, Some(&d)).unwrap();
+    let obs = observe(&h, &d);
     assert!(matches!(
         plan(&d, &obs, Policy::default()),
         Err(PlanError::HostMismatch { .. })
@@ -342,7 +342,7 @@ fn missing_disk_is_refused_not_guessed() {
 #[test]
 fn identity_is_rechecked_before_each_step() {
     let (d, h) = example("single-pair");
-    let obs = apply::observe_for(&h, Some(&d)).unwrap();
+    let obs = observe(&h, &d);
     let p = plan(&d, &obs, Policy::default()).unwrap();
     // Between plan and execution the by-id link moves to another disk.
     let mut w = h.world();

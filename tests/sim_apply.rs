@@ -250,7 +250,7 @@ fn interrupted_apply_is_completed_by_the_next_one() {
     let full = plan_for(&h0, &d, Policy::default());
     for k in 0..full.steps.len() {
         let (d, h) = example("microserver-gen8");
-        let obs = hyraid::apply::observe_for(&h, Some(&d)).unwrap();
+        let obs = common::observe(&h, &d);
         let mut p = hyraid::plan::plan(&d, &obs, Policy::default()).unwrap();
         p.steps.truncate(k);
         hyraid::apply::execute(

@@ -124,33 +124,23 @@ fn status_cli_exit_codes_and_json() {
     let dir = tempfile::tempdir().unwrap();
     let snap = dir.path().join("m.json");
     std::fs::copy("examples/snapshots/single-pair.json", &snap).unwrap();
-    let bin = env!("CARGO_BIN_EXE_hyraid");
-    let o = std::process::Command::new(bin)
-        .args(["status", "--sim", snap.to_str().unwrap()])
-        .output()
-        .unwrap();
+    let o = hyraid(&["status", "--sim", snap.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "blank machine: nothing to report");
-    std::process::Command::new(bin)
-        .args([
-            "apply",
-            "examples/single-pair.yaml",
-            "--sim",
-            snap.to_str().unwrap(),
-            "--yes",
-            "--sim-write",
-        ])
-        .output()
-        .unwrap();
-    let o = std::process::Command::new(bin)
-        .args([
-            "status",
-            "--sim",
-            snap.to_str().unwrap(),
-            "--format",
-            "json",
-        ])
-        .output()
-        .unwrap();
+    hyraid(&[
+        "apply",
+        "examples/single-pair.yaml",
+        "--sim",
+        snap.to_str().unwrap(),
+        "--yes",
+        "--sim-write",
+    ]);
+    let o = hyraid(&[
+        "status",
+        "--sim",
+        snap.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     // apply wrote mdadm.conf; what is left is the initial resync, which is information.
     assert_eq!(o.status.code(), Some(0), "{v}");

@@ -3,6 +3,9 @@
 //! it was made on this host from this very observation, then plans again from the desired state
 //! embedded in it, with hyraid's own risk classes and the command line's policy, and runs the
 //! re-derived plan only when it is the same, step by step, as the file.
+//!
+//! The file's format (writing, reading) is `plan::planfile`; checking it against the machine is
+//! here ([`check_saved`]).
 
 use super::ApplyError;
 use crate::host::Host;
@@ -10,19 +13,6 @@ use crate::observe::Observed;
 use crate::plan::fingerprint::{changes, fingerprint};
 use crate::plan::step::command_line;
 use crate::plan::{PLAN_FORMAT, Plan, PlannedStep, Policy, Refusal, Risk, plan};
-
-/// Parse a saved plan. The format is checked before anything else is read, so a plan of another
-/// format is refused with that reason (by `apply` and `show` alike), not with a parse error.
-pub fn parse(text: &str) -> Result<Plan, String> {
-    let v: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| format!("not a hyraid plan: {e}"))?;
-    match v.get("format").and_then(|f| f.as_u64()) {
-        Some(f) if f == PLAN_FORMAT as u64 => {}
-        Some(f) => return Err(ApplyError::Format { found: f as u32 }.to_string()),
-        None => return Err("not a hyraid plan: it has no `format`".into()),
-    }
-    serde_json::from_value(v).map_err(|e| format!("not a hyraid plan: {e}"))
-}
 
 /// Check a saved plan against a fresh observation and re-derive it. Returns the plan hyraid
 /// makes now, which is the one to run: equal to the file's in every step, risk and refusal.

@@ -6,17 +6,16 @@ pub mod capacity;
 mod diff;
 pub mod fingerprint;
 pub mod persist;
+pub mod planfile;
 pub mod step;
 
 pub use address::Address;
 pub use diff::{disk_for, plan};
+pub use planfile::FORMAT as PLAN_FORMAT;
 pub use step::{ArrayDevice, CacheTool, Command, Risk, SizeArg, Step};
 
 use crate::config::Desired;
 use serde::{Deserialize, Serialize};
-
-/// Version of the saved-plan format.
-pub const PLAN_FORMAT: u32 = 1;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Policy {

@@ -1,5 +1,5 @@
-//! Plan outputs: text (terminal), Markdown (PR comments), JSON (saved plans) and shell (the exact
-//! commands apply runs, from the same `Step::commands()`).
+//! Plan outputs: text (terminal), Markdown (PR comments), JSON (the saved-plan format, written by
+//! `plan::planfile::json`) and shell (the exact commands apply runs, from the same `Step::commands()`).
 
 mod markdown;
 mod shell;
@@ -24,34 +24,9 @@ pub fn render(plan: &Plan, format: Format, color: bool) -> String {
     match format {
         Format::Text => text(plan, color),
         Format::Markdown => markdown(plan),
-        Format::Json => json(plan),
+        Format::Json => crate::plan::planfile::json(plan),
         Format::Shell => shell(plan),
     }
-}
-
-/// The plan as JSON: what `apply PLAN.json` reads back, plus, per step, a `display` object for
-/// tools (Ansible, CI bots): its symbol, object, one-line summary and exact command lines.
-/// `display` is derived; apply ignores it.
-pub fn json(plan: &Plan) -> String {
-    let mut s = serde_json::to_string_pretty(&json_value(plan)).expect("plan serializes");
-    s.push('\n');
-    s
-}
-
-/// [`json`] as a value, for callers that add to it (`plan --format json` adds `objects`).
-pub fn json_value(plan: &Plan) -> serde_json::Value {
-    let mut v = serde_json::to_value(plan).expect("plan serializes");
-    if let Some(steps) = v["steps"].as_array_mut() {
-        for (j, s) in steps.iter_mut().zip(&plan.steps) {
-            j["display"] = serde_json::json!({
-                "symbol": s.step.symbol().to_string(),
-                "object": s.step.object().to_string(),
-                "summary": s.step.summary(),
-                "commands": s.step.commands().iter().map(command_line).collect::<Vec<_>>(),
-            });
-        }
-    }
-    v
 }
 
 /// `Plan: 3 to add, 2 to change, 0 to destroy/remove.` plus refusals.

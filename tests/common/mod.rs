@@ -3,7 +3,7 @@
 
 pub mod foreign;
 
-use hyraid::apply::{self, ApplyError, Journal};
+use hyraid::apply::{self, ApplyError};
 use hyraid::config::{Desired, load_file};
 use hyraid::host::Host;
 use hyraid::observe::Observed;
@@ -32,14 +32,15 @@ pub fn plan_for(h: &SimHost, d: &Desired, policy: Policy) -> Plan {
     plan(d, &observe(h, d), policy).unwrap()
 }
 
-/// Plan, run and verify, as `hyraid apply --yes` does.
+/// Plan, run and verify, as `hyraid apply --yes` does: the apply verb, answering yes, without a
+/// journal or output.
 pub fn apply(h: &SimHost, d: &Desired, policy: Policy) -> Result<Plan, ApplyError> {
-    let obs = observe(h, d);
-    let p = plan(d, &obs, policy)?;
-    apply::check_runnable(&p, policy.allow_destroy)?;
-    apply::execute(h, &p, &obs, &Journal { path: None }, &mut std::io::sink())?;
-    apply::verify(h, d, policy)?;
-    Ok(p)
+    let opts = apply::Options {
+        allow_destroy: policy.allow_destroy,
+        ..Default::default()
+    };
+    let source = apply::Source::Desired(d.clone());
+    apply::apply(source, h, &opts, &mut |_| Ok(()), &mut std::io::sink()).map(|o| o.plan)
 }
 
 /// Commands that change something (everything but the observer's reads).

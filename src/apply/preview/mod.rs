@@ -24,18 +24,24 @@ pub struct ObjectState {
 /// again. `None` when the simulated run cannot complete the plan.
 pub fn after_state(p: &Plan, obs: &Observed) -> Option<Observed> {
     let sim = SimHost::new(obs.clone());
-    let journal = super::Journal { path: None };
-    super::execute(&sim, p, obs, &journal, &mut std::io::sink()).ok()?;
+    // The executor `apply` runs, with no journal and no output.
+    let opts = super::ExecOptions::default();
+    super::execute_report(
+        &sim,
+        p,
+        obs,
+        &super::Journal::default(),
+        &mut std::io::sink(),
+        &opts,
+    )
+    .ok()?;
     super::observe_for(&sim, Some(&p.desired)).ok()
 }
 
 /// The objects the plan touches, in plan order, with their state before and after. `None` when
 /// the simulated run cannot complete the plan (the preview is then not shown, never guessed).
 pub fn object_states(p: &Plan, obs: &Observed) -> Option<Vec<ObjectState>> {
-    let sim = SimHost::new(obs.clone());
-    let journal = super::Journal { path: None };
-    super::execute(&sim, p, obs, &journal, &mut std::io::sink()).ok()?;
-    let after = super::observe_for(&sim, Some(&p.desired)).ok()?;
+    let after = after_state(p, obs)?;
     let mut out: Vec<ObjectState> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for s in &p.steps {

@@ -1,0 +1,130 @@
+//! `hyraid apply`: the lock, the file (a configuration or a saved plan), the terminal prompt, and
+//! [`crate::apply::apply`]; then, with `--sim-write`, the simulated machine back to its snapshot.
+
+use super::{Machine, color, load, machine, write_out};
+use crate::apply::{self, ApplyError, ExecOptions, Journal, Source, lock::Lock};
+use crate::error::{Error, msg};
+use crate::plan::Plan;
+use crate::plan::planfile;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+#[derive(clap::Args, Debug)]
+pub(super) struct ApplyArgs {
+    /// hyraid.yaml, or a plan saved with `plan -o`.
+    file: PathBuf,
+    /// Show what would run; change nothing.
+    #[arg(long)]
+    dry_run: bool,
+    #[arg(long)]
+    allow_destroy: bool,
+    /// Do not ask for confirmation.
+    #[arg(long)]
+    yes: bool,
+    /// Where to append the journal of what ran (default /var/log/hyraid/journal.jsonl; with --sim, next to the snapshot).
+    #[arg(long)]
+    journal: Option<PathBuf>,
+    /// With --sim: write the simulated machine's new state back to the snapshot file.
+    #[arg(long)]
+    sim_write: bool,
+    /// Stop at a step that needs an idle array instead of waiting for the resync to finish.
+    #[arg(long)]
+    no_wait: bool,
+}
+
+pub(super) fn run(sim: &Option<PathBuf>, a: ApplyArgs) -> Result<u8, Error> {
+    let m = machine(sim)?;
+    // One apply at a time; a dry run changes nothing and takes no lock. The lock is taken
+    // before the file is read, so a second apply is refused before anything else.
+    let _lock = if a.dry_run {
+        None
+    } else {
+        Some(Lock::acquire(&m.lock_path()).map_err(ApplyError::from)?)
+    };
+    let source = if planfile::is_saved_plan(&a.file) {
+        Source::Saved(Box::new(planfile::read(&a.file).map_err(msg)?))
+    } else {
+        Source::Desired(load(&a.file)?)
+    };
+    let opts = apply::Options {
+        allow_destroy: a.allow_destroy,
+        dry_run: a.dry_run,
+        journal: Journal {
+            path: Some(a.journal.unwrap_or_else(|| m.journal_path())),
+        },
+        exec: ExecOptions {
+            no_wait: a.no_wait,
+            progress_bar: std::io::stdout().is_terminal(),
+        },
+        color: color(),
+        handle_interrupts: true,
+    };
+    // Whether the steps were let run: only then does --sim-write write the snapshot back.
+    let mut confirmed = false;
+    let mut confirm = |p: &Plan| {
+        prompt(p, a.yes)?;
+        confirmed = true;
+        Ok(())
+    };
+    let result = apply::apply(
+        source,
+        m.host(),
+        &opts,
+        &mut confirm,
+        &mut std::io::stdout(),
+    );
+    if let (Machine::Sim(h, path), true, true) = (&m, a.sim_write, confirmed) {
+        write_out(
+            path,
+            &(serde_json::to_string_pretty(&h.world()).unwrap() + "\n"),
+        )?;
+    }
+    let outcome = result?;
+    let Some(applied) = outcome.applied else {
+        if a.dry_run {
+            println!("Dry run: nothing was changed.");
+        }
+        return Ok(0);
+    };
+    println!(
+        "\nApplied {} step(s); the machine now matches the file.{}",
+        applied.steps,
+        match applied.warnings.len() {
+            0 => String::new(),
+            n => format!(
+                " The tools printed {n} warning(s), shown under their steps above (steps {}) and kept in the journal.",
+                applied
+                    .warnings
+                    .iter()
+                    .map(|(i, _)| i.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
+    );
+    Ok(0)
+}
+
+/// The terminal's confirmation (none with `--yes`): `yes` typed at the prompt, or why not.
+fn prompt(p: &Plan, yes: bool) -> Result<(), String> {
+    if yes {
+        return Ok(());
+    }
+    if !std::io::stdin().is_terminal() {
+        return Err(
+            "stdin is not a terminal, so hyraid cannot ask for confirmation; review the plan and pass --yes".into(),
+        );
+    }
+    print!(
+        "\nApply these {} step(s) to {}? Type `yes` to continue: ",
+        p.steps.len(),
+        p.host
+    );
+    let _ = std::io::stdout().flush();
+    let mut answer = String::new();
+    let _ = std::io::stdin().read_line(&mut answer);
+    if answer.trim() != "yes" {
+        return Err("not applied".into());
+    }
+    Ok(())
+}

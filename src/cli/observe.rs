@@ -1,0 +1,70 @@
+//! `hyraid observe`: the observed state as JSON (the snapshot `--sim` loads), and with
+//! `--capture` every exchange with the machine; `hyraid import`: a configuration of what is there.
+
+use super::{machine, write_out};
+use crate::apply;
+use crate::error::{Error, msg};
+use crate::host::record::Recorder;
+use crate::observe::capture::Capture;
+use std::path::PathBuf;
+
+#[derive(clap::Args, Debug)]
+pub(super) struct ObserveArgs {
+    #[arg(short = 'o', long = "out")]
+    out: Option<PathBuf>,
+    /// Also record every command, file and link hyraid read, with the answers, into FILE
+    /// (for parser fixtures and simulator parity tests).
+    #[arg(long, value_name = "FILE")]
+    capture: Option<PathBuf>,
+}
+
+pub(super) fn run(sim: &Option<PathBuf>, a: ObserveArgs) -> Result<u8, Error> {
+    let m = machine(sim)?;
+    let recorder = Recorder::new(m.host());
+    let obs = apply::observe_for(&recorder, None)?;
+    if let Some(path) = a.capture {
+        let cap = Capture {
+            hostname: m.host().hostname(),
+            exchanges: recorder.exchanges.take(),
+            observed: obs.clone(),
+        };
+        write_out(&path, &(serde_json::to_string_pretty(&cap).unwrap() + "\n"))?;
+    }
+    let text = serde_json::to_string_pretty(&obs).unwrap() + "\n";
+    match a.out {
+        Some(p) => write_out(&p, &text)?,
+        None => print!("{text}"),
+    }
+    Ok(0)
+}
+
+#[derive(clap::Args, Debug)]
+pub(super) struct ImportArgs {
+    /// Write to FILE instead of standard output (an existing file is never overwritten).
+    #[arg(short = 'o', long = "out")]
+    out: Option<PathBuf>,
+}
+
+pub(super) fn import(sim: &Option<PathBuf>, a: ImportArgs) -> Result<u8, Error> {
+    let m = machine(sim)?;
+    let obs = apply::observe_for(m.host(), None)?;
+    let imp = crate::import::import(&obs);
+    let text = crate::import::to_yaml(&imp);
+    for s in &imp.skipped {
+        eprintln!("not imported: {s}");
+    }
+    for n in &imp.notes {
+        eprintln!("note: {n}");
+    }
+    match a.out {
+        Some(p) if p.exists() => {
+            return Err(msg(format!(
+                "{} exists; hyraid import does not overwrite files",
+                p.display()
+            )));
+        }
+        Some(p) => write_out(&p, &text)?,
+        None => print!("{text}"),
+    }
+    Ok(0)
+}

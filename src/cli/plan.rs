@@ -1,0 +1,95 @@
+//! `hyraid plan`: observe, plan, print; with the lints of the machine as the plan leaves it, and
+//! the saved plan (`-o`) or JSON with each touched object before and after.
+
+use super::{color, load, machine, write_out};
+use crate::apply::{self, lock::Lock};
+use crate::error::Error;
+use crate::plan::planfile;
+use crate::plan::{Plan, Policy, plan};
+use crate::render::{self, Format};
+use std::path::PathBuf;
+
+#[derive(clap::Args, Debug)]
+pub(super) struct PlanArgs {
+    file: PathBuf,
+    /// Also save the plan as JSON (for `hyraid apply PLAN.json` or `hyraid show`).
+    #[arg(short = 'o', long = "out")]
+    out: Option<PathBuf>,
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+    /// Exit 0 when there are no changes, 2 when there are, 1 on error or when anything is refused.
+    #[arg(long)]
+    detailed_exitcode: bool,
+    /// Include steps that destroy data at rest (otherwise they are listed as refused). Never
+    /// allows touching anything in use.
+    #[arg(long)]
+    allow_destroy: bool,
+}
+
+pub(super) fn run(sim: &Option<PathBuf>, a: PlanArgs) -> Result<u8, Error> {
+    let d = load(&a.file)?;
+    let m = machine(sim)?;
+    if let Some(pid) = Lock::holder(&m.lock_path()) {
+        eprintln!(
+            "warning: an apply (pid {pid}) is running on this machine; this plan shows the machine in the middle of it — plan again when it has finished"
+        );
+    }
+    let obs = apply::observe_for(m.host(), Some(&d))?;
+    let mut p = plan(
+        &d,
+        &obs,
+        Policy {
+            allow_destroy: a.allow_destroy,
+        },
+    )?;
+    // The field's lints (bitmap, write-behind, write-mostly, writecache redundancy) on
+    // the machine as this plan leaves it, as `status` would report them afterwards.
+    if p.refused.is_empty()
+        && let Some(after) = apply::preview::after_state(&p, &obs)
+    {
+        let conf = after.boot.mdadm_conf.clone();
+        for f in crate::status::status(&after, Some(&d), conf.as_deref())
+            .into_iter()
+            .filter(|f| f.severity == crate::status::Severity::Lint)
+        {
+            p.notes.push(format!(
+                "lint, after this plan: {}: {} — {} (fix: {})",
+                f.object, f.message, f.reason, f.fix
+            ));
+        }
+    }
+    if a.out.is_some() || a.format == Format::Json {
+        // A stale saved plan can then say what changed on the machine since.
+        p.observed = Some(crate::plan::fingerprint::normalized(&obs));
+    }
+    if let Some(o) = a.out {
+        write_out(&o, &planfile::json(&p))?;
+    }
+    if a.format == Format::Json {
+        // For tools (Ansible's diff mode): each touched object before and after, from a
+        // simulated run of the plan on a copy of what was observed.
+        let mut v = planfile::json_value(&p);
+        if let Some(objects) = apply::preview::object_states(&p, &obs) {
+            v["objects"] = serde_json::to_value(objects).expect("serializes");
+        }
+        println!("{}", serde_json::to_string_pretty(&v).expect("serializes"));
+    } else {
+        print!(
+            "{}",
+            render::render(&p, a.format, a.format == Format::Text && color())
+        );
+    }
+    Ok(exit_code(&p, a.detailed_exitcode))
+}
+
+/// `plan`'s exit status: 1 when anything is refused (with or without --detailed-exitcode: a
+/// refusal is never "no changes"); with --detailed-exitcode, 2 when there are steps.
+fn exit_code(p: &Plan, detailed_exitcode: bool) -> u8 {
+    if !p.refused.is_empty() {
+        1
+    } else if detailed_exitcode && !p.is_empty() {
+        2
+    } else {
+        0
+    }
+}
