@@ -5,7 +5,7 @@ use super::{color, load, machine, write_out};
 use crate::apply::{self, lock::Lock};
 use crate::error::Error;
 use crate::plan::planfile;
-use crate::plan::{Plan, Policy, plan};
+use crate::plan::{Plan, Policy};
 use crate::render::{self, Format};
 use std::path::PathBuf;
 
@@ -35,33 +35,10 @@ pub(super) fn run(sim: &Option<PathBuf>, a: PlanArgs) -> Result<u8, Error> {
         );
     }
     let obs = apply::observe_for(m.host(), Some(&d))?;
-    let mut p = plan(
-        &d,
-        &obs,
-        Policy {
-            allow_destroy: a.allow_destroy,
-        },
-    )?;
-    // The field's lints (bitmap, write-behind, write-mostly, writecache redundancy) on
-    // the machine as this plan leaves it, as `status` would report them afterwards.
-    if p.refused.is_empty()
-        && let Some(after) = apply::preview::after_state(&p, &obs)
-    {
-        let conf = after.boot.mdadm_conf.clone();
-        for f in crate::status::status(&after, Some(&d), conf.as_deref())
-            .into_iter()
-            .filter(|f| f.severity == crate::status::Severity::Lint)
-        {
-            p.notes.push(format!(
-                "lint, after this plan: {}: {} — {} (fix: {})",
-                f.object, f.message, f.reason, f.fix
-            ));
-        }
-    }
-    if a.out.is_some() || a.format == Format::Json {
-        // A stale saved plan can then say what changed on the machine since.
-        p.observed = Some(crate::plan::fingerprint::normalized(&obs));
-    }
+    let policy = Policy {
+        allow_destroy: a.allow_destroy,
+    };
+    let p = apply::preview::review(&d, &obs, policy)?;
     if let Some(o) = a.out {
         write_out(&o, &planfile::json(&p))?;
     }

@@ -3,7 +3,6 @@
 use super::{load, machine};
 use crate::apply;
 use crate::error::Error;
-use crate::plan::{Policy, plan};
 use crate::status as lint;
 use std::path::PathBuf;
 
@@ -25,25 +24,10 @@ pub(super) fn run(sim: &Option<PathBuf>, a: StatusArgs) -> Result<u8, Error> {
     let d = a.file.as_deref().map(load).transpose()?;
     let m = machine(sim)?;
     let obs = apply::observe_for(m.host(), d.as_ref())?;
-    // mdadm reads /etc/mdadm.conf when it exists, else /etc/mdadm/mdadm.conf.
-    let conf = ["/etc/mdadm.conf", "/etc/mdadm/mdadm.conf"]
+    let conf = lint::MDADM_CONF_PATHS
         .iter()
         .find_map(|p| m.host().read_file(p).ok());
-    let mut findings = lint::status(&obs, d.as_ref(), conf.as_deref());
-    if let Some(d) = &d {
-        // What the file asks and hyraid refuses is part of the machine's health.
-        match plan(d, &obs, Policy::default()) {
-            Ok(p) => findings.extend(lint::refusals(&p)),
-            Err(e) => findings.push(lint::Finding {
-                severity: lint::Severity::Error,
-                object: "file".into(),
-                message: e.to_string(),
-                reason: "hyraid cannot plan this file on this machine".into(),
-                fix: "see the message; `hyraid plan` shows the same".into(),
-            }),
-        }
-        findings.sort_by(|a, b| b.severity.cmp(&a.severity).then(a.object.cmp(&b.object)));
-    }
+    let findings = lint::check(&obs, d.as_ref(), conf.as_deref());
     let code = lint::exit_code(&findings);
     match a.format {
         StatusFormat::Text => print!("{}", lint::render_text(&findings)),

@@ -97,3 +97,28 @@ pub fn refusals(p: &crate::plan::Plan) -> Vec<Finding> {
         })
         .collect()
 }
+
+/// Where mdadm reads its configuration: /etc/mdadm.conf when it exists, else
+/// /etc/mdadm/mdadm.conf.
+pub const MDADM_CONF_PATHS: [&str; 2] = ["/etc/mdadm.conf", "/etc/mdadm/mdadm.conf"];
+
+/// `hyraid status`'s verb: [`status`], and with a file, what it asks and hyraid refuses (or why
+/// it cannot be planned here): a machine the file cannot be applied to is not healthy. Most
+/// severe first.
+pub fn check(o: &Observed, desired: Option<&Desired>, mdadm_conf: Option<&str>) -> Vec<Finding> {
+    let mut findings = status(o, desired, mdadm_conf);
+    if let Some(d) = desired {
+        match crate::plan::plan(d, o, crate::plan::Policy::default()) {
+            Ok(p) => findings.extend(refusals(&p)),
+            Err(e) => findings.push(Finding {
+                severity: Severity::Error,
+                object: "file".into(),
+                message: e.to_string(),
+                reason: "hyraid cannot plan this file on this machine".into(),
+                fix: "see the message; `hyraid plan` shows the same".into(),
+            }),
+        }
+        findings.sort_by(|a, b| b.severity.cmp(&a.severity).then(a.object.cmp(&b.object)));
+    }
+    findings
+}

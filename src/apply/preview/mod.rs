@@ -4,9 +4,10 @@
 
 mod describe;
 
+use crate::config::Desired;
 use crate::observe::Observed;
 use crate::plan::step::WriteFile;
-use crate::plan::{Plan, Step};
+use crate::plan::{Plan, PlanError, Policy, Step, plan};
 use crate::sim::SimHost;
 use describe::describe;
 use serde::{Deserialize, Serialize};
@@ -18,6 +19,30 @@ pub struct ObjectState {
     pub before: Option<String>,
     /// After the plan, as the simulated run leaves it.
     pub after: Option<String>,
+}
+
+/// `hyraid plan`'s verb: the plan of `d` on the machine as observed, carrying the normalized
+/// observation (so a stale saved plan can say what changed since) and, as notes, the field's lints
+/// (bitmap, write-behind, write-mostly, writecache redundancy) on the machine as the plan leaves it,
+/// as `status` would report them afterwards.
+pub fn review(d: &Desired, obs: &Observed, policy: Policy) -> Result<Plan, PlanError> {
+    let mut p = plan(d, obs, policy)?;
+    if p.refused.is_empty()
+        && let Some(after) = after_state(&p, obs)
+    {
+        let conf = after.boot.mdadm_conf.clone();
+        for f in crate::status::status(&after, Some(d), conf.as_deref())
+            .into_iter()
+            .filter(|f| f.severity == crate::status::Severity::Lint)
+        {
+            p.notes.push(format!(
+                "lint, after this plan: {}: {} — {} (fix: {})",
+                f.object, f.message, f.reason, f.fix
+            ));
+        }
+    }
+    p.observed = Some(crate::plan::fingerprint::normalized(obs));
+    Ok(p)
 }
 
 /// The machine as the plan leaves it: the plan run on a simulated copy of `obs`, observed
