@@ -1,21 +1,38 @@
 //! The pure diff of desired against observed state into ordered, typed steps. Never runs
-//! anything.
+//! anything. [`plan`] is the order of the stages; each kind of object has its room: `disk`
+//! (identity, partitions, drive caches), `mirror` (arrays, members, bitmaps, adoption), `boot`
+//! (mdadm.conf, initramfs), `lvm` (PVs, VGs, LVs, writecaches) and `foreign` (what the file does
+//! not name). `capacity` proves the space, `persist` renders the managed files, `step` is what
+//! runs and `planfile` the saved plan.
 
 pub mod address;
+mod boot;
 pub mod capacity;
-mod diff;
+mod disk;
 pub mod fingerprint;
+mod foreign;
+mod lvm;
+mod mirror;
 pub mod persist;
 pub mod planfile;
 pub mod step;
 
 pub use address::Address;
-pub use diff::{disk_for, plan};
+pub use disk::disk_for;
 pub use planfile::FORMAT as PLAN_FORMAT;
 pub use step::{ArrayDevice, CacheTool, Command, Risk, SizeArg, Step};
 
-use crate::config::Desired;
+use self::disk::Resolved;
+use self::fingerprint::fingerprint;
+use self::step::NewPartition;
+use crate::config::size::{LvSize, human};
+use crate::config::{
+    CACHEVOL_TAG, Desired, DeviceRef, DiskSpec, LvSpec, MirrorSpec, VgSpec, WriteMostly,
+    cachevol_name,
+};
+use crate::observe::{BlockDevice, DevKind, Lookup, MdArray, Observed, WRITE_CACHE_RULE_PATH};
 use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Policy {
@@ -95,4 +112,119 @@ pub enum PlanError {
     Identity { disk: String, detail: String },
     #[error("mirror `{mirror}`: {detail}")]
     Mirror { mirror: String, detail: String },
+}
+
+struct Planner<'a> {
+    d: &'a Desired,
+    o: &'a Observed,
+    /// Name lookups over `o`.
+    ix: Lookup<'a>,
+    policy: Policy,
+    disks: BTreeMap<String, Resolved<'a>>,
+    steps: Vec<PlannedStep>,
+    refused: Vec<Refusal>,
+    notes: Vec<String>,
+    /// Mirrors that cannot be built now: what depends on them waits.
+    blocked: BTreeSet<String>,
+    /// Disks whose partitions could not be planned.
+    blocked_parts: BTreeSet<String>,
+    /// Mirrors created by this plan, with the UUID hyraid gives them.
+    creating: BTreeMap<String, String>,
+    /// Fingerprint of the observation (seeds the UUIDs of new arrays).
+    basis: String,
+    /// Kernel names of the devices the file names (disks and partitions), once resolved.
+    file_knames: BTreeSet<String>,
+}
+
+pub fn plan(d: &Desired, o: &Observed, policy: Policy) -> Result<Plan, PlanError> {
+    if let Some(h) = &d.host
+        && *h != o.hostname
+    {
+        return Err(PlanError::HostMismatch {
+            wanted: h.clone(),
+            actual: o.hostname.clone(),
+        });
+    }
+    let mut p = Planner {
+        d,
+        o,
+        ix: Lookup::new(o),
+        policy,
+        disks: BTreeMap::new(),
+        steps: vec![],
+        refused: vec![],
+        notes: vec![],
+        blocked: BTreeSet::new(),
+        creating: BTreeMap::new(),
+        blocked_parts: BTreeSet::new(),
+        basis: fingerprint(o),
+        file_knames: BTreeSet::new(),
+    };
+    p.resolve_disks()?;
+    p.check_observed_media()?;
+    p.write_caches();
+    p.partitions();
+    let mut md_steps = Vec::new();
+    for m in d.mirrors.values().filter(|m| !m.absent) {
+        md_steps.extend(p.mirror(m)?);
+    }
+    // Wipes first, then the rest of the md work, in mirror order.
+    let (wipes, rest): (Vec<_>, Vec<_>) = md_steps
+        .into_iter()
+        .partition(|s| matches!(s.step, Step::WipeSignatures(_)));
+    p.steps.extend(wipes);
+    p.steps.extend(rest);
+    p.mdadm_conf();
+    let mut removals = Vec::new();
+    for vg in d.volume_groups.values() {
+        if vg.absent {
+            removals.extend(p.remove_vg(vg));
+        } else {
+            p.volume_group(vg);
+        }
+    }
+    for m in d.mirrors.values().filter(|m| m.absent) {
+        removals.extend(p.remove_mirror(m));
+    }
+    p.steps.extend(removals);
+    // Space is proven on the whole plan; when anything does not fit, no step is kept.
+    let withheld = capacity::prove(d, o, &mut p.steps, &mut p.refused, &mut p.notes);
+    let foreign = p.foreign();
+    Ok(Plan {
+        format: PLAN_FORMAT,
+        hyraid_version: env!("CARGO_PKG_VERSION").to_string(),
+        host: o.hostname.clone(),
+        basis: p.basis.clone(),
+        policy,
+        steps: p.steps,
+        refused: p.refused,
+        foreign,
+        notes: p.notes,
+        desired: d.clone(),
+        observed: None,
+        withheld,
+    })
+}
+
+fn ps(step: Step, risk: Risk, reason: impl Into<String>) -> PlannedStep {
+    PlannedStep {
+        step,
+        risk,
+        reason: reason.into(),
+    }
+}
+
+impl<'a> Planner<'a> {
+    fn refuse(
+        &mut self,
+        object: impl Into<String>,
+        reason: impl Into<String>,
+        fix: impl Into<String>,
+    ) {
+        self.refused.push(Refusal {
+            object: object.into(),
+            reason: reason.into(),
+            fix: fix.into(),
+        });
+    }
 }

@@ -7,7 +7,7 @@ use crate::plan::step::{
 };
 
 impl<'a> Planner<'a> {
-    pub(super) fn converge_mirror(
+    pub(in crate::plan) fn converge_mirror(
         &mut self,
         m: &MirrorSpec,
         wm: &BTreeSet<String>,

@@ -1,42 +1,26 @@
-//! desired × observed → steps. Order: drive caches, wipes, arrays (create, members,
-//! write-mostly, bitmap, write-behind), PVs, VGs, LVs, writecaches, removals last.
+//! Disks: drive write caches and their udev rule, GPT partitions, and whether a device is free to take.
 
-mod converge;
-mod disk;
-mod lvm;
-mod mirror;
+use super::*;
 
-use super::fingerprint::fingerprint;
-use super::step::{ArrayDevice, CacheTool, NewPartition, Risk, SizeArg, Step};
-use super::{Foreign, PLAN_FORMAT, Plan, PlanError, PlannedStep, Policy, Refusal, persist};
-use crate::config::size::{LvSize, human};
-use crate::config::{
-    CACHEVOL_TAG, Desired, DeviceRef, DiskSpec, LvSpec, MirrorSpec, VgSpec, WriteMostly,
-    cachevol_name,
-};
-use crate::observe::{BlockDevice, DevKind, Lookup, MdArray, Observed, WRITE_CACHE_RULE_PATH};
-use std::collections::{BTreeMap, BTreeSet};
-
-pub use disk::disk_for;
-
-mod adopt;
+mod partitions;
+mod write_cache;
 
 /// A disk of the file, matched to the machine.
-struct Resolved<'a> {
-    spec: &'a DiskSpec,
-    dev: Option<&'a BlockDevice>,
+pub(in crate::plan) struct Resolved<'a> {
+    pub(in crate::plan) spec: &'a DiskSpec,
+    pub(in crate::plan) dev: Option<&'a BlockDevice>,
     /// The stable path commands use.
-    path: String,
-    rotational: bool,
+    pub(in crate::plan) path: String,
+    pub(in crate::plan) rotational: bool,
     /// For `disk:partition`: the partition's number, and whether this plan creates it.
-    part: Option<(u32, bool)>,
+    pub(in crate::plan) part: Option<(u32, bool)>,
     /// False for a missing disk whose media nothing tells (no `media:`, no `write_cache`, no
     /// line in hyraid's udev rule): `rotational` is then a guess that decides nothing.
-    media_known: bool,
+    pub(in crate::plan) media_known: bool,
 }
 
 /// Partition number from a kernel name: `sda2` → 2, `nvme0n1p3` → 3.
-fn part_number(kname: &str) -> Option<u32> {
+pub(in crate::plan) fn part_number(kname: &str) -> Option<u32> {
     let digits: String = kname
         .chars()
         .rev()
@@ -48,144 +32,17 @@ fn part_number(kname: &str) -> Option<u32> {
     digits.parse().ok()
 }
 
-struct Planner<'a> {
-    d: &'a Desired,
-    o: &'a Observed,
-    /// Name lookups over `o`.
-    ix: Lookup<'a>,
-    policy: Policy,
-    disks: BTreeMap<String, Resolved<'a>>,
-    steps: Vec<PlannedStep>,
-    refused: Vec<Refusal>,
-    notes: Vec<String>,
-    /// Mirrors that cannot be built now: what depends on them waits.
-    blocked: BTreeSet<String>,
-    /// Disks whose partitions could not be planned.
-    blocked_parts: BTreeSet<String>,
-    /// Mirrors created by this plan, with the UUID hyraid gives them.
-    creating: BTreeMap<String, String>,
-    /// Fingerprint of the observation (seeds the UUIDs of new arrays).
-    basis: String,
-    /// Kernel names of the devices the file names (disks and partitions), once resolved.
-    file_knames: BTreeSet<String>,
-}
-
-pub fn plan(d: &Desired, o: &Observed, policy: Policy) -> Result<Plan, PlanError> {
-    if let Some(h) = &d.host
-        && *h != o.hostname
-    {
-        return Err(PlanError::HostMismatch {
-            wanted: h.clone(),
-            actual: o.hostname.clone(),
-        });
-    }
-    let mut p = Planner {
-        d,
-        o,
-        ix: Lookup::new(o),
-        policy,
-        disks: BTreeMap::new(),
-        steps: vec![],
-        refused: vec![],
-        notes: vec![],
-        blocked: BTreeSet::new(),
-        creating: BTreeMap::new(),
-        blocked_parts: BTreeSet::new(),
-        basis: fingerprint(o),
-        file_knames: BTreeSet::new(),
-    };
-    p.resolve_disks()?;
-    p.check_observed_media()?;
-    p.write_caches();
-    p.partitions();
-    let mut md_steps = Vec::new();
-    for m in d.mirrors.values().filter(|m| !m.absent) {
-        md_steps.extend(p.mirror(m)?);
-    }
-    // Wipes first, then the rest of the md work, in mirror order.
-    let (wipes, rest): (Vec<_>, Vec<_>) = md_steps
-        .into_iter()
-        .partition(|s| matches!(s.step, Step::WipeSignatures(_)));
-    p.steps.extend(wipes);
-    p.steps.extend(rest);
-    p.mdadm_conf();
-    let mut removals = Vec::new();
-    for vg in d.volume_groups.values() {
-        if vg.absent {
-            removals.extend(p.remove_vg(vg));
-        } else {
-            p.volume_group(vg);
-        }
-    }
-    for m in d.mirrors.values().filter(|m| m.absent) {
-        removals.extend(p.remove_mirror(m));
-    }
-    p.steps.extend(removals);
-    // Space is proven on the whole plan; when anything does not fit, no step is kept.
-    let withheld = super::capacity::prove(d, o, &mut p.steps, &mut p.refused, &mut p.notes);
-    let foreign = p.foreign();
-    Ok(Plan {
-        format: PLAN_FORMAT,
-        hyraid_version: env!("CARGO_PKG_VERSION").to_string(),
-        host: o.hostname.clone(),
-        basis: p.basis.clone(),
-        policy,
-        steps: p.steps,
-        refused: p.refused,
-        foreign,
-        notes: p.notes,
-        desired: d.clone(),
-        observed: None,
-        withheld,
-    })
-}
-
-/// A UUID for a new array, in mdadm's form: derived from the host, the name, the members and the
-/// observation, so the same plan always names the same UUID and a re-created array gets a new one.
-fn new_array_uuid(host: &str, name: &str, devices: &[ArrayDevice], basis: &str) -> String {
-    use sha2::{Digest, Sha256};
-    let mut h = Sha256::new();
-    for part in [host, name, basis]
-        .into_iter()
-        .chain(devices.iter().map(|d| d.path.as_str()))
-    {
-        h.update(part.as_bytes());
-        h.update([0u8]);
-    }
-    let hex: String = h
-        .finalize()
-        .iter()
-        .take(16)
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    format!(
-        "{}:{}:{}:{}",
-        &hex[0..8],
-        &hex[8..16],
-        &hex[16..24],
-        &hex[24..32]
-    )
-}
-
 /// A device's most stable /dev/disk/by-id name: the WWN when it has one.
-fn stable_id(d: &BlockDevice) -> Option<&String> {
+pub(in crate::plan) fn stable_id(d: &BlockDevice) -> Option<&String> {
     d.by_id
         .iter()
         .find(|i| i.starts_with("wwn-"))
         .or(d.by_id.first())
 }
 
-fn ps(step: Step, risk: Risk, reason: impl Into<String>) -> PlannedStep {
-    PlannedStep {
-        step,
-        risk,
-        reason: reason.into(),
-    }
-}
-
 impl<'a> Planner<'a> {
     /// The path hyraid uses for an observed device: its stable by-id name, else /dev/KNAME.
-    fn stable_path(&self, kname: &str) -> String {
+    pub(in crate::plan) fn stable_path(&self, kname: &str) -> String {
         self.o
             .device(kname)
             .and_then(stable_id)
@@ -195,7 +52,7 @@ impl<'a> Planner<'a> {
 
     /// A PV by its stable name: `/dev/md/NAME` for an array, the by-id name for a disk or
     /// partition; LVM's own name when neither is known.
-    fn stable_pv_path(&self, kname: &str, lvm_name: &str) -> String {
+    pub(in crate::plan) fn stable_pv_path(&self, kname: &str, lvm_name: &str) -> String {
         if let Some(n) = self
             .o
             .arrays
@@ -211,20 +68,7 @@ impl<'a> Planner<'a> {
         lvm_name.to_string()
     }
 
-    fn refuse(
-        &mut self,
-        object: impl Into<String>,
-        reason: impl Into<String>,
-        fix: impl Into<String>,
-    ) {
-        self.refused.push(Refusal {
-            object: object.into(),
-            reason: reason.into(),
-            fix: fix.into(),
-        });
-    }
-
-    fn resolve_disks(&mut self) -> Result<(), PlanError> {
+    pub(in crate::plan) fn resolve_disks(&mut self) -> Result<(), PlanError> {
         let mut seen: BTreeMap<String, String> = BTreeMap::new();
         let mut partitions_of: BTreeMap<&str, Vec<&BlockDevice>> = BTreeMap::new();
         for b in &self.o.block_devices {
@@ -380,7 +224,7 @@ impl<'a> Planner<'a> {
 
     /// What the file alone could not show to defeat a mirror: write-mostly on every fast member,
     /// by the media the machine reports (validate catches it when the file declares `media:`).
-    fn check_observed_media(&self) -> Result<(), PlanError> {
+    pub(in crate::plan) fn check_observed_media(&self) -> Result<(), PlanError> {
         let known = |n: &str| {
             let r = self.disks.get(n)?;
             let whole = self.disks.get(&r.spec.name)?;
@@ -399,64 +243,149 @@ impl<'a> Planner<'a> {
         }
         Ok(())
     }
+}
 
-    fn foreign(&self) -> Vec<Foreign> {
-        let mut f = Vec::new();
-        for a in &self.o.arrays {
-            if !self.is_file_array(a) {
-                let members: Vec<&str> = a.members.iter().map(|m| m.kname.as_str()).collect();
-                f.push(Foreign {
-                    object: format!(
-                        "array {}",
-                        a.name
-                            .clone()
-                            .map(|n| format!("/dev/md/{n}"))
-                            .unwrap_or(format!("/dev/{}", a.kname))
-                    ),
-                    detail: format!(
-                        "{} of {}{}",
-                        a.level,
-                        members.join(", "),
-                        match &a.bitmap {
-                            Some(b) if b.kind != crate::observe::BitmapKind::Internal =>
-                                format!(", bitmap {}", b.describe()),
-                            _ => String::new(),
-                        }
-                    ),
-                });
-            }
+impl<'a> Planner<'a> {
+    /// The whole disks on the machine that the file does not name, by stable name, size and
+    /// model: what a missing disk's refusal lists, so a wrong id can be fixed from the message.
+    pub(in crate::plan) fn disks_present(&self) -> String {
+        let others: Vec<String> = self
+            .o
+            .block_devices
+            .iter()
+            .filter(|b| b.kind == DevKind::Disk && !self.file_knames.contains(&b.kname))
+            .map(|b| {
+                format!(
+                    "{} ({}, {}{})",
+                    stable_id(b)
+                        .map(|i| format!("/dev/disk/by-id/{i}"))
+                        .unwrap_or(format!("/dev/{}", b.kname)),
+                    b.kname,
+                    human(b.size),
+                    b.model
+                        .as_deref()
+                        .map(|m| format!(", {m}"))
+                        .unwrap_or_default()
+                )
+            })
+            .collect();
+        if others.is_empty() {
+            "every disk on the machine is already named in the file".into()
+        } else {
+            format!(
+                "disks present that the file does not name: {}",
+                others.join("; ")
+            )
         }
-        let mut lvs_of: BTreeMap<&str, Vec<&crate::observe::Lv>> = BTreeMap::new();
-        for l in self.o.lvm.lvs.iter().filter(|l| !l.hidden) {
-            lvs_of.entry(l.vg.as_str()).or_default().push(l);
-        }
-        for v in &self.o.lvm.vgs {
-            match self.d.volume_groups.get(&v.name) {
-                None => f.push(Foreign {
-                    object: format!("vg {}", v.name),
-                    detail: format!("{} bytes ({})", v.size, human(v.size)),
-                }),
-                Some(spec) => {
-                    // Cache volumes hyraid made for this VG's LVs: `<lv>_wc`.
-                    let cachevols: BTreeMap<String, bool> = spec
-                        .lvs
-                        .values()
-                        .map(|x| (cachevol_name(&x.name), x.writecache.is_some()))
-                        .collect();
-                    for l in lvs_of.get(v.name.as_str()).into_iter().flatten() {
-                        let ours_cv = cachevols
-                            .get(&l.name)
-                            .is_some_and(|wc| *wc || l.tags.iter().any(|t| t == CACHEVOL_TAG));
-                        if !spec.lvs.contains_key(&l.name) && !ours_cv {
-                            f.push(Foreign {
-                                object: format!("lv {}/{}", v.name, l.name),
-                                detail: format!("{} bytes ({})", l.size, human(l.size)),
-                            });
-                        }
-                    }
-                }
-            }
-        }
-        f
     }
+
+    /// What uses a device right now, if anything: an array it is a member of, what is stacked on
+    /// it (dm-crypt, LVM, md), a VG it is a PV of, a mount or active swap.
+    pub(in crate::plan) fn use_of(&self, b: &BlockDevice) -> Option<String> {
+        if let Some(a) = self.ix.array_of_member(&b.kname) {
+            return Some(format!(
+                "is a member of {}",
+                a.name
+                    .clone()
+                    .map(|n| format!("/dev/md/{n}"))
+                    .unwrap_or(format!("/dev/{}", a.kname))
+            ));
+        }
+        if !b.holders.is_empty() {
+            return Some(format!("is in use by {}", b.holders.join(", ")));
+        }
+        if let Some(vg) = self.ix.pv(&b.kname).and_then(|pv| pv.vg.as_ref()) {
+            return Some(format!("is a PV of volume group {vg}"));
+        }
+        match b.mountpoint.as_deref() {
+            Some("[SWAP]") => Some("is active swap".into()),
+            Some(mp) => Some(format!("is mounted on {mp}")),
+            None => None,
+        }
+    }
+
+    /// Can hyraid put new content on this device? Some(signatures) when it carries data.
+    pub(in crate::plan) fn usable(&self, r: &Resolved) -> Result<Vec<String>, String> {
+        if let Some((n, true)) = r.part {
+            // Created by this plan: blank by construction, unless its creation was refused.
+            return if self.blocked_parts.contains(&r.spec.name) {
+                Err(format!(
+                    "partition {n} of disk `{}` cannot be created (see the refusal for disk {})",
+                    r.spec.name, r.spec.name
+                ))
+            } else {
+                Ok(vec![])
+            };
+        }
+        let dev = r.dev.ok_or_else(|| {
+            format!(
+                "disk `{}` ({}) is not present on this machine; {}",
+                r.spec.name,
+                r.path,
+                self.disks_present()
+            )
+        })?;
+        if let Some(a) = self.ix.array_of_member(&dev.kname) {
+            return Err(format!(
+                "/dev/{} is already a member of {}",
+                dev.kname,
+                a.name
+                    .clone()
+                    .map(|n| format!("/dev/md/{n}"))
+                    .unwrap_or(format!("/dev/{}", a.kname))
+            ));
+        }
+        if !dev.holders.is_empty() {
+            return Err(format!(
+                "/dev/{} is in use by {}",
+                dev.kname,
+                dev.holders.join(", ")
+            ));
+        }
+        if let Some(vg) = self.ix.pv(&dev.kname).and_then(|pv| pv.vg.as_ref()) {
+            return Err(format!("/dev/{} is a PV of volume group {vg}", dev.kname));
+        }
+        if let Some(mp) = &dev.mountpoint {
+            return Err(format!("/dev/{} is mounted on {mp}", dev.kname));
+        }
+        // Every partition, not only the first: one free partition says nothing of the others.
+        // (Anything stacked above a partition — dm-crypt, LVM, md — is one of its holders.)
+        let in_use: Vec<String> = self
+            .o
+            .block_devices
+            .iter()
+            .filter(|b| b.parent.as_deref() == Some(dev.kname.as_str()))
+            .filter_map(|p| self.use_of(p).map(|u| format!("/dev/{} {u}", p.kname)))
+            .collect();
+        if !in_use.is_empty() {
+            return Err(format!(
+                "partitions of this disk are in use: {}",
+                in_use.join("; ")
+            ));
+        }
+        let mut found = dev.signature_summary();
+        if self
+            .o
+            .block_devices
+            .iter()
+            .any(|b| b.parent.as_deref() == Some(dev.kname.as_str()))
+            && found.is_empty()
+        {
+            found.push("partitions".into());
+        }
+        Ok(found)
+    }
+}
+
+/// The whole disk a file's disk names: by its by-id name, else by its serial. (The plan itself
+/// resolves with more care, in `resolve_disks`: a serial that contradicts the id, or matches two
+/// disks, is an error there.)
+pub fn disk_for<'o>(o: &'o Observed, spec: &DiskSpec) -> Option<&'o BlockDevice> {
+    spec.id.as_ref().and_then(|i| o.by_id(i)).or_else(|| {
+        spec.serial.as_ref().and_then(|s| {
+            o.block_devices
+                .iter()
+                .find(|b| b.kind == DevKind::Disk && b.serial.as_ref() == Some(s))
+        })
+    })
 }

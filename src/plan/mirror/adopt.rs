@@ -10,7 +10,7 @@ use crate::observe::names::norm_uuid;
 
 impl<'a> Planner<'a> {
     /// The observed array that is mirror `m`: by UUID when adopted, else by /dev/md/NAME.
-    pub(super) fn array_of(&self, m: &MirrorSpec) -> Option<&'a MdArray> {
+    pub(in crate::plan) fn array_of(&self, m: &MirrorSpec) -> Option<&'a MdArray> {
         match &m.adopted {
             Some(ad) => {
                 let want = norm_uuid(&ad.uuid);
@@ -24,7 +24,7 @@ impl<'a> Planner<'a> {
     }
 
     /// The observed array of the file's mirror `name` (a PV reference).
-    pub(super) fn array_of_mirror(&self, name: &str) -> Option<&'a MdArray> {
+    pub(in crate::plan) fn array_of_mirror(&self, name: &str) -> Option<&'a MdArray> {
         match self.d.mirrors.get(name) {
             Some(m) => self.array_of(m),
             None => self.ix.array_named(name),
@@ -32,7 +32,7 @@ impl<'a> Planner<'a> {
     }
 
     /// Whether an observed array is one of the file's mirrors.
-    pub(super) fn is_file_array(&self, a: &MdArray) -> bool {
+    pub(in crate::plan) fn is_file_array(&self, a: &MdArray) -> bool {
         self.d
             .mirrors
             .values()
@@ -40,7 +40,7 @@ impl<'a> Planner<'a> {
     }
 
     /// Path and kernel name of a mirror used as a PV: /dev/md/NAME, or an adopted array's device.
-    pub(super) fn mirror_pv(&self, name: &str) -> (String, Option<String>) {
+    pub(in crate::plan) fn mirror_pv(&self, name: &str) -> (String, Option<String>) {
         let path = match self.d.mirrors.get(name) {
             Some(m) => m.md_path(),
             None => format!("/dev/md/{name}"),
@@ -49,14 +49,14 @@ impl<'a> Planner<'a> {
     }
 
     /// The line mdadm.conf lists the mirror by: its name, or the adopted array's device.
-    pub(super) fn conf_entry(m: &MirrorSpec) -> String {
+    pub(in crate::plan) fn conf_entry(m: &MirrorSpec) -> String {
         m.md_device().unwrap_or_else(|| m.name.clone())
     }
 
     /// Refuses (and blocks) a mirror whose array cannot be the one the file means: an adopted
     /// array that is not on this machine or not at the device the file names, or an array
     /// /dev/md/NAME that another mirror of the file adopts by UUID. True when refused.
-    pub(super) fn adoption_refused(&mut self, m: &MirrorSpec) -> bool {
+    pub(in crate::plan) fn adoption_refused(&mut self, m: &MirrorSpec) -> bool {
         let object = format!("mirror {}", m.name);
         let refusal = match (&m.adopted, self.array_of(m)) {
             (Some(ad), None) => Some((

@@ -1,91 +1,14 @@
 //! Mirrors: creating them, which members are write-mostly, removing them, and the ARRAY lines of mdadm.conf.
 
 use super::*;
-use crate::plan::step::{CreateArray, RegenerateInitramfs, StopArray, WipeSignatures, WriteFile};
+
+mod adopt;
+mod converge;
+use crate::plan::step::{CreateArray, StopArray, WipeSignatures};
 
 impl<'a> Planner<'a> {
-    /// mdadm.conf lists the mirrors (by the UUID hyraid gave new ones), then the initramfs follows.
-    pub(super) fn mdadm_conf(&mut self) {
-        let mut ours = Vec::new();
-        for m in self
-            .d
-            .mirrors
-            .values()
-            .filter(|m| !m.absent && !self.blocked.contains(&m.name))
-        {
-            let uuid = self
-                .creating
-                .get(&m.name)
-                .cloned()
-                .or_else(|| self.array_of(m).and_then(|a| a.uuid.clone()));
-            if let Some(u) = uuid {
-                ours.push((Self::conf_entry(m), u));
-            }
-        }
-        let gone: Vec<(String, Option<String>)> = if self.policy.allow_destroy {
-            self.d
-                .mirrors
-                .values()
-                .filter(|m| m.absent)
-                .map(|m| {
-                    (
-                        Self::conf_entry(m),
-                        self.array_of(m).and_then(|a| a.uuid.clone()),
-                    )
-                })
-                .collect()
-        } else {
-            vec![]
-        };
-        if ours.is_empty() && gone.is_empty() {
-            return;
-        }
-        let b = &self.o.boot;
-        let path = b.mdadm_conf_path.clone().unwrap_or_else(|| {
-            if b.initramfs_tool.as_deref() == Some("dracut") {
-                "/etc/mdadm.conf"
-            } else {
-                "/etc/mdadm/mdadm.conf"
-            }
-            .into()
-        });
-        let new = match persist::managed_mdadm_conf(b.mdadm_conf.as_deref(), &ours, &gone) {
-            Ok(text) => text,
-            Err(e) => {
-                let fix = "check the array with `mdadm --detail`; hyraid lists arrays in mdadm.conf only by a name and UUID it can write safely";
-                self.refuse(format!("file {path}"), e.to_string(), fix);
-                return;
-            }
-        };
-        if b.mdadm_conf.as_deref() == Some(new.as_str()) {
-            return;
-        }
-        let (old, tool) = (b.mdadm_conf.clone(), b.initramfs_tool.clone());
-        self.steps.push(ps(
-            Step::WriteFile(WriteFile {
-                path,
-                old,
-                content: new,
-                purpose: "ARRAY lines of the mirrors in the file".into(),
-            }),
-            Risk::Safe,
-            "without ARRAY lines the arrays come up as /dev/md127 (or NAME_0) after a reboot",
-        ));
-        match tool {
-            Some(t) => self.steps.push(ps(
-                Step::RegenerateInitramfs(RegenerateInitramfs { tool: t }),
-                Risk::Safe,
-                "early boot assembles arrays by the mdadm.conf inside the initramfs",
-            )),
-            None => self.notes.push(
-                "no update-initramfs or dracut found: the initramfs keeps its old mdadm.conf"
-                    .into(),
-            ),
-        }
-    }
-
     /// Desired write-mostly set of a mirror, by disk name.
-    pub(super) fn write_mostly_set(&self, m: &MirrorSpec) -> BTreeSet<String> {
+    pub(in crate::plan) fn write_mostly_set(&self, m: &MirrorSpec) -> BTreeSet<String> {
         match &m.write_mostly {
             WriteMostly::List(l) => l.iter().cloned().collect(),
             WriteMostly::Auto => {
@@ -100,7 +23,10 @@ impl<'a> Planner<'a> {
         }
     }
 
-    pub(super) fn mirror(&mut self, m: &MirrorSpec) -> Result<Vec<PlannedStep>, PlanError> {
+    pub(in crate::plan) fn mirror(
+        &mut self,
+        m: &MirrorSpec,
+    ) -> Result<Vec<PlannedStep>, PlanError> {
         let wm = self.write_mostly_set(m);
         let unknown_media = m
             .members
@@ -132,7 +58,7 @@ impl<'a> Planner<'a> {
         }
     }
 
-    pub(super) fn create_mirror(
+    pub(in crate::plan) fn create_mirror(
         &mut self,
         m: &MirrorSpec,
         wm: &BTreeSet<String>,
@@ -233,7 +159,7 @@ impl<'a> Planner<'a> {
         out
     }
 
-    pub(super) fn remove_mirror(&mut self, m: &MirrorSpec) -> Vec<PlannedStep> {
+    pub(in crate::plan) fn remove_mirror(&mut self, m: &MirrorSpec) -> Vec<PlannedStep> {
         let mut out = Vec::new();
         let Some(a) = self.array_of(m) else {
             return out;
@@ -268,4 +194,36 @@ impl<'a> Planner<'a> {
         );
         out
     }
+}
+
+/// A UUID for a new array, in mdadm's form: derived from the host, the name, the members and the
+/// observation, so the same plan always names the same UUID and a re-created array gets a new one.
+pub(in crate::plan) fn new_array_uuid(
+    host: &str,
+    name: &str,
+    devices: &[ArrayDevice],
+    basis: &str,
+) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    for part in [host, name, basis]
+        .into_iter()
+        .chain(devices.iter().map(|d| d.path.as_str()))
+    {
+        h.update(part.as_bytes());
+        h.update([0u8]);
+    }
+    let hex: String = h
+        .finalize()
+        .iter()
+        .take(16)
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    format!(
+        "{}:{}:{}:{}",
+        &hex[0..8],
+        &hex[8..16],
+        &hex[16..24],
+        &hex[24..32]
+    )
 }

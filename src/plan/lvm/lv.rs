@@ -1,193 +1,9 @@
-//! LVM: PVs, volume groups, logical volumes and their writecaches, and removing VGs.
+//! Logical volumes and their writecaches.
 
 use super::*;
-use crate::plan::step::{
-    AttachWritecache, CreateCachevol, CreateLv, CreatePv, CreateVg, DeactivateLv, DetachWritecache,
-    ExtendLv, ExtendVg, RemoveLv, RemoveVg, SetWritecacheSettings, WipeSignatures,
-};
 
 impl<'a> Planner<'a> {
-    /// Path and kernel name of a PV reference (kernel name None when it is created by this plan).
-    pub(super) fn pv_device(&self, r: &DeviceRef) -> (String, Option<String>) {
-        match r {
-            DeviceRef::Mirror(n) => self.mirror_pv(n),
-            DeviceRef::Disk(n) => {
-                let res = &self.disks[n];
-                (res.path.clone(), res.dev.map(|d| d.kname.clone()))
-            }
-        }
-    }
-
-    pub(super) fn volume_group(&mut self, vg: &VgSpec) {
-        let object = format!("vg {}", vg.name);
-        let waits: Vec<&str> = vg
-            .pvs
-            .iter()
-            .filter_map(|r| match r {
-                DeviceRef::Mirror(n) if self.blocked.contains(n) => Some(n.as_str()),
-                _ => None,
-            })
-            .collect();
-        if !waits.is_empty() {
-            self.refuse(
-                &object,
-                format!("waits for mirror {}", waits.join(", ")),
-                "resolve the refusal of that mirror first",
-            );
-            return;
-        }
-        let observed = self.ix.vg(&vg.name);
-        if observed.is_some_and(|v| v.partial) {
-            // A PV is missing (e.g. its mirror is only being started): LVM cannot be trusted to
-            // describe the VG now. Apply checks it again once everything runs.
-            self.notes.push(format!("vg {}: a PV is missing (partial VG); its PVs and LVs are checked once all are present", vg.name));
-            return;
-        }
-        let mut new_pvs: Vec<String> = Vec::new();
-        let mut steps = Vec::new();
-        for r in &vg.pvs {
-            let (path, kname) = self.pv_device(r);
-            let pv = kname.as_ref().and_then(|k| self.ix.pv(k));
-            match pv {
-                Some(p) if p.vg.as_deref() == Some(vg.name.as_str()) => continue,
-                Some(p) if p.vg.is_some() => {
-                    self.refuse(
-                        &object,
-                        format!("{path} is a PV of volume group {}", p.vg.clone().unwrap()),
-                        "hyraid does not move PVs between VGs; fix the file",
-                    );
-                    return;
-                }
-                Some(_) => {}
-                None => {
-                    // Content check before pvcreate.
-                    let content: Vec<String> = match r {
-                        DeviceRef::Mirror(n) => self
-                            .array_of_mirror(n)
-                            .and_then(|a| a.fstype.clone())
-                            .into_iter()
-                            .collect(),
-                        DeviceRef::Disk(n) => match self.usable(&self.disks[n]) {
-                            Err(why) => {
-                                self.refuse(
-                                    &object,
-                                    format!("cannot use disk {n} as a PV: {why}"),
-                                    "free the device or change the file",
-                                );
-                                return;
-                            }
-                            Ok(f) => f,
-                        },
-                    };
-                    if !content.is_empty() {
-                        if !self.policy.allow_destroy || matches!(r, DeviceRef::Mirror(_)) {
-                            self.refuse(
-                                &object,
-                                format!("{path} carries {} — making it a PV destroys that", content.join(", ")),
-                                if matches!(r, DeviceRef::Mirror(_)) { "move the data away and wipe the array by hand (`wipefs`), then plan again" } else { "check the disk holds nothing you need, then run with --allow-destroy" },
-                            );
-                            return;
-                        }
-                        if let DeviceRef::Disk(n) = r {
-                            steps.push(ps(
-                                Step::WipeSignatures(WipeSignatures {
-                                    disk: n.clone(),
-                                    device: path.clone(),
-                                    found: content.clone(),
-                                }),
-                                Risk::Destroys,
-                                "erases what is on the disk before it becomes a PV",
-                            ));
-                        }
-                    }
-                    steps.push(ps(
-                        Step::CreatePv(CreatePv {
-                            device: path.clone(),
-                            object: r.name().to_string(),
-                        }),
-                        Risk::Safe,
-                        "LVM physical volume label",
-                    ));
-                }
-            }
-            new_pvs.push(path);
-        }
-        match observed {
-            None => steps.push(ps(
-                Step::CreateVg(CreateVg {
-                    vg: vg.name.clone(),
-                    pvs: new_pvs.clone(),
-                }),
-                Risk::Safe,
-                "new volume group",
-            )),
-            Some(_) if !new_pvs.is_empty() => steps.push(ps(
-                Step::ExtendVg(ExtendVg {
-                    vg: vg.name.clone(),
-                    pvs: new_pvs.clone(),
-                }),
-                Risk::Safe,
-                "PVs the file adds to the VG",
-            )),
-            Some(_) => {}
-        }
-        if let Some(o) = observed {
-            let wanted: BTreeSet<Option<String>> =
-                vg.pvs.iter().map(|r| self.pv_device(r).1).collect();
-            let extra: Vec<String> = self
-                .ix
-                .pvs_of(&o.name)
-                .filter(|p| !wanted.contains(&Some(p.kname.clone())))
-                .map(|p| p.name.clone())
-                .collect();
-            for p in extra {
-                {
-                    self.refuse(
-                        format!("vg {}", vg.name),
-                        format!("PV {p} is not in the file; hyraid does not move data off a PV"),
-                        format!("list {p} in the VG's `pvs`, or move its extents off and remove it by hand (`pvmove`, `vgreduce`)"),
-                    );
-                }
-            }
-        }
-        self.steps.extend(steps);
-        let vg_grows = observed.is_some() && !new_pvs.is_empty();
-        let mut wc_steps = Vec::new();
-        let mut removals = Vec::new();
-        for lv in vg.lvs.values() {
-            if lv.absent {
-                if self.ix.lv(&vg.name, &lv.name).is_some_and(|l| !l.hidden) {
-                    let step = Step::RemoveLv(RemoveLv {
-                        vg: vg.name.clone(),
-                        lv: lv.name.clone(),
-                    });
-                    self.destroying(
-                        step,
-                        "the file says `state: absent`: the LV and everything on it is removed",
-                        &mut removals,
-                    );
-                }
-                continue;
-            }
-            self.logical_volume(vg, lv, vg_grows, &mut wc_steps);
-        }
-        self.steps.extend(wc_steps);
-        self.steps.extend(removals);
-    }
-
-    pub(super) fn destroying(&mut self, step: Step, reason: &str, out: &mut Vec<PlannedStep>) {
-        if self.policy.allow_destroy {
-            out.push(ps(step, Risk::Destroys, reason));
-        } else {
-            self.refuse(
-                step.object().to_string(),
-                format!("{}: {reason}", step.summary()),
-                "run with --allow-destroy if that is what you want",
-            );
-        }
-    }
-
-    pub(super) fn logical_volume(
+    pub(in crate::plan) fn logical_volume(
         &mut self,
         vg: &VgSpec,
         lv: &LvSpec,
@@ -303,7 +119,7 @@ impl<'a> Planner<'a> {
         self.writecache(vg, lv, observed, wc_steps);
     }
 
-    pub(super) fn writecache(
+    pub(in crate::plan) fn writecache(
         &mut self,
         vg: &VgSpec,
         lv: &LvSpec,
@@ -417,25 +233,5 @@ impl<'a> Planner<'a> {
                 ));
             }
         }
-    }
-
-    pub(super) fn remove_vg(&mut self, vg: &VgSpec) -> Vec<PlannedStep> {
-        let mut out = Vec::new();
-        if let Some(o) = self.ix.vg(&vg.name) {
-            let pvs: Vec<String> = self
-                .ix
-                .pvs_of(&o.name)
-                .map(|p| self.stable_pv_path(&p.kname, &p.name))
-                .collect();
-            self.destroying(
-                Step::RemoveVg(RemoveVg {
-                    vg: vg.name.clone(),
-                    pvs,
-                }),
-                "the file says `state: absent`: every LV in the VG is removed",
-                &mut out,
-            );
-        }
-        out
     }
 }
