@@ -136,6 +136,7 @@ struct Planner<'a> {
     file_knames: BTreeSet<String>,
 }
 
+/// The plan of `d` on the machine `o`: the stages in the order their steps run.
 pub fn plan(d: &Desired, o: &Observed, policy: Policy) -> Result<Plan, PlanError> {
     if let Some(h) = &d.host
         && *h != o.hostname
@@ -145,47 +146,20 @@ pub fn plan(d: &Desired, o: &Observed, policy: Policy) -> Result<Plan, PlanError
             actual: o.hostname.clone(),
         });
     }
-    let mut p = Planner {
-        d,
-        o,
-        ix: Lookup::new(o),
-        policy,
-        disks: BTreeMap::new(),
-        steps: vec![],
-        refused: vec![],
-        notes: vec![],
-        blocked: BTreeSet::new(),
-        creating: BTreeMap::new(),
-        blocked_parts: BTreeSet::new(),
-        basis: fingerprint(o),
-        file_knames: BTreeSet::new(),
-    };
+    let mut p = Planner::new(d, o, policy);
+    // Which device each disk of the file is (never guessed), and what media it is.
     p.resolve_disks()?;
     p.check_observed_media()?;
+    // Drive write caches and their udev rule, then GPT partitions.
     p.write_caches();
     p.partitions();
-    let mut md_steps = Vec::new();
-    for m in d.mirrors.values().filter(|m| !m.absent) {
-        md_steps.extend(p.mirror(m)?);
-    }
-    // Wipes first, then the rest of the md work, in mirror order.
-    let (wipes, rest): (Vec<_>, Vec<_>) = md_steps
-        .into_iter()
-        .partition(|s| matches!(s.step, Step::WipeSignatures(_)));
-    p.steps.extend(wipes);
-    p.steps.extend(rest);
+    // Arrays: every wipe first, then creation, members, write-mostly, bitmaps, write-behind.
+    p.mirrors()?;
+    // The ARRAY lines of mdadm.conf, and the initramfs that carries them.
     p.mdadm_conf();
-    let mut removals = Vec::new();
-    for vg in d.volume_groups.values() {
-        if vg.absent {
-            removals.extend(p.remove_vg(vg));
-        } else {
-            p.volume_group(vg);
-        }
-    }
-    for m in d.mirrors.values().filter(|m| m.absent) {
-        removals.extend(p.remove_mirror(m));
-    }
+    // PVs, VGs, LVs and writecaches; removals last: VGs, then mirrors.
+    let mut removals = p.volume_groups();
+    removals.extend(p.removed_mirrors());
     p.steps.extend(removals);
     // Space is proven on the whole plan; when anything does not fit, no step is kept.
     let withheld = capacity::prove(d, o, &mut p.steps, &mut p.refused, &mut p.notes);
@@ -215,6 +189,24 @@ fn ps(step: Step, risk: Risk, reason: impl Into<String>) -> PlannedStep {
 }
 
 impl<'a> Planner<'a> {
+    fn new(d: &'a Desired, o: &'a Observed, policy: Policy) -> Self {
+        Planner {
+            d,
+            o,
+            ix: Lookup::new(o),
+            policy,
+            disks: BTreeMap::new(),
+            steps: vec![],
+            refused: vec![],
+            notes: vec![],
+            blocked: BTreeSet::new(),
+            creating: BTreeMap::new(),
+            blocked_parts: BTreeSet::new(),
+            basis: fingerprint(o),
+            file_knames: BTreeSet::new(),
+        }
+    }
+
     fn refuse(
         &mut self,
         object: impl Into<String>,

@@ -9,6 +9,20 @@ use crate::plan::step::{
 };
 
 impl<'a> Planner<'a> {
+    /// The file's volume groups in order; returns the removals of those marked `absent`, which
+    /// run after everything else.
+    pub(in crate::plan) fn volume_groups(&mut self) -> Vec<PlannedStep> {
+        let mut removals = Vec::new();
+        for vg in self.d.volume_groups.values() {
+            if vg.absent {
+                removals.extend(self.remove_vg(vg));
+            } else {
+                self.volume_group(vg);
+            }
+        }
+        removals
+    }
+
     /// Path and kernel name of a PV reference (kernel name None when it is created by this plan).
     pub(in crate::plan) fn pv_device(&self, r: &DeviceRef) -> (String, Option<String>) {
         match r {

@@ -7,6 +7,29 @@ mod converge;
 use crate::plan::step::{CreateArray, StopArray, WipeSignatures};
 
 impl<'a> Planner<'a> {
+    /// The md work of the file's mirrors: every wipe first, then the rest, in mirror order.
+    pub(in crate::plan) fn mirrors(&mut self) -> Result<(), PlanError> {
+        let mut md_steps = Vec::new();
+        for m in self.d.mirrors.values().filter(|m| !m.absent) {
+            md_steps.extend(self.mirror(m)?);
+        }
+        let (wipes, rest): (Vec<_>, Vec<_>) = md_steps
+            .into_iter()
+            .partition(|s| matches!(s.step, Step::WipeSignatures(_)));
+        self.steps.extend(wipes);
+        self.steps.extend(rest);
+        Ok(())
+    }
+
+    /// The removal of the mirrors the file marks `absent`.
+    pub(in crate::plan) fn removed_mirrors(&mut self) -> Vec<PlannedStep> {
+        let absent: Vec<&MirrorSpec> = self.d.mirrors.values().filter(|m| m.absent).collect();
+        absent
+            .into_iter()
+            .flat_map(|m| self.remove_mirror(m))
+            .collect()
+    }
+
     /// Desired write-mostly set of a mirror, by disk name.
     pub(in crate::plan) fn write_mostly_set(&self, m: &MirrorSpec) -> BTreeSet<String> {
         match &m.write_mostly {
