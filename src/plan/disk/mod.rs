@@ -68,6 +68,8 @@ impl<'a> Planner<'a> {
         lvm_name.to_string()
     }
 
+    /// Match every disk of the file to the machine: by `id:` (checked against `serial:`), else
+    /// by serial; its stable path, its media, and its partitions by GPT name.
     pub(in crate::plan) fn resolve_disks(&mut self) -> Result<(), PlanError> {
         let mut seen: BTreeMap<String, String> = BTreeMap::new();
         let mut partitions_of: BTreeMap<&str, Vec<&BlockDevice>> = BTreeMap::new();
@@ -77,68 +79,22 @@ impl<'a> Planner<'a> {
             }
         }
         for spec in self.d.disks.values() {
-            let ident = |detail: String| PlanError::Identity {
-                disk: spec.name.clone(),
-                detail,
-            };
-            let dev = match (&spec.id, &spec.serial) {
-                (Some(id), serial) => {
-                    let dev = self.ix.by_id(id);
-                    if let (Some(dv), Some(s)) = (dev, serial)
-                        && dv.serial.as_deref() != Some(s.as_str())
-                    {
-                        return Err(ident(format!(
-                            "/dev/disk/by-id/{id} is now /dev/{} with serial {}, but the file says serial {s}; the disk was swapped or recabled — nothing will be touched until the file and the machine agree",
-                            dv.kname,
-                            dv.serial.as_deref().unwrap_or("(none)")
-                        )));
-                    }
-                    if dev.is_none()
-                        && let Some(s) = serial
-                        && let Some(other) = self
-                            .o
-                            .block_devices
-                            .iter()
-                            .find(|b| b.serial.as_deref() == Some(s.as_str()))
-                    {
-                        return Err(ident(format!(
-                            "serial {s} is present as /dev/{} but /dev/disk/by-id/{id} does not exist; the id in the file does not name this disk",
-                            other.kname
-                        )));
-                    }
-                    dev
-                }
-                (None, Some(s)) => {
-                    let all: Vec<&BlockDevice> = self
-                        .o
-                        .block_devices
-                        .iter()
-                        .filter(|b| {
-                            b.kind == DevKind::Disk && b.serial.as_deref() == Some(s.as_str())
-                        })
-                        .collect();
-                    if all.len() > 1 {
-                        return Err(ident(format!(
-                            "serial {s} matches {} disks; add `id:` to say which",
-                            all.len()
-                        )));
-                    }
-                    all.first().copied()
-                }
-                (None, None) => None,
-            };
+            let dev = self.find_disk(spec)?;
             if let Some(dv) = dev {
                 if dv.kind != DevKind::Disk {
-                    return Err(ident(format!(
-                        "{} is a partition, not a whole disk",
-                        dv.kname
-                    )));
+                    return Err(identity(
+                        spec,
+                        format!("{} is a partition, not a whole disk", dv.kname),
+                    ));
                 }
                 if let Some(other) = seen.insert(dv.kname.clone(), spec.name.clone()) {
-                    return Err(ident(format!(
-                        "/dev/{} is also disk `{other}`: one physical disk under two names, and a mirror of the two would hold one copy; declare each disk once, by one of its ids",
-                        dv.kname
-                    )));
+                    return Err(identity(
+                        spec,
+                        format!(
+                            "/dev/{} is also disk `{other}`: one physical disk under two names, and a mirror of the two would hold one copy; declare each disk once, by one of its ids",
+                            dv.kname
+                        ),
+                    ));
                 }
             }
             let path = match (&spec.id, dev) {
@@ -146,73 +102,31 @@ impl<'a> Planner<'a> {
                 (None, Some(dv)) => match stable_id(dv) {
                     Some(i) => format!("/dev/disk/by-id/{i}"),
                     None => {
-                        return Err(ident(format!(
-                            "/dev/{} has no /dev/disk/by-id name; hyraid only addresses disks by stable names",
-                            dv.kname
-                        )));
+                        return Err(identity(
+                            spec,
+                            format!(
+                                "/dev/{} has no /dev/disk/by-id name; hyraid only addresses disks by stable names",
+                                dv.kname
+                            ),
+                        ));
                     }
                 },
                 (None, None) => String::new(),
             };
-            // A missing disk keeps the media it had when last seen: `write_cache` (hyraid takes it
-            // for rotational disks only) or its line in hyraid's udev rule say it was an HDD.
-            let last_seen_hdd = spec.write_cache.is_some()
-                || self
-                    .o
-                    .boot
-                    .write_cache_rule
-                    .as_deref()
-                    .is_some_and(|r| persist::rule_entry(r, &spec.name).is_some());
-            let media = spec
-                .rotational_override
-                .or(dev.map(|d| d.rotational))
-                .or(last_seen_hdd.then_some(true));
-            let media_known = media.is_some();
-            let rotational = media.unwrap_or(false);
-            // Partitions: matched by GPT name; missing ones get the next numbers.
+            let whole = Resolved {
+                spec,
+                dev,
+                path,
+                rotational: false,
+                part: None,
+                media_known: false,
+            };
+            let whole = self.with_media(whole);
             let children: Vec<&BlockDevice> = dev
                 .and_then(|dv| partitions_of.get(dv.kname.as_str()).cloned())
                 .unwrap_or_default();
-            let mut next = children
-                .iter()
-                .filter_map(|b| part_number(&b.kname))
-                .max()
-                .unwrap_or(0);
-            for ps_ in &spec.partitions {
-                let found = children
-                    .iter()
-                    .find(|b| b.partlabel.as_deref() == Some(ps_.name.as_str()))
-                    .copied();
-                let (pdev, number, pending) = match found {
-                    Some(b) => (Some(b), part_number(&b.kname).unwrap_or(0), false),
-                    None => {
-                        next += 1;
-                        (None, next, dev.is_some())
-                    }
-                };
-                self.disks.insert(
-                    format!("{}:{}", spec.name, ps_.name),
-                    Resolved {
-                        spec,
-                        dev: pdev,
-                        path: format!("{path}-part{number}"),
-                        rotational,
-                        part: Some((number, pending)),
-                        media_known,
-                    },
-                );
-            }
-            self.disks.insert(
-                spec.name.clone(),
-                Resolved {
-                    spec,
-                    dev,
-                    path,
-                    rotational,
-                    part: None,
-                    media_known,
-                },
-            );
+            self.resolve_partitions(&whole, &children);
+            self.disks.insert(spec.name.clone(), whole);
         }
         self.file_knames = self
             .disks
@@ -220,6 +134,120 @@ impl<'a> Planner<'a> {
             .filter_map(|r| r.dev.map(|d| d.kname.clone()))
             .collect();
         Ok(())
+    }
+
+    /// The device a disk of the file names: by `id:` (and then its serial must match), else by
+    /// serial (which must match one disk). `None` when it is not on the machine.
+    fn find_disk(&self, spec: &'a DiskSpec) -> Result<Option<&'a BlockDevice>, PlanError> {
+        Ok(match (&spec.id, &spec.serial) {
+            (Some(id), serial) => {
+                let dev = self.ix.by_id(id);
+                if let (Some(dv), Some(s)) = (dev, serial)
+                    && dv.serial.as_deref() != Some(s.as_str())
+                {
+                    return Err(identity(
+                        spec,
+                        format!(
+                            "/dev/disk/by-id/{id} is now /dev/{} with serial {}, but the file says serial {s}; the disk was swapped or recabled — nothing will be touched until the file and the machine agree",
+                            dv.kname,
+                            dv.serial.as_deref().unwrap_or("(none)")
+                        ),
+                    ));
+                }
+                if dev.is_none()
+                    && let Some(s) = serial
+                    && let Some(other) = self
+                        .o
+                        .block_devices
+                        .iter()
+                        .find(|b| b.serial.as_deref() == Some(s.as_str()))
+                {
+                    return Err(identity(
+                        spec,
+                        format!(
+                            "serial {s} is present as /dev/{} but /dev/disk/by-id/{id} does not exist; the id in the file does not name this disk",
+                            other.kname
+                        ),
+                    ));
+                }
+                dev
+            }
+            (None, Some(s)) => {
+                let all: Vec<&BlockDevice> = self
+                    .o
+                    .block_devices
+                    .iter()
+                    .filter(|b| b.kind == DevKind::Disk && b.serial.as_deref() == Some(s.as_str()))
+                    .collect();
+                if all.len() > 1 {
+                    return Err(identity(
+                        spec,
+                        format!(
+                            "serial {s} matches {} disks; add `id:` to say which",
+                            all.len()
+                        ),
+                    ));
+                }
+                all.first().copied()
+            }
+            (None, None) => None,
+        })
+    }
+
+    /// A disk's media: `media:` in the file, else what the kernel reports. A missing disk keeps
+    /// the media it had when last seen: `write_cache` (hyraid takes it for rotational disks
+    /// only) or its line in hyraid's udev rule say it was an HDD.
+    fn with_media(&self, mut r: Resolved<'a>) -> Resolved<'a> {
+        let spec = r.spec;
+        let last_seen_hdd = spec.write_cache.is_some()
+            || self
+                .o
+                .boot
+                .write_cache_rule
+                .as_deref()
+                .is_some_and(|rule| persist::rule_entry(rule, &spec.name).is_some());
+        let media = spec
+            .rotational_override
+            .or(r.dev.map(|d| d.rotational))
+            .or(last_seen_hdd.then_some(true));
+        r.media_known = media.is_some();
+        r.rotational = media.unwrap_or(false);
+        r
+    }
+
+    /// The partitions of a disk of the file, matched by GPT name among `children`; missing ones
+    /// get the next numbers (created by this plan when the disk is present).
+    fn resolve_partitions(&mut self, whole: &Resolved<'a>, children: &[&'a BlockDevice]) {
+        let spec = whole.spec;
+        let mut next = children
+            .iter()
+            .filter_map(|b| part_number(&b.kname))
+            .max()
+            .unwrap_or(0);
+        for ps_ in &spec.partitions {
+            let found = children
+                .iter()
+                .find(|b| b.partlabel.as_deref() == Some(ps_.name.as_str()))
+                .copied();
+            let (pdev, number, pending) = match found {
+                Some(b) => (Some(b), part_number(&b.kname).unwrap_or(0), false),
+                None => {
+                    next += 1;
+                    (None, next, whole.dev.is_some())
+                }
+            };
+            self.disks.insert(
+                format!("{}:{}", spec.name, ps_.name),
+                Resolved {
+                    spec,
+                    dev: pdev,
+                    path: format!("{}-part{number}", whole.path),
+                    rotational: whole.rotational,
+                    part: Some((number, pending)),
+                    media_known: whole.media_known,
+                },
+            );
+        }
     }
 
     /// What the file alone could not show to defeat a mirror: write-mostly on every fast member,
@@ -388,4 +416,12 @@ pub fn disk_for<'o>(o: &'o Observed, spec: &DiskSpec) -> Option<&'o BlockDevice>
                 .find(|b| b.kind == DevKind::Disk && b.serial.as_ref() == Some(s))
         })
     })
+}
+
+/// A disk of the file cannot be matched to the machine safely.
+fn identity(spec: &DiskSpec, detail: String) -> PlanError {
+    PlanError::Identity {
+        disk: spec.name.clone(),
+        detail,
+    }
 }

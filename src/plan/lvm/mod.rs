@@ -34,6 +34,8 @@ impl<'a> Planner<'a> {
         }
     }
 
+    /// One volume group of the file: its PVs, the VG, then its LVs (writecaches after them, LV
+    /// removals last). Nothing is planned for a VG that waits for a mirror or is partial.
     pub(in crate::plan) fn volume_group(&mut self, vg: &VgSpec) {
         let object = format!("vg {}", vg.name);
         let waits: Vec<&str> = vg
@@ -59,75 +61,9 @@ impl<'a> Planner<'a> {
             self.notes.push(format!("vg {}: a PV is missing (partial VG); its PVs and LVs are checked once all are present", vg.name));
             return;
         }
-        let mut new_pvs: Vec<String> = Vec::new();
-        let mut steps = Vec::new();
-        for r in &vg.pvs {
-            let (path, kname) = self.pv_device(r);
-            let pv = kname.as_ref().and_then(|k| self.ix.pv(k));
-            match pv {
-                Some(p) if p.vg.as_deref() == Some(vg.name.as_str()) => continue,
-                Some(p) if p.vg.is_some() => {
-                    self.refuse(
-                        &object,
-                        format!("{path} is a PV of volume group {}", p.vg.clone().unwrap()),
-                        "hyraid does not move PVs between VGs; fix the file",
-                    );
-                    return;
-                }
-                Some(_) => {}
-                None => {
-                    // Content check before pvcreate.
-                    let content: Vec<String> = match r {
-                        DeviceRef::Mirror(n) => self
-                            .array_of_mirror(n)
-                            .and_then(|a| a.fstype.clone())
-                            .into_iter()
-                            .collect(),
-                        DeviceRef::Disk(n) => match self.usable(&self.disks[n]) {
-                            Err(why) => {
-                                self.refuse(
-                                    &object,
-                                    format!("cannot use disk {n} as a PV: {why}"),
-                                    "free the device or change the file",
-                                );
-                                return;
-                            }
-                            Ok(f) => f,
-                        },
-                    };
-                    if !content.is_empty() {
-                        if !self.policy.allow_destroy || matches!(r, DeviceRef::Mirror(_)) {
-                            self.refuse(
-                                &object,
-                                format!("{path} carries {} — making it a PV destroys that", content.join(", ")),
-                                if matches!(r, DeviceRef::Mirror(_)) { "move the data away and wipe the array by hand (`wipefs`), then plan again" } else { "check the disk holds nothing you need, then run with --allow-destroy" },
-                            );
-                            return;
-                        }
-                        if let DeviceRef::Disk(n) = r {
-                            steps.push(ps(
-                                Step::WipeSignatures(WipeSignatures {
-                                    disk: n.clone(),
-                                    device: path.clone(),
-                                    found: content.clone(),
-                                }),
-                                Risk::Destroys,
-                                "erases what is on the disk before it becomes a PV",
-                            ));
-                        }
-                    }
-                    steps.push(ps(
-                        Step::CreatePv(CreatePv {
-                            device: path.clone(),
-                            object: r.name().to_string(),
-                        }),
-                        Risk::Safe,
-                        "LVM physical volume label",
-                    ));
-                }
-            }
-            new_pvs.push(path);
-        }
+        let Some((mut steps, new_pvs)) = self.new_pvs(vg, &object) else {
+            return;
+        };
         match observed {
             None => steps.push(ps(
                 Step::CreateVg(CreateVg {
@@ -148,26 +84,120 @@ impl<'a> Planner<'a> {
             Some(_) => {}
         }
         if let Some(o) = observed {
-            let wanted: BTreeSet<Option<String>> =
-                vg.pvs.iter().map(|r| self.pv_device(r).1).collect();
-            let extra: Vec<String> = self
-                .ix
-                .pvs_of(&o.name)
-                .filter(|p| !wanted.contains(&Some(p.kname.clone())))
-                .map(|p| p.name.clone())
-                .collect();
-            for p in extra {
-                {
-                    self.refuse(
-                        format!("vg {}", vg.name),
-                        format!("PV {p} is not in the file; hyraid does not move data off a PV"),
-                        format!("list {p} in the VG's `pvs`, or move its extents off and remove it by hand (`pvmove`, `vgreduce`)"),
-                    );
-                }
-            }
+            self.refuse_extra_pvs(vg, &o.name);
         }
         self.steps.extend(steps);
         let vg_grows = observed.is_some() && !new_pvs.is_empty();
+        self.lvs(vg, vg_grows);
+    }
+
+    /// The PVs of the file not yet in the VG, with the steps that make them PVs (a wipe first
+    /// where allowed). `None` when one of them is refused (then nothing of the VG is planned).
+    fn new_pvs(&mut self, vg: &VgSpec, object: &str) -> Option<(Vec<PlannedStep>, Vec<String>)> {
+        let mut new_pvs: Vec<String> = Vec::new();
+        let mut steps = Vec::new();
+        for r in &vg.pvs {
+            let (path, kname) = self.pv_device(r);
+            let pv = kname.as_ref().and_then(|k| self.ix.pv(k));
+            match pv {
+                Some(p) if p.vg.as_deref() == Some(vg.name.as_str()) => continue,
+                Some(p) if p.vg.is_some() => {
+                    self.refuse(
+                        object,
+                        format!("{path} is a PV of volume group {}", p.vg.clone().unwrap()),
+                        "hyraid does not move PVs between VGs; fix the file",
+                    );
+                    return None;
+                }
+                Some(_) => {}
+                None => steps.extend(self.create_pv(r, &path, object)?),
+            }
+            new_pvs.push(path);
+        }
+        Some((steps, new_pvs))
+    }
+
+    /// `pvcreate` on a device that is no PV yet, after checking what it carries: a disk's
+    /// signatures are wiped only with --allow-destroy, an array's content never.
+    fn create_pv(&mut self, r: &DeviceRef, path: &str, object: &str) -> Option<Vec<PlannedStep>> {
+        let mut steps = Vec::new();
+        let content: Vec<String> = match r {
+            DeviceRef::Mirror(n) => self
+                .array_of_mirror(n)
+                .and_then(|a| a.fstype.clone())
+                .into_iter()
+                .collect(),
+            DeviceRef::Disk(n) => match self.usable(&self.disks[n]) {
+                Err(why) => {
+                    self.refuse(
+                        object,
+                        format!("cannot use disk {n} as a PV: {why}"),
+                        "free the device or change the file",
+                    );
+                    return None;
+                }
+                Ok(f) => f,
+            },
+        };
+        if !content.is_empty() {
+            if !self.policy.allow_destroy || matches!(r, DeviceRef::Mirror(_)) {
+                self.refuse(
+                    object,
+                    format!(
+                        "{path} carries {} — making it a PV destroys that",
+                        content.join(", ")
+                    ),
+                    if matches!(r, DeviceRef::Mirror(_)) {
+                        "move the data away and wipe the array by hand (`wipefs`), then plan again"
+                    } else {
+                        "check the disk holds nothing you need, then run with --allow-destroy"
+                    },
+                );
+                return None;
+            }
+            if let DeviceRef::Disk(n) = r {
+                steps.push(ps(
+                    Step::WipeSignatures(WipeSignatures {
+                        disk: n.clone(),
+                        device: path.to_string(),
+                        found: content.clone(),
+                    }),
+                    Risk::Destroys,
+                    "erases what is on the disk before it becomes a PV",
+                ));
+            }
+        }
+        steps.push(ps(
+            Step::CreatePv(CreatePv {
+                device: path.to_string(),
+                object: r.name().to_string(),
+            }),
+            Risk::Safe,
+            "LVM physical volume label",
+        ));
+        Some(steps)
+    }
+
+    /// PVs of the observed VG the file does not list: refused, never moved off.
+    fn refuse_extra_pvs(&mut self, vg: &VgSpec, observed_vg: &str) {
+        let wanted: BTreeSet<Option<String>> = vg.pvs.iter().map(|r| self.pv_device(r).1).collect();
+        let extra: Vec<String> = self
+            .ix
+            .pvs_of(observed_vg)
+            .filter(|p| !wanted.contains(&Some(p.kname.clone())))
+            .map(|p| p.name.clone())
+            .collect();
+        for p in extra {
+            self.refuse(
+                format!("vg {}", vg.name),
+                format!("PV {p} is not in the file; hyraid does not move data off a PV"),
+                format!("list {p} in the VG's `pvs`, or move its extents off and remove it by hand (`pvmove`, `vgreduce`)"),
+            );
+        }
+    }
+
+    /// The VG's LVs in order, then their writecaches, then the removals of LVs marked `absent`.
+    fn lvs(&mut self, vg: &VgSpec, vg_grows: bool) {
         let mut wc_steps = Vec::new();
         let mut removals = Vec::new();
         for lv in vg.lvs.values() {
