@@ -3,7 +3,8 @@
 //! were planned for, and the machine then converges.
 
 mod common;
-use common::{EXAMPLES, hyraid, text};
+use common::{EXAMPLES, apply_saved, changes, example, hyraid, plan_for, text};
+use hyraid::plan::{Command, Policy, planfile};
 
 fn fixture(name: &str) -> String {
     format!("tests/fixtures/saved-plans/v1/{name}.json")
@@ -67,5 +68,45 @@ fn v1_plans_re_derive_equal_and_apply_then_converge() {
             "--detailed-exitcode",
         ]);
         assert_eq!(o.status.code(), Some(0), "{name}: {:?}", text(&o));
+    }
+}
+
+#[test]
+fn v1_plans_run_through_the_apply_verb_exactly_as_planned() {
+    for name in EXAMPLES {
+        let saved = planfile::read(std::path::Path::new(&fixture(name))).unwrap();
+        let (d, h) = example(name);
+        let expected: Vec<String> = saved
+            .steps
+            .iter()
+            .flat_map(|s| s.step.commands())
+            .filter_map(|c| match c {
+                Command::Run { argv, .. } => Some(argv.join(" ")),
+                _ => None,
+            })
+            .collect();
+        let out = apply_saved(&h, saved.clone(), Policy::default()).unwrap();
+        assert_eq!(
+            out.plan.steps, saved.steps,
+            "{name}: the re-derived plan differs"
+        );
+        let applied = out.applied.expect("steps ran");
+        assert_eq!(applied.steps, saved.steps.len(), "{name}");
+        assert!(!expected.is_empty(), "{name}: no commands");
+        // Every program the file lists ran, with its exact arguments, in the file's order.
+        let ran = changes(&h);
+        let mut at = 0;
+        for c in &expected {
+            let pos = ran[at..].iter().position(|r| r == c);
+            assert!(
+                pos.is_some(),
+                "{name}: `{c}` did not run (after {at} commands): {ran:?}"
+            );
+            at += pos.unwrap() + 1;
+        }
+        assert!(
+            plan_for(&h, &d, Policy::default()).is_empty(),
+            "{name}: not converged"
+        );
     }
 }

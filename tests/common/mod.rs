@@ -43,6 +43,17 @@ pub fn apply(h: &SimHost, d: &Desired, policy: Policy) -> Result<Plan, ApplyErro
     apply::apply(source, h, &opts, &mut |_| Ok(()), &mut std::io::sink()).map(|o| o.plan)
 }
 
+/// A saved plan (`plan -o`) applied as `hyraid apply PLAN.json --yes` does: the verb re-derives it
+/// and runs it only when equal.
+pub fn apply_saved(h: &SimHost, saved: Plan, policy: Policy) -> Result<apply::Outcome, ApplyError> {
+    let opts = apply::Options {
+        allow_destroy: policy.allow_destroy,
+        ..Default::default()
+    };
+    let source = apply::Source::Saved(Box::new(saved));
+    apply::apply(source, h, &opts, &mut |_| Ok(()), &mut std::io::sink())
+}
+
 /// Commands that change something (everything but the observer's reads).
 pub fn changes(h: &SimHost) -> Vec<String> {
     changes_since(h, 0)

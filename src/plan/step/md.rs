@@ -187,6 +187,16 @@ impl StepKind for ReadWrite {
     }
 }
 
+/// `add sdb` / `re-add sdb (write-mostly)`.
+fn member_summary(verb: &str, device: &ArrayDevice) -> String {
+    let flag = if device.write_mostly {
+        " (write-mostly)"
+    } else {
+        ""
+    };
+    format!("{verb} {}{flag}", device.disk)
+}
+
 /// Add a member (to a degraded array: it is rebuilt).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AddMember {
@@ -212,16 +222,7 @@ impl StepKind for AddMember {
         Address::Mirror(self.array.clone())
     }
     fn summary(&self) -> String {
-        let device = &self.device;
-        format!(
-            "add {}{}",
-            device.disk,
-            if device.write_mostly {
-                " (write-mostly)"
-            } else {
-                ""
-            }
-        )
+        member_summary("add", &self.device)
     }
 }
 
@@ -250,16 +251,7 @@ impl StepKind for ReAddMember {
         Address::Mirror(self.array.clone())
     }
     fn summary(&self) -> String {
-        let device = &self.device;
-        format!(
-            "re-add {}{}",
-            device.disk,
-            if device.write_mostly {
-                " (write-mostly)"
-            } else {
-                ""
-            }
-        )
+        member_summary("re-add", &self.device)
     }
 }
 
