@@ -3,7 +3,9 @@
 use super::*;
 
 mod adopt;
+mod bitmap;
 mod converge;
+mod members;
 use crate::plan::step::{CreateArray, StopArray, WipeSignatures};
 
 impl<'a> Planner<'a> {

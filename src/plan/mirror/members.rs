@@ -1,0 +1,285 @@
+//! Members of an existing mirror: the file's disks sorted against the array, failed members
+//! removed, disks joining into free slots or by hot replace, interrupted replaces finished, and
+//! members the file no longer names refused unless replaced.
+
+use super::*;
+use crate::observe::MdMember;
+use crate::plan::step::{
+    AddMember, ReAddMember, RemoveFailed, ReplaceMember, WaitIdle, WipeSignatures,
+};
+
+/// The disks the file names for a mirror, sorted against the array. A disk the file names that
+/// is not in the array joins it: back into its old place when it carries this array's superblock
+/// (--re-add), into a free slot (--add), or in place of a working member the file no longer names
+/// (--replace, no loss of redundancy).
+pub(super) struct Members<'m> {
+    /// Disks working in the array (spares included), with their kernel names.
+    pub(super) present: Vec<(&'m String, &'m str)>,
+    /// Disks that join, with what to erase first: None = re-add (a failed member, or a disk
+    /// carrying this array's superblock), Some(signatures, maybe none) = add.
+    pub(super) joining: Vec<(&'m String, Option<Vec<String>>)>,
+    /// Disks already in the array as spares without a slot (left by an interrupted hot
+    /// replace): each one finishes the replacement of a member the file no longer names.
+    pub(super) spares: Vec<&'m String>,
+}
+
+/// Where joining disks go: a free slot first, then the place of a member the file no longer names.
+pub(super) struct Slots<'x> {
+    /// Slots no working member holds.
+    pub(super) free: usize,
+    /// In-sync members the file no longer names (and md is not already replacing): each one is
+    /// replaced by a joining disk or a spare, or refused.
+    pub(super) leaving: Vec<&'x MdMember>,
+    /// A hot replace is planned: the array waits for the copy, then drops the replaced member.
+    pub(super) replaced: bool,
+}
+
+impl<'a> Planner<'a> {
+    /// Sorts the disks the file names into present, joining and spares; notes the missing ones
+    /// and refuses the ones that cannot join.
+    pub(super) fn sort_members<'m>(
+        &mut self,
+        m: &'m MirrorSpec,
+        a: &MdArray,
+        object: &str,
+    ) -> Members<'m>
+    where
+        'a: 'm,
+    {
+        let array_uuid = a.uuid.as_deref().map(crate::observe::names::norm_uuid);
+        let mut present: Vec<(&String, &str)> = Vec::new();
+        let mut joining: Vec<(&String, Option<Vec<String>>)> = Vec::new();
+        let mut spares: Vec<&String> = Vec::new();
+        for name in &m.members {
+            let r = &self.disks[name];
+            let Some(dev) = r.dev else {
+                self.notes.push(format!(
+                    "mirror {}: disk {name} ({}) is not present; the array runs without it",
+                    m.name, r.path
+                ));
+                continue;
+            };
+            match a.member(&dev.kname) {
+                // A spare without a slot: added by an interrupted hot replace; finish it.
+                Some(x)
+                    if !x.faulty()
+                        && x.slot.is_none()
+                        && x.has("spare")
+                        && !x.has("replacement") =>
+                {
+                    present.push((name, dev.kname.as_str()));
+                    spares.push(name);
+                }
+                Some(x) if !x.faulty() => present.push((name, dev.kname.as_str())),
+                Some(_) => joining.push((name, None)),
+                None => {
+                    let ours = dev.signatures.iter().flatten().any(|s| {
+                        s.kind == "linux_raid_member"
+                            && s.uuid.as_deref().map(crate::observe::names::norm_uuid) == array_uuid
+                            && array_uuid.is_some()
+                    });
+                    if ours && dev.holders.is_empty() {
+                        joining.push((name, None));
+                        continue;
+                    }
+                    match self.usable(r) {
+                        Err(why) => self.refuse(object, format!("cannot add {name}: {why}"), "free the device or change the file"),
+                        Ok(found) if !found.is_empty() && !self.policy.allow_destroy => self.refuse(
+                            format!("disk {name}"),
+                            format!("{} carries {} — adding it to mirror {} destroys that", r.path, found.join(", "), m.name),
+                            "check the disk holds nothing you need, then run with --allow-destroy",
+                        ),
+                        Ok(found) => joining.push((name, Some(found))),
+                    }
+                }
+            }
+        }
+        Members {
+            present,
+            joining,
+            spares,
+        }
+    }
+
+    /// Failed members hold no current copy: removed, they free their slots.
+    pub(super) fn remove_failed_members(
+        &self,
+        m: &MirrorSpec,
+        a: &MdArray,
+        out: &mut Vec<PlannedStep>,
+    ) {
+        if a.members.iter().any(|x| x.faulty()) {
+            out.push(ps(
+                Step::RemoveFailed(RemoveFailed {
+                    array: m.name.clone(),
+                    md_device: m.md_device(),
+                }),
+                Risk::Safe,
+                "failed members hold no current copy; removing them frees their slots",
+            ));
+        }
+    }
+
+    /// The slots of `a` joining disks can take: the free ones, and those of the in-sync members
+    /// the file no longer names.
+    pub(super) fn slots<'x>(&self, a: &'x MdArray) -> Slots<'x> {
+        let active = a
+            .members
+            .iter()
+            .filter(|x| !x.faulty() && x.slot.is_some())
+            .count();
+        let free = (a.raid_disks as usize).saturating_sub(active);
+        let leaving: Vec<&MdMember> = a
+            .members
+            .iter()
+            .filter(|x| {
+                !x.faulty()
+                    && x.has("in_sync")
+                    && !x.has("want_replacement")
+                    && !self.file_knames.contains(&x.kname)
+            })
+            .collect();
+        Slots {
+            free,
+            leaving,
+            replaced: false,
+        }
+    }
+
+    /// Each joining disk, after the wipe it needs: re-added or added into a free slot, or copied
+    /// in place of a member the file no longer names (hot replace); refused when there is neither.
+    pub(super) fn join_members(
+        &mut self,
+        m: &MirrorSpec,
+        wm: &BTreeSet<String>,
+        object: &str,
+        joining: Vec<(&String, Option<Vec<String>>)>,
+        slots: &mut Slots,
+        out: &mut Vec<PlannedStep>,
+    ) {
+        for (name, kind) in joining {
+            let r = &self.disks[name];
+            let device = ArrayDevice {
+                path: r.path.clone(),
+                disk: name.clone(),
+                write_mostly: wm.contains(name),
+            };
+            // A wipe is planned only together with the join that needs it: when the join is
+            // refused, nothing is erased.
+            let wipe = kind.as_ref().filter(|f| !f.is_empty()).map(|found| {
+                ps(
+                    Step::WipeSignatures(WipeSignatures {
+                        disk: name.clone(),
+                        device: r.path.clone(),
+                        found: found.clone(),
+                    }),
+                    Risk::Destroys,
+                    format!(
+                        "erases {} before the disk joins the mirror",
+                        found.join(", ")
+                    ),
+                )
+            });
+            if slots.free == 0 && slots.leaving.is_empty() {
+                self.refuse(
+                    object,
+                    format!("disk {name} is not a member and the array has no free slot"),
+                    "name the member it replaces out of the file, or grow the array by hand",
+                );
+                continue;
+            }
+            out.extend(wipe);
+            if slots.free > 0 {
+                slots.free -= 1;
+                out.push(match kind {
+                    None => ps(Step::ReAddMember(ReAddMember { array: m.name.clone(), md_device: m.md_device(), device }), Risk::Degrades, "this disk was a member of the mirror: re-added, only the blocks the bitmap marks as changed are copied"),
+                    Some(_) => ps(Step::AddMember(AddMember { array: m.name.clone(), md_device: m.md_device(), device }), Risk::Degrades, "the mirror is missing a member; it is rebuilt onto this disk (redundancy returns when recovery ends)"),
+                });
+            } else if let Some(old) = slots.leaving.pop() {
+                let old_path = self.stable_path(&old.kname);
+                out.push(ps(Step::ReplaceMember(ReplaceMember { array: m.name.clone(), md_device: m.md_device(), old: old_path, new: device, spare_added: false }),
+                    Risk::Safe,
+                    format!("/dev/{} is no longer in the file: {name} is copied in its place while it stays in service, so redundancy never drops", old.kname),
+                ));
+                slots.replaced = true;
+            }
+        }
+    }
+
+    /// Each spare left by an interrupted hot replace continues the replacement of a member the
+    /// file no longer names.
+    pub(super) fn finish_replacements(
+        &self,
+        m: &MirrorSpec,
+        wm: &BTreeSet<String>,
+        spares: Vec<&String>,
+        slots: &mut Slots,
+        out: &mut Vec<PlannedStep>,
+    ) {
+        for name in spares {
+            let Some(old) = slots.leaving.pop() else {
+                break;
+            };
+            let r = &self.disks[name];
+            let old_path = self.stable_path(&old.kname);
+            out.push(ps(
+                Step::ReplaceMember(ReplaceMember {
+                    array: m.name.clone(),
+                    md_device: m.md_device(),
+                    old: old_path,
+                    new: ArrayDevice {
+                        path: r.path.clone(),
+                        disk: name.clone(),
+                        write_mostly: wm.contains(name),
+                    },
+                    spare_added: true,
+                }),
+                Risk::Safe,
+                format!(
+                    "{name} is already a spare: the interrupted replacement of /dev/{} continues",
+                    old.kname
+                ),
+            ));
+            slots.replaced = true;
+        }
+    }
+
+    /// After a hot replace: wait for the copy (md then fails the replaced member out), and
+    /// remove the replaced member.
+    pub(super) fn drop_replaced(&self, m: &MirrorSpec, out: &mut Vec<PlannedStep>) {
+        out.push(ps(
+            Step::WaitIdle(WaitIdle {
+                array: m.name.clone(),
+                md_device: m.md_device(),
+            }),
+            Risk::Safe,
+            "the replaced member is failed out when the copy is complete",
+        ));
+        out.push(ps(
+            Step::RemoveFailed(RemoveFailed {
+                array: m.name.clone(),
+                md_device: m.md_device(),
+            }),
+            Risk::Safe,
+            "the replaced member leaves the array",
+        ));
+    }
+
+    /// Refuses each working member the file does not list and nothing replaces: removing it is a
+    /// width change hyraid does not make.
+    pub(super) fn refuse_leaving(&mut self, object: &str, leaving: Vec<&MdMember>) {
+        for x in leaving {
+            self.refuse(
+                object,
+                format!(
+                    "member /dev/{} is not in the file; hyraid does not remove a working member",
+                    x.kname
+                ),
+                format!(
+                    "list /dev/{} in the mirror's `members`, or remove it from the array by hand (`mdadm --fail`, `--remove`, `--grow --raid-devices`)",
+                    x.kname
+                ),
+            );
+        }
+    }
+}
