@@ -61,18 +61,18 @@ impl<'a> Planner<'a> {
                     md_device: m.md_device(),
                 }),
                 Risk::Safe,
-                format!(
+                if !must_wait {
+                    "md refuses to drop a file bitmap while a resync or recovery runs (one may start before apply)".to_string()
+                } else { format!(
                     "the kernel refuses bitmap changes while {} runs",
-                    if !must_wait {
-                        "a resync or recovery that starts before apply (md refuses to drop a file bitmap then)"
-                    } else if joins {
+                    if joins {
                         "the recovery this plan starts"
                     } else if a.is_idle() {
                         "the pending resync (it starts when the array turns read-write)"
                     } else {
                         a.sync_action.as_str()
                     }
-                ),
+                ) },
             ));
         }
         if let Some(have) = have_chunk {
