@@ -1,5 +1,5 @@
 //! Day-2 §6, seed 004: a write-intent bitmap in a file. The file cannot ask for one (the kernel
-//! deprecated them, mdadm 4.5 dropped the option); an array the file names that has one is
+//! deprecated them, mdadm 4.4 dropped the option); an array the file names that has one is
 //! converted to an internal bitmap: wait for idle, drop the file bitmap, add the internal one.
 
 mod common;
@@ -195,7 +195,7 @@ fn import_of_a_seed_004_box_writes_a_file_that_plans_the_conversion() {
     let (d, h) = seed_004_box("1M");
     let r = import::import(&observe(&h, &d));
     assert!(
-        r.notes.iter().any(|s| s == &format!("/dev/md/md-home: its bitmap is in the file {FILE} (deprecated by the kernel, gone from mdadm 4.5): the file asks for an internal bitmap of the same chunk, and `hyraid plan` on it shows the conversion (wait for idle, `--bitmap=none`, then `--bitmap=internal`); the old file can be deleted by hand afterwards")),
+        r.notes.iter().any(|s| s == &format!("/dev/md/md-home: its bitmap is in the file {FILE} (deprecated by the kernel, gone from mdadm 4.4): the file asks for an internal bitmap of the same chunk, and `hyraid plan` on it shows the conversion (wait for idle, `--bitmap=none`, then `--bitmap=internal`); the old file can be deleted by hand afterwards")),
         "{:#?}",
         r.notes
     );

@@ -31,11 +31,11 @@ const EXPECTED: &[(&str, &str)] = &[
     ),
     (
         "bitmap-file.yaml",
-        r#"6:45: mirrors.data0.bitmap.file: a write-intent bitmap in a file is deprecated by the kernel (drivers/md/Kconfig: `config MD_BITMAP_FILE`, bool "MD bitmap file support (deprecated)", commit "md: deprecate bitmap file support"; md logs "using deprecated bitmap file support") and mdadm 4.5 no longer creates one ("Custom write-intent bitmap file option is not supported.")"#,
+        r#"6:45: mirrors.data0.bitmap.file: a write-intent bitmap in a file is deprecated by the kernel (drivers/md/Kconfig: `config MD_BITMAP_FILE`, bool "MD bitmap file support (deprecated)", commit "md: deprecate bitmap file support"; md logs "using deprecated bitmap file support") and mdadm 4.4 no longer creates one ("Custom write-intent bitmap file option is not supported.")"#,
     ),
     (
         "bitmap-path.yaml",
-        r#"6:43: mirrors.data0.bitmap: a write-intent bitmap in a file is deprecated by the kernel (drivers/md/Kconfig: `config MD_BITMAP_FILE`, bool "MD bitmap file support (deprecated)", commit "md: deprecate bitmap file support"; md logs "using deprecated bitmap file support") and mdadm 4.5 no longer creates one ("Custom write-intent bitmap file option is not supported.")"#,
+        r#"6:43: mirrors.data0.bitmap: a write-intent bitmap in a file is deprecated by the kernel (drivers/md/Kconfig: `config MD_BITMAP_FILE`, bool "MD bitmap file support (deprecated)", commit "md: deprecate bitmap file support"; md logs "using deprecated bitmap file support") and mdadm 4.4 no longer creates one ("Custom write-intent bitmap file option is not supported.")"#,
     ),
     (
         "bitmap-yes.yaml",

@@ -147,7 +147,7 @@ pub(super) fn mirrors(b: &mut Builder) -> Mirrors {
             wb => wb,
         };
         if let Some(bm) = a.bitmap.as_ref().filter(|bm| bm.kind == BitmapKind::File) {
-            b.converted.push(format!("{label}: its bitmap is {} (deprecated by the kernel, gone from mdadm 4.5): the file asks for an internal bitmap of the same chunk, and `hyraid plan` on it shows the conversion (wait for idle, `--bitmap=none`, then `--bitmap=internal`); the old file can be deleted by hand afterwards", bm.describe()));
+            b.converted.push(format!("{label}: its bitmap is {} (deprecated by the kernel, gone from mdadm 4.4): the file asks for an internal bitmap of the same chunk, and `hyraid plan` on it shows the conversion (wait for idle, `--bitmap=none`, then `--bitmap=internal`); the old file can be deleted by hand afterwards", bm.describe()));
         }
         let device = adopted.then(|| format!("/dev/{}", a.kname));
         if let Some(u) = &uuid {

@@ -88,11 +88,12 @@ fn is_bitmap(pointer: &str) -> bool {
 }
 
 /// Why a write-intent bitmap in a file is refused, and the fix: the kernel deprecated file
-/// bitmaps (drivers/md/Kconfig, commit "md: deprecate bitmap file support") and mdadm 4.5
-/// removed the option (mdadm.c `set_bitmap_value`).
+/// bitmaps (drivers/md/Kconfig, commit "md: deprecate bitmap file support") and mdadm 4.4
+/// removed the option (mdadm.c `set_bitmap_value`, commit 581ba134 "mdadm: remove bitmap file
+/// support", first released in mdadm-4.4).
 fn file_bitmap_refused() -> (String, String) {
     (
-        "a write-intent bitmap in a file is deprecated by the kernel (drivers/md/Kconfig: `config MD_BITMAP_FILE`, bool \"MD bitmap file support (deprecated)\", commit \"md: deprecate bitmap file support\"; md logs \"using deprecated bitmap file support\") and mdadm 4.5 no longer creates one (\"Custom write-intent bitmap file option is not supported.\")".into(),
+        "a write-intent bitmap in a file is deprecated by the kernel (drivers/md/Kconfig: `config MD_BITMAP_FILE`, bool \"MD bitmap file support (deprecated)\", commit \"md: deprecate bitmap file support\"; md logs \"using deprecated bitmap file support\") and mdadm 4.4 no longer creates one (\"Custom write-intent bitmap file option is not supported.\")".into(),
         "use an internal bitmap: `bitmap: { chunk: SIZE }` (or leave `bitmap` out for 64MiB); an array that has a file bitmap is converted to an internal one by the plan".into(),
     )
 }

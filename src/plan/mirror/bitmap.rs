@@ -77,7 +77,7 @@ impl<'a> Planner<'a> {
         }
         if let Some(have) = have_chunk {
             let why = match (m.bitmap_chunk, &file) {
-                (Some(c), Some(f)) => format!("the bitmap is in the file {f} (file bitmaps are deprecated by the kernel, `MD_BITMAP_FILE`, and gone from mdadm 4.5): converted to an internal bitmap of {}; until re-added an unclean shutdown means a full resync", human(c)),
+                (Some(c), Some(f)) => format!("the bitmap is in the file {f} (file bitmaps are deprecated by the kernel, `MD_BITMAP_FILE`, and gone from mdadm 4.4): converted to an internal bitmap of {}; until re-added an unclean shutdown means a full resync", human(c)),
                 (None, Some(f)) => format!("the bitmap is in the file {f} and the file says `bitmap: none`: every unclean shutdown will mean a full resync and a dropped member a full recovery"),
                 (Some(c), None) => format!("bitmap chunk {} → {}: md changes it only by removing and re-adding; until re-added an unclean shutdown means a full resync", human(have), human(c)),
                 (None, None) => "the file says `bitmap: none`: every unclean shutdown will mean a full resync and a dropped member a full recovery".into(),

@@ -3,7 +3,7 @@
 # Seed 004's box, built by hand: an md RAID1 of an SSD and a write-mostly HDD whose write-intent
 # bitmap is a file (`--bitmap=/mnt/ssd/md0.bitmap`) on a filesystem on another disk, with an ext4
 # on the array holding a checksummed file. Debian 12 (kernel 6.1, mdadm 4.2) still supports file
-# bitmaps; the kernel deprecated them (MD_BITMAP_FILE) and mdadm 4.5 dropped the option.
+# bitmaps; the kernel deprecated them (MD_BITMAP_FILE) and mdadm 4.4 dropped the option.
 # `hyraid import` writes a file naming the array with an internal bitmap of the same chunk, and
 # says so; plan shows the conversion (wait for idle, --bitmap=none, --bitmap=internal); apply;
 # checked with /proc/mdstat, sysfs bitmap/location and mdadm -X; the data is intact, the old
