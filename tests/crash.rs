@@ -152,6 +152,23 @@ fn cases() -> Vec<Case> {
         allowed_removals: vec![],
         finally: None,
     });
+
+    // Seed 004: a bitmap in a file, converted to an internal one.
+    let (d, h) = converged("single-pair");
+    let mut w = h.world();
+    let b = w.arrays[0].bitmap.as_mut().unwrap();
+    b.kind = hyraid::observe::BitmapKind::File;
+    b.file = Some("/mnt/ssd/md-home.bitmap".into());
+    v.push(Case {
+        name: "file bitmap to internal".into(),
+        desired: d,
+        before: w,
+        allowed_removals: vec![],
+        finally: Some(|w| {
+            w.arrays[0].bitmap.as_ref().map(|b| b.kind)
+                == Some(hyraid::observe::BitmapKind::Internal)
+        }),
+    });
     v
 }
 

@@ -30,6 +30,14 @@ const EXPECTED: &[(&str, &str)] = &[
         "6:52: mirrors.data0.bitmap.chunk: bitmap chunk 104857600 bytes must be a power of two of at least 4KiB",
     ),
     (
+        "bitmap-file.yaml",
+        r#"6:45: mirrors.data0.bitmap.file: a write-intent bitmap in a file is deprecated by the kernel (drivers/md/Kconfig: `config MD_BITMAP_FILE`, bool "MD bitmap file support (deprecated)", commit "md: deprecate bitmap file support"; md logs "using deprecated bitmap file support") and mdadm 4.4 no longer creates one ("Custom write-intent bitmap file option is not supported.")"#,
+    ),
+    (
+        "bitmap-path.yaml",
+        r#"6:43: mirrors.data0.bitmap: a write-intent bitmap in a file is deprecated by the kernel (drivers/md/Kconfig: `config MD_BITMAP_FILE`, bool "MD bitmap file support (deprecated)", commit "md: deprecate bitmap file support"; md logs "using deprecated bitmap file support") and mdadm 4.4 no longer creates one ("Custom write-intent bitmap file option is not supported.")"#,
+    ),
+    (
         "bitmap-yes.yaml",
         r#"6:43: mirrors.data0.bitmap: invalid value "yes": expected `none`, or `{ chunk: SIZE }`"#,
     ),

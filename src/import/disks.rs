@@ -93,6 +93,8 @@ pub(super) struct Builder<'a> {
     pub(super) disk_name: BTreeMap<String, String>,
     counters: BTreeMap<&'static str, usize>,
     pub(super) skipped: Vec<String>,
+    /// Imported arrays whose bitmap `plan` converts (a file bitmap becomes internal).
+    pub(super) converted: Vec<String>,
 }
 
 /// What a mirror or VG that is left out had named: undone, so the file holds only used disks.
@@ -111,6 +113,7 @@ impl<'a> Builder<'a> {
             disk_name: BTreeMap::new(),
             counters: BTreeMap::new(),
             skipped: Vec::new(),
+            converted: Vec::new(),
         }
     }
 

@@ -79,7 +79,7 @@ pub(super) fn mirrors(b: &mut Builder) -> Mirrors {
         if let Some(bm) = a
             .bitmap
             .as_ref()
-            .filter(|bm| bm.kind != BitmapKind::Internal)
+            .filter(|bm| bm.kind == BitmapKind::Unknown)
         {
             b.skipped.push(format!(
                 "{label}: its bitmap is {} (hyraid manages internal bitmaps)",
@@ -146,6 +146,9 @@ pub(super) fn mirrors(b: &mut Builder) -> Mirrors {
             }
             wb => wb,
         };
+        if let Some(bm) = a.bitmap.as_ref().filter(|bm| bm.kind == BitmapKind::File) {
+            b.converted.push(format!("{label}: its bitmap is {} (deprecated by the kernel, gone from mdadm 4.4): the file asks for an internal bitmap of the same chunk, and `hyraid plan` on it shows the conversion (wait for idle, `--bitmap=none`, then `--bitmap=internal`); the old file can be deleted by hand afterwards", bm.describe()));
+        }
         let device = adopted.then(|| format!("/dev/{}", a.kname));
         if let Some(u) = &uuid {
             conf.push((
@@ -178,7 +181,7 @@ pub(super) fn mirrors(b: &mut Builder) -> Mirrors {
 
 /// What `plan` on the file will show when mdadm.conf does not list the mirrors as hyraid writes
 /// them: exactly that file (and the initramfs that carries it).
-pub(super) fn mdadm_conf_note(o: &Observed, conf: &[ConfEntry]) -> Option<String> {
+pub(super) fn mdadm_conf_note(o: &Observed, conf: &[ConfEntry], converted: bool) -> Option<String> {
     let ours: Vec<(String, String)> = conf
         .iter()
         .map(|(e, u, _)| (e.clone(), u.clone()))
@@ -200,7 +203,7 @@ pub(super) fn mdadm_conf_note(o: &Observed, conf: &[ConfEntry]) -> Option<String
     let initramfs = persist::initramfs_command(&o.boot)
         .map(|c| format!(", then `{c}`"))
         .unwrap_or_default();
-    Some(if missing.is_empty() {
+    let note = if missing.is_empty() {
         format!(
             "mdadm.conf ({path}) lists the arrays under other device names: `hyraid plan` on this file shows only that (hyraid's ARRAY lines replace those{initramfs}); nothing else changes"
         )
@@ -209,5 +212,12 @@ pub(super) fn mdadm_conf_note(o: &Observed, conf: &[ConfEntry]) -> Option<String
             "mdadm.conf ({path}) has no ARRAY line for {}: `hyraid plan` on this file shows only that (hyraid's ARRAY lines for them{initramfs}); nothing else changes",
             missing.join(", ")
         )
+    };
+    // With a bitmap conversion planned too, the plan shows more than mdadm.conf.
+    Some(if converted {
+        note.replace("shows only that", "shows that")
+            .replace("; nothing else changes", "")
+    } else {
+        note
     })
 }

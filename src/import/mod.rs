@@ -61,7 +61,10 @@ fn build(o: &Observed, preassigned: &BTreeMap<String, String>) -> Built {
     let (mirrors, mirror_of, conf) = mirrors(&mut b);
     let vgs = lvm::volume_groups(&mut b, &mirror_of);
     b.partitions();
-    let notes = mdadm_conf_note(o, &conf).into_iter().collect();
+    let mut notes: Vec<String> = mdadm_conf_note(o, &conf, !b.converted.is_empty())
+        .into_iter()
+        .collect();
+    notes.append(&mut b.converted);
     Built {
         config: RawConfig {
             version: 1,

@@ -136,3 +136,24 @@ pub fn plug_blank_disk(
     new.signatures = Some(vec![]);
     w.block_devices.push(new);
 }
+
+/// A seed-004 box on the single-pair example: md-home made by hand as a RAID1 of the SSD and
+/// the write-mostly HDD with its write-intent bitmap in a file on another filesystem
+/// (`--bitmap=/mnt/ssd/md-home.bitmap`, chunk `chunk`), resynced, with a PV and LV on it.
+pub fn seed_004_box(chunk: &str) -> (Desired, SimHost) {
+    let (d, h) = example("single-pair");
+    let create = format!(
+        "mdadm --create /dev/md/md-home --level=1 --raid-devices=2 --bitmap=/mnt/ssd/md-home.bitmap --bitmap-chunk={chunk} /dev/disk/by-id/ata-CT500MX500SSD1_2204E6000001 --write-mostly /dev/disk/by-id/ata-ST500DM009-2F110A_ZA4000001 --run"
+    );
+    for argv in [
+        create.as_str(),
+        "mdadm --wait /dev/md/md-home",
+        "pvcreate /dev/md/md-home",
+        "vgcreate home /dev/md/md-home",
+        "lvcreate --yes -n home -l 90%VG home",
+    ] {
+        let o = run(&h, &argv.split(' ').collect::<Vec<_>>());
+        assert_eq!(o.status, 0, "{argv}: {}", o.stderr);
+    }
+    (d, h)
+}

@@ -79,6 +79,25 @@ fn expectation(pointer: &str) -> &'static str {
     }
 }
 
+/// Whether the JSON pointer is a mirror's `bitmap`.
+fn is_bitmap(pointer: &str) -> bool {
+    matches!(
+        pointer.split('/').skip(1).collect::<Vec<_>>().as_slice(),
+        ["mirrors", _, "bitmap"]
+    )
+}
+
+/// Why a write-intent bitmap in a file is refused, and the fix: the kernel deprecated file
+/// bitmaps (drivers/md/Kconfig, commit "md: deprecate bitmap file support") and mdadm 4.4
+/// removed the option (mdadm.c `set_bitmap_value`, commit 581ba134 "mdadm: remove bitmap file
+/// support", first released in mdadm-4.4).
+fn file_bitmap_refused() -> (String, String) {
+    (
+        "a write-intent bitmap in a file is deprecated by the kernel (drivers/md/Kconfig: `config MD_BITMAP_FILE`, bool \"MD bitmap file support (deprecated)\", commit \"md: deprecate bitmap file support\"; md logs \"using deprecated bitmap file support\") and mdadm 4.4 no longer creates one (\"Custom write-intent bitmap file option is not supported.\")".into(),
+        "use an internal bitmap: `bitmap: { chunk: SIZE }` (or leave `bitmap` out for 64MiB); an array that has a file bitmap is converted to an internal one by the plan".into(),
+    )
+}
+
 fn invalid_value(v: &serde_json::Value, pointer: &str) -> String {
     format!(
         "invalid value {}: expected {}",
@@ -137,6 +156,12 @@ fn convert(
         ValidationErrorKind::AdditionalProperties { unexpected } => {
             let allowed = allowed_keys(schema, &pointer);
             for key in unexpected {
+                if key == "file" && is_bitmap(&pointer) {
+                    let kp = format!("{pointer}/file");
+                    let (message, hint) = file_bitmap_refused();
+                    push(pos.key(&kp), path_of(&kp), message, Some(hint));
+                    continue;
+                }
                 let best = allowed
                     .iter()
                     .map(|a| (strsim::damerau_levenshtein(a, key), a))
@@ -176,6 +201,13 @@ fn convert(
                     for x in branch {
                         convert(x, schema, pos, file, out);
                     }
+                }
+                None if is_bitmap(&pointer)
+                    && instance.as_str().is_some_and(|v| v.contains('/')) =>
+                {
+                    // mdadm's own spelling, `--bitmap=/path`: a file bitmap.
+                    let (message, hint) = file_bitmap_refused();
+                    push(pos.value(&pointer), path_of(&pointer), message, Some(hint))
                 }
                 None => push(
                     pos.value(&pointer),

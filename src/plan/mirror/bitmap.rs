@@ -2,6 +2,7 @@
 //! on a read-only array), write-behind set or cleared.
 
 use super::*;
+use crate::observe::BitmapKind;
 use crate::plan::step::{AddBitmap, ReadWrite, RemoveBitmap, SetWriteBehind, WaitIdle};
 
 impl<'a> Planner<'a> {
@@ -31,7 +32,7 @@ impl<'a> Planner<'a> {
     /// The bitmap removed and added again (its chunk changes, or it comes or goes): made
     /// read-write and idle first, as md refuses bitmap changes otherwise.
     pub(super) fn recreate_bitmap(
-        &self,
+        &mut self,
         m: &MirrorSpec,
         a: &MdArray,
         joins: bool,
@@ -51,14 +52,18 @@ impl<'a> Planner<'a> {
                 "the array is auto-read-only (after boot or assembly); md refuses bitmap changes until it is read-write",
             ));
         }
-        if (!a.is_idle() || joins || a.auto_read_only() || a.resync_pending) && !replaced {
+        let file = file_bitmap(a);
+        let must_wait = !a.is_idle() || joins || a.auto_read_only() || a.resync_pending;
+        if (must_wait || file.is_some()) && !replaced {
             out.push(ps(
                 Step::WaitIdle(WaitIdle {
                     array: m.name.clone(),
                     md_device: m.md_device(),
                 }),
                 Risk::Safe,
-                format!(
+                if !must_wait {
+                    "md refuses to drop a file bitmap while a resync or recovery runs (one may start before apply)".to_string()
+                } else { format!(
                     "the kernel refuses bitmap changes while {} runs",
                     if joins {
                         "the recovery this plan starts"
@@ -67,22 +72,28 @@ impl<'a> Planner<'a> {
                     } else {
                         a.sync_action.as_str()
                     }
-                ),
+                ) },
             ));
         }
         if let Some(have) = have_chunk {
-            let why = match m.bitmap_chunk {
-                Some(c) => format!("bitmap chunk {} → {}: md changes it only by removing and re-adding; until re-added an unclean shutdown means a full resync", human(have), human(c)),
-                None => "the file says `bitmap: none`: every unclean shutdown will mean a full resync and a dropped member a full recovery".into(),
+            let why = match (m.bitmap_chunk, &file) {
+                (Some(c), Some(f)) => format!("the bitmap is in the file {f} (file bitmaps are deprecated by the kernel, `MD_BITMAP_FILE`, and gone from mdadm 4.4): converted to an internal bitmap of {}; until re-added an unclean shutdown means a full resync", human(c)),
+                (None, Some(f)) => format!("the bitmap is in the file {f} and the file says `bitmap: none`: every unclean shutdown will mean a full resync and a dropped member a full recovery"),
+                (Some(c), None) => format!("bitmap chunk {} → {}: md changes it only by removing and re-adding; until re-added an unclean shutdown means a full resync", human(have), human(c)),
+                (None, None) => "the file says `bitmap: none`: every unclean shutdown will mean a full resync and a dropped member a full recovery".into(),
             };
             out.push(ps(
                 Step::RemoveBitmap(RemoveBitmap {
                     array: m.name.clone(),
                     md_device: m.md_device(),
+                    file: file.clone(),
                 }),
                 Risk::Degrades,
                 why,
             ));
+        }
+        if let Some(f) = &file {
+            self.notes.push(format!("mirror {}: the old bitmap file {f} can be deleted by hand once apply has run (hyraid never deletes files it does not own)", m.name));
         }
         if let Some(c) = m.bitmap_chunk {
             let risk = if m.write_behind > 0 {
@@ -123,8 +134,22 @@ impl<'a> Planner<'a> {
     }
 }
 
-/// Whether the bitmap is removed and added again: its chunk changes, or the file adds or drops it.
+/// The file of an array's file bitmap (`file` in sysfs `bitmap/location`, named by mdstat).
+fn file_bitmap(a: &MdArray) -> Option<String> {
+    let b = a.bitmap.as_ref().filter(|b| b.kind == BitmapKind::File)?;
+    Some(
+        b.file
+            .clone()
+            .unwrap_or_else(|| "(a file mdstat does not name)".into()),
+    )
+}
+
+/// Whether the bitmap is removed and added again: its chunk changes, the file adds or drops
+/// it, or it is in a file (converted to an internal bitmap).
 pub(super) fn bitmap_recreated(m: &MirrorSpec, a: &MdArray) -> bool {
+    if file_bitmap(a).is_some() {
+        return true;
+    }
     let have_chunk = a.bitmap.as_ref().map(|b| b.chunk);
     match (m.bitmap_chunk, have_chunk) {
         (Some(w), Some(h)) => w != h,

@@ -53,7 +53,8 @@ impl<'a> Planner<'a> {
     }
 
     /// Refuses an array hyraid does not manage: not RAID1, firmware RAID metadata, or a bitmap
-    /// that is not internal. The mirror is then blocked.
+    /// of a kind hyraid does not know (a file bitmap is converted, see `recreate_bitmap`). The
+    /// mirror is then blocked.
     fn array_refused(&mut self, m: &MirrorSpec, a: &MdArray, object: &str) -> bool {
         if a.level != "raid1" {
             self.refuse(
@@ -69,7 +70,7 @@ impl<'a> Planner<'a> {
                 "/dev/md/{} has {meta} metadata (a volume of a firmware RAID container)",
                 m.name
             )),
-            (_, Some(b)) if b.kind != crate::observe::BitmapKind::Internal => Some(format!(
+            (_, Some(b)) if b.kind == crate::observe::BitmapKind::Unknown => Some(format!(
                 "the bitmap of /dev/md/{} is {}",
                 m.name,
                 b.describe()

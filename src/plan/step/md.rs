@@ -436,6 +436,9 @@ pub struct RemoveBitmap {
     pub array: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub md_device: Option<String>,
+    /// The file of a file bitmap (deprecated by the kernel); md stops using it, the file stays.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
 }
 
 impl StepKind for RemoveBitmap {
@@ -454,7 +457,10 @@ impl StepKind for RemoveBitmap {
         Address::Mirror(self.array.clone())
     }
     fn summary(&self) -> String {
-        "remove write-intent bitmap".into()
+        match &self.file {
+            Some(f) => format!("remove write-intent bitmap in the file {f} (the file stays)"),
+            None => "remove write-intent bitmap".into(),
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 //! internal bitmap chunk it accepts.
 
 use crate::host::{CmdOutput, HostError};
-use crate::observe::{MdArray, MdBitmap, MdMember, Signature};
+use crate::observe::{BitmapKind, MdArray, MdBitmap, MdMember, Signature};
 use crate::sim::fail;
 use crate::sim::world::{SimState, Target};
 
@@ -291,6 +291,19 @@ fn create_bitmap(c: &CreateArgs, size_kib: u64) -> Result<Option<MdBitmap>, Refu
             Some(MdBitmap::internal(chunk.unwrap_or(64 << 20), wb))
         }
         None => None,
+        // A bitmap file (mdadm 4.2 `CreateBitmap`; 4.5 refuses the option): without
+        // `--bitmap-chunk`, 4 KiB doubled until the array has at most 2^20 chunks.
+        Some(path) if path.contains('/') => {
+            let mut ch = chunk.unwrap_or(4096);
+            while chunk.is_none() && size_kib * 2 > ch << 11 {
+                ch <<= 1;
+            }
+            Some(MdBitmap {
+                kind: BitmapKind::File,
+                file: Some(path.to_string()),
+                ..MdBitmap::internal(ch, wb)
+            })
+        }
         Some(other) => {
             return Err(fail(
                 2,

@@ -1,10 +1,10 @@
 //! mdadm's manage and grow modes on an array that runs: members added, re-added, hot-replaced,
-//! failed and removed; the internal bitmap added or removed with `--grow`.
+//! failed and removed; the internal bitmap added or removed with `--grow`, a file bitmap removed.
 
 use super::md_create::{member_signature, parse_chunk};
 use super::mdadm::md_target;
 use crate::host::{CmdOutput, HostError};
-use crate::observe::{MdBitmap, MdMember};
+use crate::observe::{BitmapKind, MdBitmap, MdMember};
 use crate::sim::world::{SimState, Target};
 use crate::sim::{fail, out};
 
@@ -43,6 +43,24 @@ pub(super) fn grow(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutp
         Some("none") => {
             if a.bitmap.is_none() {
                 return fail(1, format!("mdadm: no bitmap found on {md}\n"));
+            }
+            if let Some(f) = a.bitmap.as_ref().filter(|b| b.kind == BitmapKind::File) {
+                // mdadm 4.2 `Grow_addbitmap`: SET_BITMAP_FILE -1. md_ioctl refuses it on a
+                // read-only array and turns an auto-read-only one read-write; set_bitmap_file
+                // refuses it while a sync thread runs (EBUSY).
+                let file = f.file.clone().unwrap_or_default();
+                if a.sync_action != "idle" || a.array_state == "readonly" {
+                    return fail(1, format!("mdadm: failed to remove bitmap {file}\n"));
+                }
+                a.bitmap = None;
+                if a.array_state == "read-auto" {
+                    a.array_state = "clean".into();
+                    if std::mem::take(&mut a.resync_pending) {
+                        a.sync_action = "resync".into();
+                        a.sync_completed = Some((0, a.size_kib * 2));
+                    }
+                }
+                return out("");
             }
             if a.sync_action != "idle" || read_only {
                 return fail(1, "mdadm: failed to remove internal bitmap.\n");
