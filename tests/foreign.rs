@@ -363,7 +363,7 @@ fn status_plan_and_import_on_the_foreign_machine() {
     assert_eq!(o.status.code(), Some(2), "lints, no errors:\n{text}");
     for line in [
         "array /dev/md/parity (raid5): reshape 6.3% in progress",
-        "mirror legacy: write-intent bitmap in the file /mnt/ssd-junk/legacy.bitmap: foreign, not touched",
+        "mirror legacy: write-intent bitmap in the file /mnt/ssd-junk/legacy.bitmap: deprecated",
         "array /dev/md/far (raid10): write-intent bitmap in the file /mnt/ssd-junk/extra-bitmap: foreign, not touched",
         "array /dev/md/imsm0 (container): container of 2 disk(s) with imsm metadata: foreign, not touched",
         "/dev/md/stale: /dev/md/stale is not a symlink",

@@ -141,11 +141,18 @@ fn mirror_lints(o: &Observed, a: &MdArray, object: &str, f: &mut Findings) {
 /// The write-intent bitmap: a foreign kind is described, a missing or too fine one is a lint.
 fn bitmap_lints(a: &MdArray, object: &str, f: &mut Findings) {
     match &a.bitmap {
+            Some(b) if b.kind == BitmapKind::File && a.is_mirror() => f.add(
+                Severity::Info,
+                object.to_string(),
+                format!("write-intent bitmap {}: deprecated", b.describe()),
+                "the kernel deprecates file bitmaps (MD_BITMAP_FILE) and mdadm 4.4 no longer creates them; the file's filesystem must be mounted before the array assembles",
+                "name this mirror in the file (`hyraid import` writes it) and `hyraid apply` converts it to an internal bitmap",
+            ),
             Some(b) if b.kind != BitmapKind::Internal => f.add(
                 Severity::Info,
                 object.to_string(),
                 format!("write-intent bitmap {}: foreign, not touched", b.describe()),
-                "hyraid manages internal bitmaps only; a file bitmap needs its filesystem mounted before the array assembles, and mdadm 4.5 dropped support for it",
+                "hyraid manages internal bitmaps only; a file bitmap needs its filesystem mounted before the array assembles, and mdadm 4.4 dropped support for it",
                 &format!(
                     "leave it, or move to an internal bitmap: `mdadm --grow /dev/{k} --bitmap=none`, then `mdadm --grow /dev/{k} --bitmap=internal`",
                     k = a.kname
