@@ -20,6 +20,8 @@ struct Case {
     allowed_removals: Vec<String>,
     /// What must hold once every resync has finished and apply ran once more.
     finally: Option<fn(&hyraid::observe::Observed) -> bool>,
+    /// The command line's allow flags for every plan and apply of the case.
+    policy: Policy,
 }
 
 fn converged(name: &str) -> (Desired, SimHost) {
@@ -39,6 +41,7 @@ fn cases() -> Vec<Case> {
             before: h.world(),
             allowed_removals: vec![],
             finally: None,
+            policy: Policy::default(),
         });
     }
     let (mut d, h) = converged("microserver-gen8");
@@ -49,6 +52,7 @@ fn cases() -> Vec<Case> {
         before: h.world(),
         allowed_removals: vec![],
         finally: None,
+        policy: Policy::default(),
     });
 
     let (mut d, _) = example("microserver-gen8");
@@ -63,6 +67,7 @@ fn cases() -> Vec<Case> {
         before: h.world(),
         allowed_removals: vec![],
         finally: None,
+        policy: Policy::default(),
     });
 
     let (mut d, h) = converged("microserver-gen8");
@@ -73,6 +78,7 @@ fn cases() -> Vec<Case> {
         before: h.world(),
         allowed_removals: vec!["lvremove --yes vg0/nextcloud_wc".into()],
         finally: None,
+        policy: Policy::default(),
     });
 
     let (mut d, h) = converged("single-pair");
@@ -98,6 +104,7 @@ fn cases() -> Vec<Case> {
         before: w,
         allowed_removals: vec![],
         finally: None,
+        policy: Policy::default(),
     });
 
     // Hot replace of a working HDD by a new disk named in the file.
@@ -123,6 +130,7 @@ fn cases() -> Vec<Case> {
                 && a.member("sdc")
                     .is_some_and(|m| m.has("in_sync") && m.write_mostly())
         }),
+        policy: Policy::default(),
     });
 
     // The same HDD returns after it was failed and removed: re-added.
@@ -139,6 +147,7 @@ fn cases() -> Vec<Case> {
         before: h.world(),
         allowed_removals: vec![],
         finally: None,
+        policy: Policy::default(),
     });
 
     let (mut d, h) = converged("single-pair");
@@ -151,6 +160,55 @@ fn cases() -> Vec<Case> {
         before: h.world(),
         allowed_removals: vec![],
         finally: None,
+        policy: Policy::default(),
+    });
+    // Seed 002: an NVMe added to a 2-HDD mirror (spare, grow, recovery), the HDDs then
+    // write-mostly.
+    let (mut d, h) = example("nvme-plus-two-hdd");
+    let full = d.clone();
+    let m = d.mirrors.get_mut("tank").unwrap();
+    m.members = vec!["hdd0".into(), "hdd1".into()];
+    m.write_mostly = hyraid::config::WriteMostly::Auto;
+    m.write_behind = 0;
+    d.disks.remove("nvme0");
+    apply(&h, &d, Policy::default()).unwrap();
+    h.finish_syncs();
+    let mut d = full;
+    let m = d.mirrors.get_mut("tank").unwrap();
+    m.write_mostly = hyraid::config::WriteMostly::Auto;
+    m.write_behind = 0;
+    v.push(Case {
+        name: "grow a 2-HDD mirror by an NVMe".into(),
+        desired: d,
+        before: h.world(),
+        allowed_removals: vec![],
+        finally: Some(|o| {
+            let a = o.array_named("tank").unwrap();
+            a.raid_disks == 3
+                && a.members.iter().filter(|m| m.has("in_sync")).count() == 3
+                && a.members.iter().filter(|m| m.write_mostly()).count() == 2
+        }),
+        policy: Policy::default(),
+    });
+
+    // A member leaves a 3-way mirror (fail, remove, shrink), with --allow-destroy.
+    let (mut d, h) = converged("nvme-plus-two-hdd");
+    let m = d.mirrors.get_mut("tank").unwrap();
+    m.members = vec!["nvme0".into(), "hdd0".into()];
+    m.write_mostly = hyraid::config::WriteMostly::List(vec!["hdd0".into()]);
+    d.disks.remove("hdd1");
+    v.push(Case {
+        name: "remove a member from a 3-way mirror".into(),
+        desired: d,
+        before: h.world(),
+        allowed_removals: vec![],
+        finally: Some(|o| {
+            let a = o.array_named("tank").unwrap();
+            a.raid_disks == 2 && a.degraded == 0 && a.members.len() == 2
+        }),
+        policy: Policy {
+            allow_destroy: true,
+        },
     });
 
     // Seed 004: a bitmap in a file, converted to an internal one.
@@ -168,12 +226,13 @@ fn cases() -> Vec<Case> {
             w.arrays[0].bitmap.as_ref().map(|b| b.kind)
                 == Some(hyraid::observe::BitmapKind::Internal)
         }),
+        policy: Policy::default(),
     });
     v
 }
 
-fn flat(h: &SimHost, d: &Desired) -> Vec<Command> {
-    plan_for(h, d, Policy::default())
+fn flat(h: &SimHost, d: &Desired, policy: Policy) -> Vec<Command> {
+    plan_for(h, d, policy)
         .steps
         .iter()
         .flat_map(|s| s.step.commands())
@@ -217,9 +276,7 @@ fn holdings(w: &hyraid::observe::Observed) -> Vec<(String, u64)> {
 
 fn check_outcome(case: &Case, h: &SimHost, what: &str) {
     assert!(
-        plan_for(h, &case.desired, Policy::default())
-            .steps
-            .is_empty(),
+        plan_for(h, &case.desired, case.policy).steps.is_empty(),
         "{}: {what}: residue",
         case.name
     );
@@ -238,7 +295,7 @@ fn check_outcome(case: &Case, h: &SimHost, what: &str) {
         }
     }
     let foreign = |w: &hyraid::observe::Observed| {
-        hyraid::plan::plan(&case.desired, w, Policy::default())
+        hyraid::plan::plan(&case.desired, w, case.policy)
             .unwrap()
             .foreign
     };
@@ -249,12 +306,10 @@ fn check_outcome(case: &Case, h: &SimHost, what: &str) {
         case.name
     ); // Time passes: every resync and copy finishes; one more apply; the final shape holds.
     h.finish_syncs();
-    apply(h, &case.desired, Policy::default())
+    apply(h, &case.desired, case.policy)
         .unwrap_or_else(|e| panic!("{}: {what}: apply after the resync: {e}", case.name));
     assert!(
-        plan_for(h, &case.desired, Policy::default())
-            .steps
-            .is_empty(),
+        plan_for(h, &case.desired, case.policy).steps.is_empty(),
         "{}: {what}: residue after the resync",
         case.name
     );
@@ -283,7 +338,11 @@ fn interrupted_after_every_command_then_converges() {
     eprintln!("| scenario | commands | interrupted points | result |\n|---|---|---|---|");
     let mut total = 0;
     for case in cases() {
-        let cmds = flat(&SimHost::new(case.before.clone()), &case.desired);
+        let cmds = flat(
+            &SimHost::new(case.before.clone()),
+            &case.desired,
+            case.policy,
+        );
         assert!(!cmds.is_empty(), "{}", case.name);
         for k in 0..=cmds.len() {
             let h = SimHost::new(case.before.clone());
@@ -291,7 +350,7 @@ fn interrupted_after_every_command_then_converges() {
             for c in &cmds[..k] {
                 run_cmd(&h, c);
             }
-            apply(&h, &case.desired, Policy::default()).unwrap_or_else(|e| {
+            apply(&h, &case.desired, case.policy).unwrap_or_else(|e| {
                 panic!(
                     "{}: killed after {k} commands, re-apply failed: {e}",
                     case.name
@@ -314,7 +373,11 @@ fn interrupted_after_every_command_then_converges() {
 fn a_failing_command_stops_apply_and_a_rerun_converges() {
     let mut total = 0;
     for case in cases() {
-        let cmds = flat(&SimHost::new(case.before.clone()), &case.desired);
+        let cmds = flat(
+            &SimHost::new(case.before.clone()),
+            &case.desired,
+            case.policy,
+        );
         for (j, c) in cmds.iter().enumerate() {
             let h = SimHost::new(case.before.clone());
             let needle = match c {
@@ -328,7 +391,7 @@ fn a_failing_command_stops_apply_and_a_rerun_converges() {
                 status: 5,
                 stderr: "  simulated failure\n".into(),
             });
-            let e = apply(&h, &case.desired, Policy::default())
+            let e = apply(&h, &case.desired, case.policy)
                 .expect_err(&format!("{}: command {j} fails", case.name))
                 .to_string();
             assert!(
@@ -341,7 +404,7 @@ fn a_failing_command_stops_apply_and_a_rerun_converges() {
                 "{e}"
             );
             h.clear_faults();
-            apply(&h, &case.desired, Policy::default())
+            apply(&h, &case.desired, case.policy)
                 .unwrap_or_else(|e| panic!("{}: after a failure at command {j}: {e}", case.name));
             check_outcome(&case, &h, &format!("failure at command {j}"));
             total += 1;

@@ -124,7 +124,8 @@ fn a_disk_with_any_partition_in_use_is_refused_even_with_allow_destroy() {
 fn no_wipe_for_a_join_that_is_refused() {
     let (mut d, h) = example("single-pair");
     apply(&h, &d, Policy::default()).unwrap();
-    // A third disk, with a filesystem on it, named as a member of the full 2-way mirror.
+    // A third disk, too small for the array, with a filesystem on it, named as a member of the
+    // 2-way mirror. (A large enough disk now joins as a spare and the mirror grows.)
     let mut w = h.world();
     plug_blank_disk(
         &mut w,
@@ -145,6 +146,7 @@ fn no_wipe_for_a_join_that_is_refused() {
         uuid: None,
     }]);
     c.fstype = Some("ext4".into());
+    c.size /= 2;
     let h = hyraid::sim::SimHost::new(w);
     let mut spec = d.disks["hdd"].clone();
     spec.name = "hdd2".into();
@@ -158,7 +160,9 @@ fn no_wipe_for_a_join_that_is_refused() {
         .push("hdd2".into());
     let p = plan_for(&h, &d, ALLOW);
     assert!(
-        p.refused.iter().any(|r| r.reason.contains("no free slot")),
+        p.refused
+            .iter()
+            .any(|r| r.reason.contains("is smaller than the array's members")),
         "{:#?}",
         p.refused
     );

@@ -31,7 +31,8 @@ impl<'a> Planner<'a> {
         if slots.replaced {
             self.drop_replaced(m, &mut out);
         }
-        self.refuse_leaving(&object, slots.leaving);
+        let replaced = slots.replaced;
+        let grown = self.change_width(m, a, &object, slots, &mut out);
         self.note_array_state(m, a);
         if inactive {
             return out;
@@ -44,7 +45,7 @@ impl<'a> Planner<'a> {
             return out;
         }
         if recreate {
-            self.recreate_bitmap(m, a, joins, slots.replaced, &mut out);
+            self.recreate_bitmap(m, a, joins, replaced || grown, &mut out);
         } else {
             out.extend(self.write_behind_change(m, a));
         }

@@ -1,6 +1,6 @@
 //! Members of an existing mirror: the file's disks sorted against the array, failed members
 //! removed, disks joining into free slots or by hot replace, interrupted replaces finished, and
-//! members the file no longer names refused unless replaced.
+//! disks beyond the slots joined as spares (the array then grows, see width.rs).
 
 use super::*;
 use crate::observe::MdMember;
@@ -32,6 +32,12 @@ pub(super) struct Slots<'x> {
     pub(super) leaving: Vec<&'x MdMember>,
     /// A hot replace is planned: the array waits for the copy, then drops the replaced member.
     pub(super) replaced: bool,
+    /// Disks that join as spares beyond the free slots and the leaving members: the array
+    /// grows by one slot for each, which they fill by recovery.
+    pub(super) grow: u32,
+    /// A re-add or an add into a free slot starts a recovery (md refuses a width change until
+    /// it ends).
+    pub(super) started: bool,
 }
 
 impl<'a> Planner<'a> {
@@ -89,6 +95,11 @@ impl<'a> Planner<'a> {
                             format!("{} carries {} — adding it to mirror {} destroys that", r.path, found.join(", "), m.name),
                             "check the disk holds nothing you need, then run with --allow-destroy",
                         ),
+                        Ok(_) if dev.size / 1024 < a.size_kib => self.refuse(
+                            object,
+                            format!("cannot add {name}: {} ({}) is smaller than the array's members ({}); md refuses it, and the array (and the LVM on it) cannot shrink", r.path, human(dev.size), human(a.size_kib * 1024)),
+                            "use a disk at least as large as the array's members",
+                        ),
                         Ok(found) => joining.push((name, Some(found))),
                     }
                 }
@@ -143,6 +154,8 @@ impl<'a> Planner<'a> {
             free,
             leaving,
             replaced: false,
+            grow: 0,
+            started: false,
         }
     }
 
@@ -180,6 +193,21 @@ impl<'a> Planner<'a> {
                     ),
                 )
             });
+            if slots.free == 0 && slots.leaving.is_empty() && kind.is_some() {
+                // A new disk and no slot for it: it joins as a spare, and the array grows.
+                out.extend(wipe);
+                out.push(ps(
+                    Step::AddMember(AddMember {
+                        array: m.name.clone(),
+                        md_device: m.md_device(),
+                        device,
+                    }),
+                    Risk::Safe,
+                    "added as a spare; the array then grows by a slot that it fills by recovery",
+                ));
+                slots.grow += 1;
+                continue;
+            }
             if slots.free == 0 && slots.leaving.is_empty() {
                 self.refuse(
                     object,
@@ -191,6 +219,7 @@ impl<'a> Planner<'a> {
             out.extend(wipe);
             if slots.free > 0 {
                 slots.free -= 1;
+                slots.started = true;
                 out.push(match kind {
                     None => ps(Step::ReAddMember(ReAddMember { array: m.name.clone(), md_device: m.md_device(), device }), Risk::Degrades, "this disk was a member of the mirror: re-added, only the blocks the bitmap marks as changed are copied"),
                     Some(_) => ps(Step::AddMember(AddMember { array: m.name.clone(), md_device: m.md_device(), device }), Risk::Degrades, "the mirror is missing a member; it is rebuilt onto this disk (redundancy returns when recovery ends)"),
@@ -218,7 +247,9 @@ impl<'a> Planner<'a> {
     ) {
         for name in spares {
             let Some(old) = slots.leaving.pop() else {
-                break;
+                // No member for it to replace: the array grows by a slot that it fills.
+                slots.grow += 1;
+                continue;
             };
             let r = &self.disks[name];
             let old_path = self.stable_path(&old.kname);
@@ -263,23 +294,5 @@ impl<'a> Planner<'a> {
             Risk::Safe,
             "the replaced member leaves the array",
         ));
-    }
-
-    /// Refuses each working member the file does not list and nothing replaces: removing it is a
-    /// width change hyraid does not make.
-    pub(super) fn refuse_leaving(&mut self, object: &str, leaving: Vec<&MdMember>) {
-        for x in leaving {
-            self.refuse(
-                object,
-                format!(
-                    "member /dev/{} is not in the file; hyraid does not remove a working member",
-                    x.kname
-                ),
-                format!(
-                    "list /dev/{} in the mirror's `members`, or remove it from the array by hand (`mdadm --fail`, `--remove`, `--grow --raid-devices`)",
-                    x.kname
-                ),
-            );
-        }
     }
 }

@@ -6,6 +6,7 @@ mod adopt;
 mod bitmap;
 mod converge;
 mod members;
+mod width;
 use crate::plan::step::{CreateArray, StopArray, WipeSignatures};
 
 impl<'a> Planner<'a> {

@@ -24,7 +24,7 @@ pub fn chunk_arg(bytes: u64) -> String {
 }
 
 /// The array as mdadm is given it: /dev/md/NAME, or the device of an adopted array.
-fn md_path(array: &str, md_device: &Option<String>) -> String {
+pub(super) fn md_path(array: &str, md_device: &Option<String>) -> String {
     md_device
         .clone()
         .unwrap_or_else(|| format!("/dev/md/{array}"))

@@ -8,6 +8,7 @@ mod command;
 mod disk;
 mod lvm;
 mod md;
+mod md_width;
 
 pub use boot::{RegenerateInitramfs, ReloadUdev, WriteFile};
 pub use command::{Command, command_line, quote, wait_path};
@@ -21,6 +22,7 @@ pub use md::{
     RemoveFailed, ReplaceMember, SetWriteBehind, SetWriteMostly, StartArray, StopArray, WaitIdle,
     chunk_arg,
 };
+pub use md_width::{GrowArray, RemoveMember};
 
 use super::address::Address;
 use serde::{Deserialize, Serialize};
@@ -97,6 +99,8 @@ pub enum Step {
     RemoveLv(RemoveLv),
     RemoveVg(RemoveVg),
     StopArray(StopArray),
+    GrowArray(GrowArray),
+    RemoveMember(RemoveMember),
 }
 
 impl Step {
@@ -134,6 +138,8 @@ impl Step {
             Step::RemoveLv(s) => s,
             Step::RemoveVg(s) => s,
             Step::StopArray(s) => s,
+            Step::GrowArray(s) => s,
+            Step::RemoveMember(s) => s,
         }
     }
 

@@ -1,5 +1,6 @@
 //! mdadm's manage and grow modes on an array that runs: members added, re-added, hot-replaced,
-//! failed and removed; the internal bitmap added or removed with `--grow`, a file bitmap removed.
+//! failed and removed; the internal bitmap added or removed (a file bitmap removed) and the number
+//! of slots changed, with `--grow`.
 
 use super::md_create::{member_signature, parse_chunk};
 use super::mdadm::md_target;
@@ -13,6 +14,11 @@ pub(super) fn grow(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutp
         Ok(k) => k,
         Err(e) => return e,
     };
+    if let [n] = rest
+        && let Some(n) = n.strip_prefix("--raid-devices=")
+    {
+        return raid_devices(st, md, &k, n);
+    }
     let (mut bitmap, mut chunk, mut wb) = (None, None, 0u32);
     for a in rest {
         if let Some(v) = a.strip_prefix("--bitmap=") {
@@ -86,6 +92,45 @@ pub(super) fn grow(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutp
         }
         _ => fail(1, "mdadm: no changes to --grow\n"),
     }
+}
+
+/// `mdadm --grow MD --raid-devices=N` on RAID1 (SET_ARRAY_INFO, the kernel's raid1_reshape):
+/// refused while a resync or recovery runs, and when shrinking below the members still in the
+/// array (failed ones count until removed); the members keep their order in slots 0…, and
+/// spares fill the new slots by recovery.
+fn raid_devices(st: &mut SimState, md: &str, k: &str, n: &str) -> Result<CmdOutput, HostError> {
+    let Ok(n) = n.parse::<u32>() else {
+        return fail(2, format!("mdadm: invalid number of raid devices: {n}\n"));
+    };
+    let busy = format!("mdadm: Cannot set raid-devices for {md}: Device or resource busy\n");
+    let a = st.array_mut(k).unwrap();
+    let held = a
+        .members
+        .iter()
+        .filter(|m| m.slot.is_some() || m.faulty())
+        .count() as u32;
+    if n == 0 || a.sync_action != "idle" || held > n {
+        return fail(1, busy);
+    }
+    let mut slotted: Vec<&mut MdMember> =
+        a.members.iter_mut().filter(|m| m.slot.is_some()).collect();
+    slotted.sort_by_key(|m| m.slot);
+    let mut next = 0;
+    for m in slotted {
+        m.slot = Some(next);
+        next += 1;
+    }
+    a.raid_disks = n;
+    for m in a.members.iter_mut() {
+        if next < n && !m.faulty() && m.slot.is_none() && m.has("spare") && !m.has("replacement") {
+            m.slot = Some(next);
+            next += 1;
+            a.sync_action = "recover".into();
+            a.sync_completed = Some((0, a.size_kib * 2));
+        }
+    }
+    a.degraded = n.saturating_sub(a.members.iter().filter(|m| m.has("in_sync")).count() as u32);
+    out("")
 }
 
 fn member_target(

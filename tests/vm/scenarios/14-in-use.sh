@@ -1,9 +1,10 @@
 #!/bin/sh
-# disks: ssd1:ssd:512M hdd1:hdd:1G ssd2:ssd:512M hdd2:hdd:512M old1:hdd:512M
+# disks: ssd1:ssd:512M hdd1:hdd:1G ssd2:ssd:512M hdd2:hdd:512M old1:hdd:256M
 # --allow-destroy allows destroying data at rest, never anything in use. hdd1's first GPT
 # partition is free; the others hold an open LUKS volume, active swap, a mounted ext4 and three
-# RAID5 legs: hyraid refuses to take the disk and runs nothing. Then a full 2-way mirror is
-# asked to take a third disk carrying ext4: the join is refused, and so is the wipe it needed.
+# RAID5 legs: hyraid refuses to take the disk and runs nothing. Then a 2-way mirror is asked to
+# take a third disk, smaller than its members and carrying ext4: the join is refused, and so is
+# the wipe it needed.
 . /mnt/host/files/guest-lib.sh
 H=/dev/disk/by-id/ata-HYRAID_HDD_HYHDD1
 OLD=/dev/disk/by-id/ata-HYRAID_HDD_HYOLD1
@@ -36,14 +37,14 @@ check "swap still active" sh -c "grep -q '^$(readlink -f $H-part3) ' /proc/swaps
 expect "file on the mounted ext4 intact" "$(cat /mnt/p4/f)" precious
 check "RAID5 still running" sh -c "grep -q '^$(md legacy5) : active raid5' /proc/mdstat"
 
-say "a join refused for want of a slot takes its wipe with it"
+say "a join refused (the disk is too small) takes its wipe with it"
 mkfs.ext4 -q -F $OLD && mkdir -p /mnt/old && mount $OLD /mnt/old && echo precious > /mnt/old/f && umount /mnt/old
 # Build data1 alone (data0 stays refused): a file with only data1.
 sed -e '/^  ssd0:\|^  hdd0:\|^  data0:/d' $CFG/in-use.yaml > /tmp/only-data1.yaml
 hy apply /tmp/only-data1.yaml --yes; expect "data1 built (exit 0)" $? 0
 sed -e '/^  ssd0:\|^  hdd0:\|^  data0:/d' $CFG/in-use-join.yaml > /tmp/join.yaml
 hy plan /tmp/join.yaml --allow-destroy; expect "plan refuses the join (exit 1)" $? 1
-grep -q "no free slot" /tmp/hy.out && ok "refusal says: no free slot" || bad "plan output: $(cat /tmp/hy.out)"
+grep -q "is smaller than the array's members" /tmp/hy.out && ok "refusal says: the disk is smaller" || bad "plan output: $(cat /tmp/hy.out)"
 grep -q "wipe" /tmp/hy.out && bad "the wipe is still planned: $(grep wipe /tmp/hy.out)" || ok "no wipe without the join"
 hy apply /tmp/join.yaml --allow-destroy --yes; expect "apply refuses (exit 1)" $? 1
 expect "old0 still carries ext4 (blkid)" "$(blkid -o value -s TYPE $OLD)" ext4

@@ -1,0 +1,263 @@
+//! A mirror's width follows the file: a disk beyond the array's slots joins as a spare and the
+//! array grows (seed 002: an NVMe added to a 2-HDD mirror, the HDDs then write-mostly); a member
+//! the file no longer names leaves a 3-way mirror (fail, remove, shrink) only with
+//! --allow-destroy; a mirror is never taken below two members.
+
+mod common;
+use common::*;
+use hyraid::config::{Desired, WriteMostly};
+use hyraid::host::Host;
+use hyraid::plan::{Plan, Policy, Risk, Step};
+use hyraid::sim::SimHost;
+
+const ALLOW: Policy = Policy {
+    allow_destroy: true,
+};
+const NVME: &str = "/dev/disk/by-id/nvme-Samsung_SSD_980_PRO_2TB_S6B0NL0T900001X";
+/// hdd1 as hyraid names it in commands: its stable WWN link.
+const HDD1: &str = "/dev/disk/by-id/wwn-0x50014ee2b0000002";
+const WAIT: &str = r#"md=/sys/block/$(basename "$(readlink -f /dev/md/tank)")/md; while [ "$(cat $md/sync_action)" != idle ] || { [ "$(cat $md/resync_start)" != none ] && ! grep -qx -e read-auto -e readonly $md/array_state; }; do sleep 1; done"#;
+
+/// The commands of a plan, as the shell script prints them.
+fn commands(p: &Plan) -> Vec<String> {
+    p.steps
+        .iter()
+        .flat_map(|s| s.step.commands())
+        .map(|c| hyraid::render::command_line(&c))
+        .collect()
+}
+
+/// The nvme-plus-two-hdd box with the mirror built of the two HDDs only (no write-mostly
+/// member, so no write-behind), idle: the situation of seed 002 before the NVMe.
+fn two_hdd_mirror() -> (Desired, SimHost) {
+    let (mut d, h) = example("nvme-plus-two-hdd");
+    let m = d.mirrors.get_mut("tank").unwrap();
+    m.members = vec!["hdd0".into(), "hdd1".into()];
+    m.write_mostly = WriteMostly::Auto;
+    m.write_behind = 0;
+    d.disks.remove("nvme0");
+    apply(&h, &d, Policy::default()).unwrap();
+    h.finish_syncs();
+    (d, h)
+}
+
+#[test]
+fn an_nvme_joins_a_two_hdd_mirror_and_the_hdds_become_write_mostly() {
+    let (_, h) = two_hdd_mirror();
+    let (mut d, _) = example("nvme-plus-two-hdd");
+    let m = d.mirrors.get_mut("tank").unwrap();
+    m.write_mostly = WriteMostly::Auto;
+    m.write_behind = 0;
+    let p = plan_for(&h, &d, Policy::default());
+    eprintln!("{}", hyraid::render::text(&p, false));
+    assert!(p.refused.is_empty(), "{:#?}", p.refused);
+    let md = h.world().array_named("tank").unwrap().kname.clone();
+    assert_eq!(
+        commands(&p),
+        vec![
+            format!("mdadm /dev/md/tank --add {NVME}"),
+            "mdadm --grow /dev/md/tank --raid-devices=3".into(),
+            WAIT.into(),
+            format!("printf '%s\\n' writemostly > /sys/block/{md}/md/dev-sda/state"),
+            format!("printf '%s\\n' writemostly > /sys/block/{md}/md/dev-sdb/state"),
+        ]
+    );
+    assert!(
+        p.steps.iter().all(|s| s.risk == Risk::Safe),
+        "{:#?}",
+        p.steps
+    );
+    apply(&h, &d, Policy::default()).unwrap();
+    h.finish_syncs();
+    let w = h.world();
+    let a = w.array_named("tank").unwrap();
+    assert_eq!((a.raid_disks, a.degraded, a.members.len()), (3, 0, 3));
+    assert!(a.members.iter().all(|x| x.has("in_sync")));
+    assert_eq!(a.members.iter().filter(|x| x.write_mostly()).count(), 2);
+    assert!(plan_for(&h, &d, Policy::default()).steps.is_empty());
+    let mdstat = h.read_file("/proc/mdstat").unwrap();
+    assert!(mdstat.contains("[3/3] [UUU]"), "{mdstat}");
+    let rd = h
+        .read_file(&format!("/sys/block/{md}/md/raid_disks"))
+        .unwrap();
+    assert_eq!(rd.trim(), "3");
+}
+
+/// The 3-way nvme-plus-two-hdd mirror built; the file then names only nvme0 and hdd0.
+fn three_way_without_hdd1() -> (Desired, SimHost) {
+    let (mut d, h) = example("nvme-plus-two-hdd");
+    apply(&h, &d, Policy::default()).unwrap();
+    h.finish_syncs();
+    let m = d.mirrors.get_mut("tank").unwrap();
+    m.members = vec!["nvme0".into(), "hdd0".into()];
+    m.write_mostly = WriteMostly::List(vec!["hdd0".into()]);
+    d.disks.remove("hdd1");
+    (d, h)
+}
+
+#[test]
+fn a_member_leaves_a_three_way_mirror_only_with_allow_destroy() {
+    let (d, h) = three_way_without_hdd1();
+    let p = plan_for(&h, &d, Policy::default());
+    eprintln!("{}", hyraid::render::text(&p, false));
+    assert!(p.steps.is_empty(), "{:#?}", p.steps);
+    assert_eq!(p.refused.len(), 1, "{:#?}", p.refused);
+    assert!(p.refused[0].reason.contains("permanent loss of redundancy"));
+    assert!(p.refused[0].fix.contains("--allow-destroy"));
+    assert!(matches!(
+        apply(&h, &d, Policy::default()),
+        Err(hyraid::apply::ApplyError::Refused { .. })
+    ));
+
+    let p = plan_for(&h, &d, ALLOW);
+    eprintln!("{}", hyraid::render::text(&p, false));
+    assert!(p.refused.is_empty(), "{:#?}", p.refused);
+    assert_eq!(
+        commands(&p),
+        vec![
+            format!("mdadm /dev/md/tank --fail {HDD1}"),
+            format!("mdadm /dev/md/tank --remove {HDD1}"),
+            "mdadm --grow /dev/md/tank --raid-devices=2".into(),
+        ]
+    );
+    assert!(p.steps.iter().all(|s| s.risk == Risk::Degrades));
+    assert!(matches!(p.steps[0].step, Step::RemoveMember(_)));
+    apply(&h, &d, ALLOW).unwrap();
+    let w = h.world();
+    let a = w.array_named("tank").unwrap();
+    assert_eq!((a.raid_disks, a.degraded, a.members.len()), (2, 0, 2));
+    assert!(plan_for(&h, &d, Policy::default()).steps.is_empty());
+    assert!(plan_for(&h, &d, ALLOW).steps.is_empty());
+    let mdstat = h.read_file("/proc/mdstat").unwrap();
+    assert!(mdstat.contains("[2/2] [UU]"), "{mdstat}");
+}
+
+#[test]
+fn a_two_way_mirror_is_never_taken_to_one_member() {
+    let (mut d, h) = example("single-pair");
+    apply(&h, &d, Policy::default()).unwrap();
+    h.finish_syncs();
+    // The file cannot say it (validation wants two members); the planner refuses it anyway.
+    d.mirrors.get_mut("md-home").unwrap().members = vec!["ssd".into()];
+    d.disks.remove("hdd");
+    for policy in [Policy::default(), ALLOW] {
+        let p = plan_for(&h, &d, policy);
+        assert!(
+            p.refused
+                .iter()
+                .any(|r| r.reason.contains("never takes a mirror below 2")),
+            "{:#?}",
+            p.refused
+        );
+        assert!(
+            !p.steps
+                .iter()
+                .any(|s| matches!(s.step, Step::RemoveMember(_) | Step::GrowArray(_)))
+        );
+    }
+}
+
+#[test]
+fn mdadm_refuses_to_shrink_below_the_members_it_holds() {
+    let (_, h) = three_way_without_hdd1();
+    let o = run(&h, &["mdadm", "--grow", "/dev/md/tank", "--raid-devices=2"]);
+    assert_eq!(o.status, 1);
+    assert_eq!(
+        o.stderr,
+        "mdadm: Cannot set raid-devices for /dev/md/tank: Device or resource busy\n"
+    );
+}
+
+/// single-pair built; two blank disks `sdc` and `sdd` like the HDD are plugged in.
+fn pair_with_two_new_disks() -> (Desired, SimHost) {
+    let (d, h) = example("single-pair");
+    apply(&h, &d, Policy::default()).unwrap();
+    h.finish_syncs();
+    let mut w = h.world();
+    for (k, minor, serial) in [("sdc", 32, "ZA4000098"), ("sdd", 48, "ZA4000099")] {
+        plug_blank_disk(
+            &mut w,
+            "sdb",
+            k,
+            minor,
+            serial,
+            &format!("ata-ST500DM009-2F110A_{serial}"),
+        );
+    }
+    (d, SimHost::new(w))
+}
+
+fn disk(d: &mut Desired, name: &str, serial: &str) {
+    let mut spec = d.disks["hdd"].clone();
+    spec.name = name.into();
+    spec.id = Some(format!("ata-ST500DM009-2F110A_{serial}"));
+    spec.serial = None;
+    d.disks.insert(name.into(), spec);
+}
+
+#[test]
+fn one_leaves_two_join_a_hot_replace_then_a_grow() {
+    let (mut d, h) = pair_with_two_new_disks();
+    disk(&mut d, "hdd2", "ZA4000098");
+    disk(&mut d, "hdd3", "ZA4000099");
+    d.disks.remove("hdd");
+    d.mirrors.get_mut("md-home").unwrap().members =
+        vec!["ssd".into(), "hdd2".into(), "hdd3".into()];
+    let p = plan_for(&h, &d, Policy::default());
+    eprintln!("{}", hyraid::render::text(&p, false));
+    assert!(p.refused.is_empty(), "{:#?}", p.refused);
+    let wait = WAIT.replace("/dev/md/tank", "/dev/md/md-home");
+    assert_eq!(
+        commands(&p),
+        vec![
+            "mdadm /dev/md/md-home --add --write-mostly /dev/disk/by-id/ata-ST500DM009-2F110A_ZA4000098".to_string(),
+            "mdadm /dev/md/md-home --replace /dev/disk/by-id/wwn-0x5000c500c0000001 --with /dev/disk/by-id/ata-ST500DM009-2F110A_ZA4000098".into(),
+            "mdadm /dev/md/md-home --add --write-mostly /dev/disk/by-id/ata-ST500DM009-2F110A_ZA4000099".into(),
+            wait.clone(),
+            "mdadm /dev/md/md-home --remove failed".into(),
+            "mdadm --grow /dev/md/md-home --raid-devices=3".into(),
+            wait,
+        ]
+    );
+    // Redundancy never drops: no step degrades.
+    assert!(
+        p.steps.iter().all(|s| s.risk == Risk::Safe),
+        "{:#?}",
+        p.steps
+    );
+    apply(&h, &d, Policy::default()).unwrap();
+    h.finish_syncs();
+    let w = h.world();
+    let a = w.array_named("md-home").unwrap();
+    assert_eq!((a.raid_disks, a.degraded), (3, 0));
+    assert!(a.member("sdb").is_none());
+    assert!(plan_for(&h, &d, Policy::default()).steps.is_empty());
+}
+
+#[test]
+fn a_disk_smaller_than_the_array_is_refused_at_plan_time() {
+    let (mut d, h) = pair_with_two_new_disks();
+    let mut w = h.world();
+    w.block_devices
+        .iter_mut()
+        .find(|b| b.kname == "sdc")
+        .unwrap()
+        .size /= 2;
+    let h = SimHost::new(w);
+    disk(&mut d, "hdd2", "ZA4000098");
+    d.mirrors
+        .get_mut("md-home")
+        .unwrap()
+        .members
+        .push("hdd2".into());
+    let p = plan_for(&h, &d, Policy::default());
+    assert!(p.steps.is_empty(), "{:#?}", p.steps);
+    assert!(
+        p.refused[0]
+            .reason
+            .contains("is smaller than the array's members")
+            && p.refused[0].reason.contains("cannot shrink"),
+        "{:#?}",
+        p.refused
+    );
+}
