@@ -44,6 +44,23 @@ fn cases() -> Vec<Case> {
             policy: Policy::default(),
         });
     }
+    // Layout options fixed at creation: a 1.0 superblock and a stripe size.
+    let (mut d, h) = example("microserver-gen8");
+    d.mirrors.get_mut("data0").unwrap().metadata = hyraid::config::raw::MdMetadata::V1_0;
+    nextcloud(&mut d).stripe_size = Some(128 << 10);
+    v.push(Case {
+        name: "microserver-gen8: fresh build, metadata 1.0 and a stripe size".into(),
+        desired: d,
+        before: h.world(),
+        allowed_removals: vec![],
+        finally: Some(|w| {
+            let a = w.arrays.iter().find(|a| a.name.as_deref() == Some("data0"));
+            let lv = w.lvm.lvs.iter().find(|l| l.name == "nextcloud_wcorig");
+            a.is_some_and(|a| a.superblock_version() == "1.0")
+                && lv.is_some_and(|l| l.stripe_size == Some(128 << 10))
+        }),
+    });
+
     let (mut d, h) = converged("microserver-gen8");
     nextcloud(&mut d).size = hyraid::config::size::LvSize::Bytes(900 << 30);
     v.push(Case {

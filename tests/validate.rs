@@ -367,6 +367,34 @@ const EXPECTED: &[(&str, &str)] = &[
         "yaml-syntax.yaml",
         "4:8: (file): not valid YAML: did not find expected ',' or '}'",
     ),
+    (
+        "stripe-size-one-stripe.yaml",
+        "5:44: volume_groups.vg0.lvs.a.stripe_size: `stripe_size` needs `stripes` of 2 or more (LVM ignores it on one stripe)",
+    ),
+    (
+        "stripe-size-not-pow2.yaml",
+        "6:72: volume_groups.vg0.lvs.a.stripe_size: stripe size 98304 bytes must be a power of two of at least 4KiB",
+    ),
+    (
+        "stripe-size-too-small.yaml",
+        "6:72: volume_groups.vg0.lvs.a.stripe_size: stripe size 2048 bytes must be a power of two of at least 4KiB",
+    ),
+    (
+        "metadata-unquoted.yaml",
+        r#"6:38: mirrors.boot.metadata: invalid value 1.0: expected `"1.0"` or `"1.2"`, quoted"#,
+    ),
+    (
+        "metadata-0.90.yaml",
+        r#"6:38: mirrors.boot.metadata: invalid value "0.90": expected `"1.0"` or `"1.2"`, quoted"#,
+    ),
+    (
+        "md-name-with-host-too-long.yaml",
+        "7:3: mirrors.nextcloud-data: the array's name in its superblock would be `storage-node-07.example:nextcloud-data`, 38 characters; mdadm keeps at most 31 (homehost:name), and beyond that writes the name without the host, so the array would not be this host's",
+    ),
+    (
+        "md-name-too-long.yaml",
+        "6:3: mirrors.a-mirror-name-of-thirty-two-chrs: name `a-mirror-name-of-thirty-two-chrs` is longer than 31 characters",
+    ),
 ];
 
 #[test]

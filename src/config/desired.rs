@@ -1,5 +1,6 @@
 //! The validated desired state: every reference resolved, every size in bytes.
 
+use super::raw::MdMetadata;
 use super::size::LvSize;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -61,6 +62,22 @@ pub struct MirrorSpec {
     /// An array that exists, adopted by its UUID; None = the array /dev/md/NAME.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub adopted: Option<Adopted>,
+    /// Superblock format an array is created with (and observed to have).
+    #[serde(default, skip_serializing_if = "MdMetadata::is_default")]
+    pub metadata: MdMetadata,
+}
+
+/// Characters of the name field of an md v1 superblock (`set_name[32]`, NUL-terminated).
+pub const MD_NAME_MAX: usize = 31;
+
+/// Why `HOST:NAME` does not fit an md superblock's name field, if it does not.
+pub fn superblock_name_too_long(host: &str, name: &str) -> Option<String> {
+    let len = host.len() + 1 + name.len();
+    (len > MD_NAME_MAX).then(|| {
+        format!(
+            "the array's name in its superblock would be `{host}:{name}`, {len} characters; mdadm keeps at most {MD_NAME_MAX} (homehost:name), and beyond that writes the name without the host, so the array would not be this host's"
+        )
+    })
 }
 
 /// A mirror adopted by UUID (`uuid:` and `device:` in the file): an array built by hand as
@@ -143,6 +160,9 @@ pub struct LvSpec {
     /// Placement; None = anywhere in the VG.
     pub pvs: Option<Vec<DeviceRef>>,
     pub stripes: Option<u32>,
+    /// Stripe size in bytes (`lvcreate -I`); None = LVM's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stripe_size: Option<u64>,
     pub writecache: Option<WritecacheSpec>,
     pub absent: bool,
 }

@@ -127,8 +127,38 @@ pub struct RawMirror {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(max = 16383))]
     pub write_behind: Option<u32>,
+    /// md superblock format of a new array: `"1.2"` (default: 4 KiB from the start) or `"1.0"` (at the end: each member reads as the filesystem itself, as a boot loader needs for /boot). Quoted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<MdMetadata>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state: Option<ObjectState>,
+}
+
+/// An md v1 superblock format hyraid creates.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema, Default, PartialOrd, Ord,
+)]
+pub enum MdMetadata {
+    /// Superblock at the end of each member, data from sector 0.
+    #[serde(rename = "1.0")]
+    V1_0,
+    /// Superblock 4 KiB from the start, data after an offset mdadm chooses.
+    #[default]
+    #[serde(rename = "1.2")]
+    V1_2,
+}
+
+impl MdMetadata {
+    /// As mdadm writes it (`--metadata=`, mdadm.conf, /proc/mdstat's `super`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MdMetadata::V1_0 => "1.0",
+            MdMetadata::V1_2 => "1.2",
+        }
+    }
+    pub fn is_default(&self) -> bool {
+        *self == MdMetadata::V1_2
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
@@ -188,6 +218,9 @@ pub struct RawLogicalVolume {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 128))]
     pub stripes: Option<u32>,
+    /// Stripe size (`lvcreate -I`), with `stripes` of 2 or more: a power of two from 4KiB up to the VG's extent size (LVM's default 64KiB when absent). Fixed at creation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stripe_size: Option<RawSize>,
     /// Optional dm-writecache on a fast PV.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub writecache: Option<RawWritecache>,

@@ -137,6 +137,8 @@ pub(super) fn volume_groups(
                     pvs: None,
                     stripes: (data.segtype == "striped" && data.stripes > 1)
                         .then_some(data.stripes),
+                    // LVM's default (64KiB) is left out, as the file would leave it.
+                    stripe_size: data.stripe_size.filter(|s| *s != 64 << 10).map(size),
                     writecache,
                     state: None,
                 },

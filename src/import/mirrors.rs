@@ -70,6 +70,16 @@ pub(super) fn mirrors(b: &mut Builder) -> Mirrors {
             ));
             continue;
         }
+        let metadata = match a.superblock_version() {
+            "1.0" => Some(MdMetadata::V1_0),
+            "1.2" => None,
+            other => {
+                b.skipped.push(format!(
+                    "{label}: RAID1 with {other} metadata (hyraid manages 1.0 and 1.2)"
+                ));
+                continue;
+            }
+        };
         if let Some(meta) = &a.metadata {
             b.skipped.push(format!(
                 "{label}: RAID1 with {meta} metadata (hyraid manages md's own superblocks)"
@@ -172,6 +182,7 @@ pub(super) fn mirrors(b: &mut Builder) -> Mirrors {
                     }),
                 }),
                 write_behind: Some(write_behind),
+                metadata,
                 state: None,
             },
         );

@@ -157,6 +157,9 @@ pub fn parse_fullreport(
                 .and_then(|s| n(s, "stripes"))
                 .or(n(l, "stripes"))
                 .unwrap_or(1) as u32;
+            let stripe_size = seg
+                .and_then(|s| n(s, "stripe_size"))
+                .filter(|s| *s > 0 && stripes > 1);
             let attr = f(l, "lv_attr").unwrap_or("");
             let active = f(l, "lv_active") == Some("active") || attr.chars().nth(4) == Some('a');
             let writecache = if segtype == "writecache" {
@@ -193,6 +196,7 @@ pub fn parse_fullreport(
                 size: need(n(l, "lv_size"), "an LV", "lv_size")?,
                 segtype,
                 stripes,
+                stripe_size,
                 active,
                 extents: extents.remove(&uuid).unwrap_or_default(),
                 writecache,

@@ -177,5 +177,9 @@ pub(super) fn md_array(
         members,
         fstype: fstype_of.get(a.kname.as_str()).map(|f| f.to_string()),
         metadata,
+        superblock: a
+            .metadata
+            .clone()
+            .filter(|m| !m.starts_with("external:") && m != "1.2"),
     }
 }

@@ -237,6 +237,10 @@ pub struct MdArray {
     /// volume in one, `external:ddf`); None for md's own superblocks (0.90, 1.x).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<String>,
+    /// md's own superblock format when it is not 1.2 (`1.0`, `1.1`, as /proc/mdstat's `super`
+    /// names it); None for 1.2, the format hyraid creates by default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub superblock: Option<String>,
 }
 
 /// The level of an array whose level nothing could tell.
@@ -245,6 +249,10 @@ pub const LEVEL_UNKNOWN: &str = "unknown";
 impl MdArray {
     pub fn member(&self, kname: &str) -> Option<&MdMember> {
         self.members.iter().find(|m| m.kname == kname)
+    }
+    /// The superblock format: `1.2` unless observed otherwise.
+    pub fn superblock_version(&self) -> &str {
+        self.superblock.as_deref().unwrap_or("1.2")
     }
     pub fn is_idle(&self) -> bool {
         self.sync_action == "idle"
@@ -415,6 +423,10 @@ pub struct Lv {
     pub size: u64,
     pub segtype: String,
     pub stripes: u32,
+    /// Bytes written to one stripe before the next (`stripe_size` of the first segment), for a
+    /// striped LV; None for one stripe.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stripe_size: Option<u64>,
     pub active: bool,
     /// Extents allocated on each PV (by PV kernel name), from the PV segments.
     #[serde(default)]

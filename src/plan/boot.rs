@@ -7,6 +7,7 @@ impl<'a> Planner<'a> {
     /// mdadm.conf lists the mirrors (by the UUID hyraid gave new ones), then the initramfs follows.
     pub(in crate::plan) fn mdadm_conf(&mut self) {
         let mut ours = Vec::new();
+        let mut superblocks = BTreeMap::new();
         for m in self
             .d
             .mirrors
@@ -19,6 +20,17 @@ impl<'a> Planner<'a> {
                 .cloned()
                 .or_else(|| self.array_of(m).and_then(|a| a.uuid.clone()));
             if let Some(u) = uuid {
+                // An existing array keeps the format it has (a different one is refused).
+                let sb = match self
+                    .array_of(m)
+                    .filter(|_| !self.creating.contains_key(&m.name))
+                {
+                    Some(a) => a.superblock_version().to_string(),
+                    None => m.metadata.as_str().to_string(),
+                };
+                if sb != "1.2" {
+                    superblocks.insert(Self::conf_entry(m), sb);
+                }
                 ours.push((Self::conf_entry(m), u));
             }
         }
@@ -49,7 +61,12 @@ impl<'a> Planner<'a> {
             }
             .into()
         });
-        let new = match persist::managed_mdadm_conf(b.mdadm_conf.as_deref(), &ours, &gone) {
+        let new = match persist::managed_mdadm_conf_of(
+            b.mdadm_conf.as_deref(),
+            &ours,
+            &gone,
+            &superblocks,
+        ) {
             Ok(text) => text,
             Err(e) => {
                 let fix = "check the array with `mdadm --detail`; hyraid lists arrays in mdadm.conf only by a name and UUID it can write safely";

@@ -7,7 +7,9 @@
 //! - md RAID1, metadata 1.2 (mdadm 4.2): the first member mdadm is given decides the data offset
 //!   (superblock, bad-block log, bitmap space and reshape headroom, rounded up to 1 MiB); the array
 //!   is the smallest member's space after it, rounded down to 64 KiB. A bitmap chunk must be large
-//!   enough for the bitmap to fit the space mdadm leaves for it.
+//!   enough for the bitmap to fit the space mdadm leaves for it. Metadata 1.0 keeps the
+//!   superblock, bad-block log and bitmap space at each member's end and the data from sector 0:
+//!   the array is the smallest member's space before them.
 //! - LVM (lvm2 2.03.16): a PV's data starts 1 MiB in (label and metadata area) and is cut into
 //!   extents (4 MiB in a new VG); fixed sizes round up to whole extents and to the stripe count,
 //!   `N%VG` is of the whole VG and `N%FREE` of what is free when the LV is created, both rounded
@@ -21,6 +23,7 @@
 
 use super::step::Step;
 use super::{PlannedStep, Refusal};
+use crate::config::raw::MdMetadata;
 use crate::config::size::human;
 use crate::config::{Desired, DeviceRef, split_device};
 use crate::observe::Observed;
@@ -76,12 +79,33 @@ pub fn md_min_bitmap_chunk(sectors: u64) -> u64 {
     chunk
 }
 
+/// Sectors of a member of `sectors` that metadata 1.0 leaves for data, from sector 0 on
+/// (`validate_geometry1`, case 0: the member rounded down to 4 KiB, less 8 KiB for the
+/// superblock, 4 KiB of bad-block log and the bitmap space, all at the end); None when the
+/// member cannot hold them.
+pub fn md_avail_1_0(sectors: u64) -> Option<u64> {
+    (sectors & !7).checked_sub(16 + 8 + md_bm_space(sectors))
+}
+
 /// Size in bytes of a RAID1 array over members of these sizes (bytes), in the order mdadm gets
-/// them; None when a member cannot even hold the metadata.
-pub fn md_array_bytes(members: &[u64]) -> Option<u64> {
-    let offset = md_data_offset(members.first()? / 512);
-    let min = members.iter().min()? / 512;
-    (min > offset).then(|| (((min - offset) / 2) & !63) * 1024)
+/// them; None when a member cannot even hold the metadata. 1.2: past the data offset the first
+/// member decides; 1.0: before each member's own superblock at its end.
+pub fn md_array_bytes(members: &[u64], metadata: MdMetadata) -> Option<u64> {
+    let avail = match metadata {
+        MdMetadata::V1_2 => {
+            let offset = md_data_offset(members.first()? / 512);
+            let min = members.iter().min()? / 512;
+            min.checked_sub(offset).filter(|a| *a > 0)?
+        }
+        MdMetadata::V1_0 => members
+            .iter()
+            .map(|b| md_avail_1_0(b / 512))
+            .collect::<Option<Vec<u64>>>()?
+            .into_iter()
+            .min()
+            .filter(|a| *a > 0)?,
+    };
+    Some(((avail / 2) & !63) * 1024)
 }
 
 /// Extents of a PV on a device of `bytes`.
@@ -330,6 +354,7 @@ impl Model<'_> {
                 array,
                 devices,
                 bitmap_chunk,
+                metadata,
                 ..
             }) => {
                 // mdadm's argv: the members that are not write-mostly first.
@@ -338,7 +363,7 @@ impl Model<'_> {
                     .filter(|x| !x.write_mostly)
                     .chain(devices.iter().filter(|x| x.write_mostly))
                     .collect();
-                self.mirror(array, &order, *bitmap_chunk);
+                self.mirror(array, &order, *bitmap_chunk, *metadata);
             }
             Step::CreatePv(CreatePv { device, object }) => {
                 let k = self.key(device);
@@ -366,6 +391,7 @@ impl Model<'_> {
                 size,
                 stripes,
                 pvs,
+                ..
             }) => self.create_lv(vg, lv, size, stripes.unwrap_or(1).max(1), pvs),
             Step::ExtendLv(ExtendLv { vg, lv, size }) => self.extend_lv(vg, lv, size),
             Step::CreateCachevol(CreateCachevol {
@@ -382,23 +408,51 @@ mod tests {
 
     #[test]
     fn md_sizes_are_the_captured_ones() {
+        use MdMetadata::V1_2;
         // mdadm 4.2 on Debian 12 (tests/fixtures, /work/shared/fixtures): a 2 GiB member gets
         // "Data Offset : 6144 sectors" and a 2094080 KiB array; 1.5 GiB partitions 1570816 KiB;
         // the 256 MiB cache partitions 261120 KiB.
         assert_eq!(md_data_offset(4194304), 6144);
-        assert_eq!(md_array_bytes(&[2 << 30, 2 << 30]), Some(2094080 * 1024));
-        assert_eq!(md_array_bytes(&[3 << 29, 3 << 29]), Some(1570816 * 1024));
-        assert_eq!(md_array_bytes(&[256 << 20, 256 << 20]), Some(261120 * 1024));
+        assert_eq!(
+            md_array_bytes(&[2 << 30, 2 << 30], V1_2),
+            Some(2094080 * 1024)
+        );
+        assert_eq!(
+            md_array_bytes(&[3 << 29, 3 << 29], V1_2),
+            Some(1570816 * 1024)
+        );
+        assert_eq!(
+            md_array_bytes(&[256 << 20, 256 << 20], V1_2),
+            Some(261120 * 1024)
+        );
         // Large members: the familiar 264192-sector offset.
         assert_eq!(md_data_offset(2_000_000_000_000 / 512), 264192);
         // The first member decides the offset; the smallest the size.
         assert_eq!(
-            md_array_bytes(&[2 << 30, 3 << 29]),
+            md_array_bytes(&[2 << 30, 3 << 29], V1_2),
             Some((3145728 - 6144) / 2 * 1024)
         );
-        assert_eq!(md_array_bytes(&[1 << 20, 1 << 20]), None);
+        assert_eq!(md_array_bytes(&[1 << 20, 1 << 20], V1_2), None);
         // A 2 GiB array leaves 4 KiB for the bitmap: chunks of 128 KiB and up.
         assert_eq!(md_min_bitmap_chunk(4188160), 128 << 10);
+    }
+
+    #[test]
+    fn md_1_0_keeps_its_superblock_at_the_end() {
+        // A 2 GiB member: 8 KiB superblock area, 4 KiB bad-block log and 4 KiB bitmap space at
+        // the end, data from sector 0: (4194304 - 32) sectors, in KiB rounded down to 64 KiB.
+        assert_eq!(md_avail_1_0(4194304), Some(4194272));
+        let v10 = MdMetadata::V1_0;
+        assert_eq!(
+            md_array_bytes(&[2 << 30, 2 << 30], v10),
+            Some(2097088 * 1024)
+        );
+        // Each member its own reserve; the smallest decides.
+        assert_eq!(
+            md_array_bytes(&[2 << 30, 3 << 29], v10),
+            Some((3145728 - 32) / 2 / 64 * 64 * 1024)
+        );
+        assert_eq!(md_array_bytes(&[8 << 10, 8 << 10], v10), None);
     }
 
     #[test]

@@ -36,6 +36,9 @@ pub fn normalized(obs: &Observed) -> Observed {
         }
     }
     for l in o.lvm.lvs.iter_mut() {
+        // Fixed when the LV is created (a new LV has a new UUID): left out, so that plans saved
+        // before it was observed keep their basis.
+        l.stripe_size = None;
         if let Some(w) = l.writecache.as_mut() {
             w.writeback_blocks = None;
         }

@@ -2,7 +2,7 @@
 //! and hyraid's udev rule that re-applies drive write-cache settings. Pure text in, text out.
 
 use crate::observe::names::{UDEV_SAFE, md_kernel_device, md_name_safe, mdadm_uuid, rule_safe};
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// A value that would change the meaning of a managed file if it were written into it: the file
 /// is not rendered at all.
@@ -118,6 +118,18 @@ pub fn managed_mdadm_conf(
     ours: &[(String, String)],
     gone: &[(String, Option<String>)],
 ) -> Result<String, UnsafeValue> {
+    managed_mdadm_conf_of(current, ours, gone, &BTreeMap::new())
+}
+
+/// [`managed_mdadm_conf`], with the superblock format of the arrays of `ours` that are not 1.2
+/// (by the name in `ours`): mdadm only assembles an ARRAY line's array from superblocks of the
+/// format it names.
+pub fn managed_mdadm_conf_of(
+    current: Option<&str>,
+    ours: &[(String, String)],
+    gone: &[(String, Option<String>)],
+    superblocks: &BTreeMap<String, String>,
+) -> Result<String, UnsafeValue> {
     // Never write an ARRAY line without a real UUID (an array that is not running shows zeros).
     let ours: Vec<(String, String)> = ours
         .iter()
@@ -125,13 +137,14 @@ pub fn managed_mdadm_conf(
         .cloned()
         .collect();
     check_arrays(&ours, gone)?;
-    Ok(render_mdadm_conf(current, &ours, gone))
+    Ok(render_mdadm_conf(current, &ours, gone, superblocks))
 }
 
 fn render_mdadm_conf(
     current: Option<&str>,
     ours: &[(String, String)],
     gone: &[(String, Option<String>)],
+    superblocks: &BTreeMap<String, String>,
 ) -> String {
     // A file that already lists each array by its UUID (and nothing stale) is left as it is.
     if let Some(cur) = current {
@@ -246,8 +259,9 @@ fn render_mdadm_conf(
         out.push('\n');
         for (name, uuid) in ours {
             out.push_str(&format!(
-                "ARRAY {} metadata=1.2 UUID={}\n",
+                "ARRAY {} metadata={} UUID={}\n",
                 array_device(name),
+                superblocks.get(name).map(String::as_str).unwrap_or("1.2"),
                 mdadm_uuid(uuid)
             ));
         }

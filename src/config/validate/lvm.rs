@@ -211,6 +211,7 @@ fn lvs(
         }
         let placement = placement(c, names, &lp, vg_name, lv, pvs);
         check_stripes(c, &lp, lv, placement.as_deref(), pvs);
+        let stripe_size = stripe_size(c, &lp, lv);
         let writecache = lv.writecache.as_ref().map(|wc| {
             let spec = writecache(c, names, &lp, vg_name, wc, pvs, placement.as_deref());
             let cv = cachevol_name(lv_name);
@@ -226,6 +227,7 @@ fn lvs(
                 size,
                 pvs: placement,
                 stripes: lv.stripes,
+                stripe_size,
                 writecache,
                 absent: lv.state == Some(ObjectState::Absent),
             },
@@ -335,6 +337,39 @@ fn check_stripes(
             );
         }
     }
+}
+
+/// The stripe size: with 2 stripes or more, a power of two of at least 4KiB (the page size;
+/// lvm2's `_validate_stripe_params`). The VG's extent size bounds it too: the plan checks that.
+fn stripe_size(c: &mut Ctx, lp: &str, lv: &RawLogicalVolume) -> Option<u64> {
+    let raw = lv.stripe_size.as_ref()?;
+    let sp = format!("{lp}/stripe_size");
+    let b = match super::size_bytes(raw) {
+        Ok(b) => b,
+        Err(e) => {
+            c.err(&sp, false, e, None);
+            return None;
+        }
+    };
+    if lv.stripes.unwrap_or(1) < 2 {
+        c.err(
+            &sp,
+            true,
+            "`stripe_size` needs `stripes` of 2 or more (LVM ignores it on one stripe)",
+            Some("set `stripes`, or remove `stripe_size`".into()),
+        );
+        return None;
+    }
+    if !b.is_power_of_two() || b < 4096 {
+        c.err(
+            &sp,
+            false,
+            format!("stripe size {b} bytes must be a power of two of at least 4KiB"),
+            Some("e.g. `64KiB` (LVM's default) or `256KiB`".into()),
+        );
+        return None;
+    }
+    Some(b)
 }
 
 /// The LV's writecache: its size, its fast PVs (in the VG, apart from the LV's data) and its

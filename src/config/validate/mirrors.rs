@@ -31,7 +31,9 @@ pub(super) fn mirrors(
             write_behind,
             absent: m.state == Some(ObjectState::Absent),
             adopted: adopted(c, &p, name, m, &mut adopted_by),
+            metadata: m.metadata.unwrap_or_default(),
         };
+        check_superblock_name(c, &p, name, raw.host.as_deref(), &spec);
         check_inverted_write_mostly(c, &p, name, &spec, refs.disks);
         mirrors.insert(name.clone(), spec);
     }
@@ -41,7 +43,7 @@ pub(super) fn mirrors(
 
 /// A mirror's name: valid for md, and not also a disk's.
 fn check_mirror_name(c: &mut Ctx, p: &str, name: &str, disks: &BTreeMap<String, DiskSpec>) {
-    if let Err(msg) = check_name(name, 32) {
+    if let Err(msg) = check_name(name, MD_NAME_MAX) {
         c.err(p, true, msg, None);
     }
     if disks.contains_key(name) {
@@ -50,6 +52,27 @@ fn check_mirror_name(c: &mut Ctx, p: &str, name: &str, disks: &BTreeMap<String, 
             true,
             format!("`{name}` is both a disk and a mirror"),
             Some("give mirrors and disks distinct names; PV lists refer to either by name".into()),
+        );
+    }
+}
+
+/// The name mdadm writes into a new array's superblock: `HOST:NAME` when it fits in 31
+/// characters, and otherwise NAME alone (`init_super1` in super1.c), so the array would not
+/// be this host's. With `host:` in the file, the host is known here; without, the plan checks
+/// the machine's hostname. Adopted and absent mirrors are never created.
+fn check_superblock_name(c: &mut Ctx, p: &str, name: &str, host: Option<&str>, m: &MirrorSpec) {
+    let Some(host) = host.filter(|_| m.adopted.is_none() && !m.absent) else {
+        return;
+    };
+    if let Some(msg) = superblock_name_too_long(host, name) {
+        c.err(
+            p,
+            true,
+            msg,
+            Some(format!(
+                "shorten the mirror's name to at most {} characters",
+                MD_NAME_MAX.saturating_sub(host.len() + 1)
+            )),
         );
     }
 }

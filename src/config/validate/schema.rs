@@ -63,13 +63,14 @@ fn expectation(pointer: &str) -> &'static str {
         (_, "members") | (_, "pvs") => "a list of names",
         (_, "write_behind") => "a whole number from 0 to 16383",
         (_, "stripes") => "a whole number from 1 to 128",
+        (_, "metadata") => "`\"1.0\"` or `\"1.2\"`, quoted",
         (_, "settings") => "a mapping of setting names to values",
         (_, "partitions") => "a list of `{ name, size }`",
         (_, "id") | (_, "serial") | (_, "name") => "a string",
         (_, "write_cache") => "`on` or `off`",
         (_, "write_mostly") => "`auto`, or a list of member names (`[]` for none)",
         (_, "bitmap") => "`none`, or `{ chunk: SIZE }`",
-        (_, "size") | (_, "chunk") => {
+        (_, "size") | (_, "chunk") | (_, "stripe_size") => {
             "a number of bytes, or a string such as `64MiB`, `1TiB`, `500GB`, `100%FREE`"
         }
         ("settings", _) => "an integer or a string",

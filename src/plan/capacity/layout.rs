@@ -1,6 +1,9 @@
 //! Partitions against their disk, mirrors against their members.
 
-use super::{GPT_ALIGN, GPT_TAIL, Model, md_array_bytes, md_data_offset, md_min_bitmap_chunk};
+use super::{
+    GPT_ALIGN, GPT_TAIL, Model, md_array_bytes, md_avail_1_0, md_data_offset, md_min_bitmap_chunk,
+};
+use crate::config::raw::MdMetadata;
 use crate::config::size::human;
 use crate::plan::ArrayDevice;
 use crate::plan::step::NewPartition;
@@ -83,7 +86,13 @@ impl Model<'_> {
     }
 
     /// A new array: its size, from the members as the plan leaves them.
-    pub(super) fn mirror(&mut self, array: &str, order: &[&ArrayDevice], chunk: Option<u64>) {
+    pub(super) fn mirror(
+        &mut self,
+        array: &str,
+        order: &[&ArrayDevice],
+        chunk: Option<u64>,
+        metadata: MdMetadata,
+    ) {
         let mut sizes = Vec::new();
         for d in order {
             match self.size(&d.path) {
@@ -97,7 +106,14 @@ impl Model<'_> {
         let Some(&first) = sizes.first() else {
             return;
         };
-        let offset = md_data_offset(first / 512) * 512;
+        let offset = match metadata {
+            MdMetadata::V1_2 => md_data_offset(first / 512) * 512,
+            // Nothing at the start; the smallest member's own end reserve.
+            MdMetadata::V1_0 => {
+                let min = sizes.iter().min().copied().unwrap_or(0);
+                md_avail_1_0(min / 512).map_or(min, |a| min - a * 512)
+            }
+        };
         let (min, small) = order
             .iter()
             .zip(&sizes)
@@ -108,17 +124,25 @@ impl Model<'_> {
             self.refuse(
                 format!("mirror {array}"),
                 format!(
-                    "member {small} is {} ({min} bytes), no more than the {} mdadm 4.2 reserves at its start (metadata 1.2 data offset, chosen from {}'s size)",
+                    "member {small} is {} ({min} bytes), no more than the {} mdadm 4.2 reserves {}",
                     human(min),
                     human(offset),
-                    order[0].disk
+                    match metadata {
+                        MdMetadata::V1_2 => format!(
+                            "at its start (metadata 1.2 data offset, chosen from {}'s size)",
+                            order[0].disk
+                        ),
+                        MdMetadata::V1_0 =>
+                            "at its end (metadata 1.0 superblock, bad-block log and bitmap space)"
+                                .into(),
+                    }
                 ),
                 "use larger members".into(),
             );
             self.unknown.insert(array.into());
             return;
         }
-        let Some(bytes) = md_array_bytes(&sizes) else {
+        let Some(bytes) = md_array_bytes(&sizes, metadata) else {
             return;
         };
         if let Some(c) = chunk {

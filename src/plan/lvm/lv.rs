@@ -34,6 +34,22 @@ impl<'a> Planner<'a> {
             );
             return;
         }
+        if observed.is_none()
+            && let Some(s) = lv.stripe_size.filter(|s| *s > ext)
+        {
+            self.refuse(
+                &object,
+                format!(
+                    "stripe size {} is larger than the extent size {} of VG {}; lvcreate would reduce it to {}",
+                    human(s),
+                    human(ext),
+                    vg.name,
+                    human(ext)
+                ),
+                format!("set `stripe_size: {}` or less", human(ext).replace(".00 ", "").replace(' ', "")),
+            );
+            return;
+        }
         match observed {
             None => {
                 let size = match lv.size {
@@ -74,6 +90,7 @@ impl<'a> Planner<'a> {
                         lv: lv.name.clone(),
                         size,
                         stripes: lv.stripes,
+                        stripe_size: lv.stripe_size,
                         pvs: placement,
                     }),
                     Risk::Safe,
@@ -101,18 +118,21 @@ impl<'a> Planner<'a> {
                     }
                     LvSize::PercentFree(_) => {}
                 }
+                // A writecache's stripes are those of its hidden data LV.
+                let data = match &l.writecache {
+                    Some(wc) => self.o.lv(&vg.name, &wc.origin),
+                    None => Some(l),
+                };
                 if let Some(s) = lv.stripes {
-                    let have = if let Some(wc) = &l.writecache {
-                        self.o
-                            .lv(&vg.name, &wc.origin)
-                            .map(|x| x.stripes)
-                            .unwrap_or(1)
-                    } else {
-                        l.stripes
-                    };
+                    let have = data.map(|x| x.stripes).unwrap_or(1);
                     if have != s {
                         self.refuse(&object, format!("has {have} stripe(s), the file says {s}; an existing LV is not restriped"), format!("set `stripes: {have}` in the file"));
                     }
+                }
+                if let (Some(want), Some(have)) = (lv.stripe_size, data.and_then(|x| x.stripe_size))
+                    && want != have
+                {
+                    self.refuse(&object, format!("has a stripe size of {}, the file says {}; the stripe size of an existing LV cannot be changed in place", human(have), human(want)), format!("set `stripe_size: {}` in the file (a different one means a new LV and copying the data)", human(have).replace(".00 ", "").replace(' ', "")));
                 }
             }
         }

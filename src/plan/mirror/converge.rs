@@ -83,6 +83,15 @@ impl<'a> Planner<'a> {
             self.blocked.insert(m.name.clone());
             return true;
         }
+        // The superblock format is fixed at creation: the array keeps serving as it is.
+        let (have, want) = (a.superblock_version(), m.metadata.as_str());
+        if have != want {
+            self.refuse(
+                object,
+                format!("{} has metadata {have}, the file says {want}; the superblock format of an existing array cannot be changed (re-creating the array destroys its data)", m.md_path()),
+                format!("set `metadata: \"{have}\"` in the file"),
+            );
+        }
         false
     }
 

@@ -79,6 +79,23 @@ impl<'a> Planner<'a> {
                 self.blocked.insert(m.name.clone());
                 Ok(vec![])
             }
+            None if m.adopted.is_none()
+                && self.d.host.is_none()
+                && let Some(why) =
+                    crate::config::superblock_name_too_long(&self.o.hostname, &m.name) =>
+            {
+                let fix = format!(
+                    "shorten the mirror's name to at most {} characters, or the hostname",
+                    crate::config::MD_NAME_MAX.saturating_sub(self.o.hostname.len() + 1)
+                );
+                self.refuse(
+                    format!("mirror {}", m.name),
+                    format!("cannot create: {why}"),
+                    fix,
+                );
+                self.blocked.insert(m.name.clone());
+                Ok(vec![])
+            }
             None => Ok(self.create_mirror(m, &wm)),
             Some(a) => Ok(self.converge_mirror(m, &wm, a)),
         }
@@ -177,6 +194,7 @@ impl<'a> Planner<'a> {
                 bitmap_chunk: m.bitmap_chunk,
                 write_behind: m.write_behind,
                 uuid: uuid.clone(),
+                metadata: m.metadata,
             }),
             risk,
             reason,

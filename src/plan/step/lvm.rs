@@ -103,6 +103,9 @@ pub struct CreateLv {
     pub lv: String,
     pub size: SizeArg,
     pub stripes: Option<u32>,
+    /// Bytes (`-I`, given in KiB), with 2 stripes or more; None = LVM's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stripe_size: Option<u64>,
     pub pvs: Vec<String>,
 }
 
@@ -113,6 +116,7 @@ impl StepKind for CreateLv {
             lv,
             size,
             stripes,
+            stripe_size,
             pvs,
         } = self;
         let mut a: Vec<String> = vec!["lvcreate".into(), "--yes".into(), "-n".into(), lv.clone()];
@@ -120,6 +124,10 @@ impl StepKind for CreateLv {
         if let Some(s) = stripes.filter(|s| *s > 1) {
             a.push("-i".into());
             a.push(s.to_string());
+            if let Some(b) = stripe_size {
+                a.push("-I".into());
+                a.push(format!("{}k", b >> 10));
+            }
         }
         a.push(vg.clone());
         a.extend(pvs.iter().cloned());
@@ -134,7 +142,7 @@ impl StepKind for CreateLv {
     fn summary(&self) -> String {
         use crate::config::size::human;
         format!(
-            "create LV, {}{}",
+            "create LV, {}{}{}",
             match &self.size {
                 SizeArg::Bytes(b) => format!("{b} bytes ({})", human(*b)),
                 SizeArg::Extents(e) => e.clone(),
@@ -142,6 +150,9 @@ impl StepKind for CreateLv {
             self.stripes
                 .filter(|s| *s > 1)
                 .map(|s| format!(", {s} stripes"))
+                .unwrap_or_default(),
+            self.stripe_size
+                .map(|b| format!(" of {}", human(b)))
                 .unwrap_or_default()
         )
     }

@@ -2,6 +2,7 @@
 //! write-mostly), the write-intent bitmap and write-behind, read-write, waiting for resync.
 
 use super::{Command, StepKind};
+use crate::config::raw::MdMetadata;
 use crate::plan::address::Address;
 use serde::{Deserialize, Serialize};
 
@@ -49,6 +50,9 @@ pub struct CreateArray {
     pub write_behind: u32,
     /// Chosen by hyraid (`--uuid`), so mdadm.conf can name the array before it exists.
     pub uuid: String,
+    /// Superblock format (`--metadata=`); 1.2 when absent (plans saved before it was a choice).
+    #[serde(default, skip_serializing_if = "MdMetadata::is_default")]
+    pub metadata: MdMetadata,
 }
 
 impl StepKind for CreateArray {
@@ -59,12 +63,13 @@ impl StepKind for CreateArray {
             bitmap_chunk,
             write_behind,
             uuid,
+            metadata,
         } = self;
         let mut a: Vec<String> = vec![
             "mdadm".into(),
             "--create".into(),
             md_path(array, &None),
-            "--metadata=1.2".into(),
+            format!("--metadata={}", metadata.as_str()),
             "--level=1".into(),
             format!("--raid-devices={}", devices.len()),
         ];
@@ -109,6 +114,7 @@ impl StepKind for CreateArray {
             devices,
             bitmap_chunk,
             write_behind,
+            metadata,
             ..
         } = self;
         let members: Vec<String> = devices
@@ -124,8 +130,13 @@ impl StepKind for CreateArray {
         let bm = bitmap_chunk
             .map(|c| format!("bitmap chunk {}", human(c)))
             .unwrap_or_else(|| "no bitmap".into());
+        // The default format is left unsaid, as before it was a choice.
+        let sb = match metadata {
+            MdMetadata::V1_2 => String::new(),
+            m => format!("; metadata {} (superblock at the end)", m.as_str()),
+        };
         format!(
-            "create RAID1 of {}; {bm}; write-behind {write_behind}",
+            "create RAID1 of {}; {bm}; write-behind {write_behind}{sb}",
             members.join(", ")
         )
     }

@@ -100,7 +100,7 @@ pub fn fullreport(w: &Observed) -> String {
                     None => l.extents.keys().map(|k| format!("/dev/{k}(0)")).collect::<Vec<_>>().join(","),
                 };
                 let settings = l.writecache.as_ref().map(|wc| wc.settings.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(",")).unwrap_or_default();
-                json!({"segtype":l.segtype,"stripes":l.stripes.to_string(),"seg_start":"0","seg_size":l.size.to_string(),
+                json!({"segtype":l.segtype,"stripes":l.stripes.to_string(),"stripe_size":l.stripe_size.unwrap_or(0).to_string(),"seg_start":"0","seg_size":l.size.to_string(),
                        "devices":devices,"cache_settings":settings,"lv_uuid":l.uuid})
             })
             .collect();

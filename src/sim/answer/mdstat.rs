@@ -33,7 +33,11 @@ pub fn mdstat(w: &Observed) -> String {
             }
             members.push(t);
         }
-        let metadata = a.metadata.as_deref().unwrap_or("1.2");
+        let metadata = a
+            .metadata
+            .as_deref()
+            .or(a.superblock.as_deref())
+            .unwrap_or("1.2");
         if a.array_state == "inactive" {
             // md_seq_show: no level, members with (S), blocks without [n/m] for an array that does not run.
             o.push_str(&format!(

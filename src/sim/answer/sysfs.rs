@@ -73,13 +73,23 @@ pub fn sysfs_read(w: &Observed, path: &str) -> Option<String> {
             }
             "uuid" => a.uuid.clone()?,
             "bitmap/location" => match a.bitmap.as_ref().map(|b| b.kind) {
+                // 1.0: the bitmap ends just before the bad-block log under the superblock, in
+                // whole 4 KiB blocks (`add_internal_bitmap1`, offset 0 at create).
+                Some(BitmapKind::Internal) if a.superblock.as_deref() == Some("1.0") => {
+                    let chunk = a.bitmap.as_ref().map(|b| b.chunk.max(1)).unwrap_or(1);
+                    let bits = a.size_kib * 1024 / chunk + 1;
+                    format!("-{}", (bits.div_ceil(8) + 256).div_ceil(4096) * 8 + 8)
+                }
                 Some(BitmapKind::Internal) => "+8".into(),
                 Some(BitmapKind::File) => "file".into(),
                 // A location no kernel hyraid knows prints.
                 Some(BitmapKind::Unknown) => "unknown".into(),
                 None => "none".into(),
             },
-            "metadata_version" => a.metadata.clone().unwrap_or_else(|| "1.2".into()),
+            "metadata_version" => a
+                .metadata
+                .clone()
+                .unwrap_or_else(|| a.superblock_version().into()),
             "bitmap/chunksize" => a.bitmap.as_ref().map(|b| b.chunk).unwrap_or(0).to_string(),
             "bitmap/backlog" => a
                 .bitmap

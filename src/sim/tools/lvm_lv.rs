@@ -28,6 +28,7 @@ pub(super) fn split_lv(path: &str) -> Result<(String, String), String> {
 pub(super) fn lvcreate(st: &mut SimState, args: &[&str]) -> Result<String, String> {
     let (mut name, mut amount, mut stripes, mut pos) = (None, None, 1u32, Vec::new());
     let mut tags = Vec::new();
+    let mut stripe_size: Option<u64> = None;
     let mut i = 0;
     while i < args.len() {
         match args[i] {
@@ -55,6 +56,14 @@ pub(super) fn lvcreate(st: &mut SimState, args: &[&str]) -> Result<String, Strin
                     .ok_or("  Invalid stripes\n")?;
                 i += 1;
             }
+            "-I" | "--stripesize" => {
+                let v = args.get(i + 1).copied().unwrap_or("");
+                stripe_size = Some(
+                    parse_stripe_size(v)
+                        .ok_or_else(|| format!("  Invalid argument for --stripesize: {v}\n"))?,
+                );
+                i += 1;
+            }
             a if a.starts_with('-') => {
                 return Err(format!(
                     "  the simulated host does not model lvcreate option {a}\n"
@@ -64,6 +73,7 @@ pub(super) fn lvcreate(st: &mut SimState, args: &[&str]) -> Result<String, Strin
         }
         i += 1;
     }
+    let (stripe_size, mut said) = stripe_size_of(stripes, stripe_size)?;
     let name = name.ok_or("  Please specify a name\n")?;
     let vg = pos
         .first()
@@ -101,6 +111,16 @@ pub(super) fn lvcreate(st: &mut SimState, args: &[&str]) -> Result<String, Strin
         ));
     }
     let extents: u64 = alloc.values().sum();
+    let stripe_size = stripe_size.map(|s| {
+        if s > vgo.extent_size {
+            said.push_str(&format!(
+                "  Reducing requested stripe size {} to maximum, physical extent size {}.\n",
+                display_size(s),
+                display_size(vgo.extent_size)
+            ));
+        }
+        s.min(vgo.extent_size)
+    });
     let n = st.next_serial();
     st.world.lvm.lvs.push(Lv {
         vg: vg.clone(),
@@ -114,13 +134,58 @@ pub(super) fn lvcreate(st: &mut SimState, args: &[&str]) -> Result<String, Strin
             "linear".into()
         },
         stripes,
+        stripe_size,
         active: true,
         extents: alloc,
         writecache: None,
         tags,
         snapshot_of: None,
     });
-    Ok(format!("  Logical volume \"{name}\" created.\n"))
+    Ok(format!("{said}  Logical volume \"{name}\" created.\n"))
+}
+
+/// `-I SIZE` as lvm2 reads it (`sizekb_VAL`): KiB unless a unit follows; None when unreadable.
+fn parse_stripe_size(v: &str) -> Option<u64> {
+    let (n, shift) = match v.chars().last()? {
+        'k' | 'K' => (&v[..v.len() - 1], 10),
+        'm' | 'M' => (&v[..v.len() - 1], 20),
+        'g' | 'G' => (&v[..v.len() - 1], 30),
+        c if c.is_ascii_digit() => (v, 10),
+        _ => return None,
+    };
+    n.parse::<u64>().ok().map(|n| n << shift)
+}
+
+/// lvm2's size display (`display_size`): two decimals in the largest binary unit.
+fn display_size(b: u64) -> String {
+    let (v, u) = if b >= 1 << 30 {
+        (b as f64 / (1u64 << 30) as f64, "GiB")
+    } else if b >= 1 << 20 {
+        (b as f64 / (1u64 << 20) as f64, "MiB")
+    } else {
+        (b as f64 / 1024.0, "KiB")
+    };
+    format!("{v:.2} {u}")
+}
+
+/// The stripe size an LV of `stripes` gets (`_validate_stripe_params` in tools/toollib.c): none
+/// on one stripe (an `-I` is ignored, and said so), 64 KiB by default, else a power of two of
+/// at least the 4 KiB page; with what lvcreate prints about it.
+fn stripe_size_of(stripes: u32, asked: Option<u64>) -> Result<(Option<u64>, String), String> {
+    match (stripes, asked) {
+        (1, Some(_)) => Ok((
+            None,
+            "  Ignoring stripesize argument with single stripe.\n".into(),
+        )),
+        (1, None) => Ok((None, String::new())),
+        // lvcreate also says "Using default stripesize 64.00 KiB."; the sim keeps its output
+        // as it was before stripe sizes were modelled.
+        (_, None) => Ok((Some(64 << 10), String::new())),
+        (_, Some(s)) if s < 4096 || !s.is_power_of_two() => {
+            Err(format!("  Invalid stripe size {}.\n", display_size(s)))
+        }
+        (_, Some(s)) => Ok((Some(s), String::new())),
+    }
 }
 
 pub(super) fn lvextend(st: &mut SimState, args: &[&str]) -> Result<String, String> {
@@ -266,6 +331,7 @@ pub(super) fn attach(st: &mut SimState, cv: &str, rest: &[&str]) -> Result<Strin
         size: main.size,
         segtype: "writecache".into(),
         stripes: 1,
+        stripe_size: None,
         active: main.active,
         extents: BTreeMap::new(),
         writecache: Some(LvWritecache {

@@ -1,6 +1,6 @@
-//! `mdadm --create` (mdadm 4.2, 1.2 metadata): the options hyraid passes, the warnings that
-//! abort a create without `--run`, the data offset and array size mdadm picks, and the smallest
-//! internal bitmap chunk it accepts.
+//! `mdadm --create` (mdadm 4.2, metadata 1.2 or 1.0): the options hyraid passes, the warnings
+//! that abort a create without `--run`, the data offset and array size mdadm picks, and the
+//! smallest internal bitmap chunk it accepts.
 
 use crate::host::{CmdOutput, HostError};
 use crate::observe::{BitmapKind, MdArray, MdBitmap, MdMember, Signature};
@@ -58,10 +58,26 @@ fn min_bitmap_chunk(sectors: u64) -> u64 {
     chunk
 }
 
-/// The md 1.2 superblock signature a member carries, with its array's UUID.
-pub(super) fn member_signature(uuid: &Option<String>) -> Signature {
+/// Sectors of a member of `sectors` that 1.0 metadata leaves for data (`validate_geometry1`,
+/// case 0: the superblock at least 8 KiB from the end on a 4 KiB boundary, 4 KiB of bad-block
+/// log and the bitmap space before it); None when the member cannot hold them.
+fn avail_1_0(sectors: u64) -> Option<u64> {
+    (sectors & !7).checked_sub(8 * 2 + 8 + bm_space(sectors))
+}
+
+/// Byte offset of a member's superblock: 4 KiB in for 1.2; for 1.0, `sb_offset` of
+/// `init_super1`'s write-out (`dsize - 16` sectors, rounded down to 4 KiB).
+pub(super) fn superblock_offset(superblock: Option<&str>, bytes: u64) -> u64 {
+    match superblock {
+        Some("1.0") => ((bytes / 512).saturating_sub(16) & !7) * 512,
+        _ => 0x1000,
+    }
+}
+
+/// The md superblock signature a member carries at `offset`, with its array's UUID.
+pub(super) fn member_signature(uuid: &Option<String>, offset: u64) -> Signature {
     Signature {
-        offset: "0x1000".into(),
+        offset: format!("{offset:#x}"),
         kind: "linux_raid_member".into(),
         uuid: uuid.clone(),
     }
@@ -81,6 +97,8 @@ struct CreateArgs {
     /// Each device, with whether a `--write-mostly` came before it.
     devices: Vec<(String, bool)>,
     uuid: Option<String>,
+    /// `--metadata=`: `1.0` or `1.2` (the default).
+    metadata: Option<String>,
 }
 
 /// The array `mdadm --create MD` makes, as (name, fixed kernel name): `/dev/md/NAME` (udev links
@@ -118,6 +136,7 @@ fn parse_create(rest: &[&str]) -> Result<CreateArgs, Refusal> {
         run: false,
         devices: Vec::new(),
         uuid: None,
+        metadata: None,
     };
     let mut write_mostly = false;
     for a in rest {
@@ -161,10 +180,18 @@ fn parse_create(rest: &[&str]) -> Result<CreateArgs, Refusal> {
                 &hex[16..20],
                 &hex[20..32]
             ));
-        } else if a.starts_with("--metadata=")
-            || a.starts_with("--name=")
-            || a.starts_with("--homehost=")
-        {
+        } else if let Some(v) = a.strip_prefix("--metadata=") {
+            c.metadata = Some(match v {
+                "1" | "1.2" | "default" => "1.2".to_string(),
+                "1.0" => "1.0".to_string(),
+                _ => {
+                    return Err(fail(
+                        2,
+                        format!("mdadm: sim models metadata 1.0 and 1.2, not {v}\n"),
+                    ));
+                }
+            });
+        } else if a.starts_with("--name=") || a.starts_with("--homehost=") {
         } else if a.starts_with("--") {
             return Err(fail(2, format!("mdadm: sim does not model option {a}\n")));
         } else {
@@ -258,10 +285,21 @@ fn array_size(
             format!("{warnings}Continue creating array? mdadm: create aborted.\n"),
         ));
     }
-    // The first device listed decides the data offset for all; the array is as large as the
-    // smallest member's space after it, in KiB rounded down to 64 KiB (Create.c, for RAID1).
+    // 1.2: the first device listed decides the data offset for all; the array is as large as
+    // the smallest member's space after it. 1.0: each member's space before its superblock.
+    // In KiB rounded down to 64 KiB (Create.c, for RAID1).
     let offset = data_offset(sizes[0] / 512);
-    if min / 512 <= offset {
+    let avail = if c.metadata.as_deref() == Some("1.0") {
+        sizes
+            .iter()
+            .map(|b| avail_1_0(b / 512))
+            .collect::<Option<Vec<u64>>>()
+            .and_then(|v| v.into_iter().min())
+            .filter(|a| *a > 0)
+    } else {
+        (min / 512).checked_sub(offset).filter(|a| *a > 0)
+    };
+    let Some(avail) = avail else {
         let small = &c.devices[sizes.iter().position(|s| *s == min).unwrap_or(0)].0;
         return Err(fail(
             1,
@@ -270,8 +308,8 @@ fn array_size(
                 min / 1024
             ),
         ));
-    }
-    let size_kib = ((min / 512 - offset) / 2) & !63;
+    };
+    let size_kib = (avail / 2) & !63;
     if let Some(ch) = c.chunk.filter(|_| c.bitmap.as_deref() == Some("internal"))
         && ch < min_bitmap_chunk(size_kib * 2)
     {
@@ -378,13 +416,16 @@ pub(super) fn create(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOu
         members,
         fstype: None,
         metadata: None,
+        superblock: c.metadata.filter(|m| m != "1.2"),
     });
-    let uuid = st.world.array(&kname).unwrap().uuid.clone();
+    let a = st.world.array(&kname).unwrap();
+    let (uuid, superblock) = (a.uuid.clone(), a.superblock.clone());
     for k in &knames {
         let d = st.dev_mut(k).unwrap();
         d.holders.push(kname.clone());
         d.fstype = Some("linux_raid_member".into());
-        d.signatures = Some(vec![member_signature(&uuid)]);
+        let at = superblock_offset(superblock.as_deref(), d.size);
+        d.signatures = Some(vec![member_signature(&uuid, at)]);
     }
     Ok(CmdOutput {
         status: 0,

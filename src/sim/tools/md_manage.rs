@@ -2,7 +2,7 @@
 //! failed and removed; the internal bitmap added or removed (a file bitmap removed) and the number
 //! of slots changed, with `--grow`.
 
-use super::md_create::{member_signature, parse_chunk};
+use super::md_create::{member_signature, parse_chunk, superblock_offset};
 use super::mdadm::md_target;
 use crate::host::{CmdOutput, HostError};
 use crate::observe::{BitmapKind, MdBitmap, MdMember};
@@ -355,10 +355,12 @@ pub(super) fn add(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutpu
         a.sync_action = "recover".into();
         a.sync_completed = Some((0, a.size_kib * 2));
     }
-    let uuid = st.world.array(&k).unwrap().uuid.clone();
+    let a = st.world.array(&k).unwrap();
+    let (uuid, superblock) = (a.uuid.clone(), a.superblock.clone());
     let d = st.dev_mut(&dk).unwrap();
     d.holders.push(k);
     d.fstype = Some("linux_raid_member".into());
-    d.signatures = Some(vec![member_signature(&uuid)]);
+    let at = superblock_offset(superblock.as_deref(), d.size);
+    d.signatures = Some(vec![member_signature(&uuid, at)]);
     out(&format!("mdadm: added {dev}\n"))
 }

@@ -113,14 +113,21 @@ fn examine(st: &SimState, dev: &str) -> Result<CmdOutput, HostError> {
             a.raid_disks
         ));
     }
-    // An array made as /dev/mdN without a name carries the number as its name.
+    // An array made as /dev/mdN without a name carries the number as its name; the host is
+    // written before it only when `host:name` fits the superblock's 31 characters.
     let name = a
         .name
         .clone()
         .unwrap_or_else(|| a.kname.trim_start_matches("md").to_string());
+    let host = &st.world.hostname;
+    let set_name = if host.len() + 1 + name.len() < 32 {
+        format!("{host}:{name}")
+    } else {
+        name.chars().take(31).collect()
+    };
     out(&format!(
-        "MD_LEVEL={}\nMD_DEVICES={}\nMD_NAME={}:{name}\nMD_UUID={uuid}\nMD_EVENTS=20\n",
-        a.level, a.raid_disks, st.world.hostname
+        "MD_LEVEL={}\nMD_DEVICES={}\nMD_NAME={set_name}\nMD_UUID={uuid}\nMD_EVENTS=20\n",
+        a.level, a.raid_disks
     ))
 }
 
