@@ -59,6 +59,7 @@ fn cases() -> Vec<Case> {
             a.is_some_and(|a| a.superblock_version() == "1.0")
                 && lv.is_some_and(|l| l.stripe_size == Some(128 << 10))
         }),
+        policy: Policy::default(),
     });
 
     let (mut d, h) = converged("microserver-gen8");
