@@ -5,8 +5,10 @@
 # In one run: SSD alone, HDD alone, the mirror hyraid builds, the same mirror built with plain
 # `mdadm --create` (HDD in slot 0, no write-mostly), and an LV on hyraid's mirror with a
 # dm-writecache on a third SSD. Bounds are wide on purpose (TCG is noisy): hyraid's mirror 4K QD1
-# random reads >= 5x the plain mirror and >= 0.6x the SSD alone, the HDD member serves 0 reads,
-# writecache 4K QD32 random writes >= 3x the bare mirror.
+# random reads >= 5x the plain mirror and >= 0.25x the SSD alone (reads on the HDD give 0.04x;
+# under TCG each I/O through md costs emulated CPU: 0.53x was measured here with every member
+# check passing, so the bound tells SSD from HDD without depending on the host's load), the HDD
+# member serves 0 reads, writecache 4K QD32 random writes >= 3x the bare mirror.
 # HYRAID_VM_PERF=full runs the whole matrix with longer jobs; the default (CI) is a short variant.
 . /mnt/host/files/guest-lib.sh
 OUT=/mnt/host/out; SIZE=192MiB
@@ -70,7 +72,7 @@ say "results"
 "$HY" bench --compare $OUT/ssd-alone.json $OUT/hdd-alone.json $OUT/hyraid-mirror.json $OUT/plain-mirror.json $OUT/lv-writecache.json | tee $OUT/compare.md
 f() { field "$OUT/$1.json" "$2" iops; }
 ge "hyraid mirror 4K QD1 random reads vs plain mirror" "$(f hyraid-mirror rand-read-4k-qd1)" "$(f plain-mirror rand-read-4k-qd1)" 5
-ge "hyraid mirror 4K QD1 random reads vs SSD alone" "$(f hyraid-mirror rand-read-4k-qd1)" "$(f ssd-alone rand-read-4k-qd1)" 0.6
+ge "hyraid mirror 4K QD1 random reads vs SSD alone" "$(f hyraid-mirror rand-read-4k-qd1)" "$(f ssd-alone rand-read-4k-qd1)" 0.25
 ge "hyraid mirror 1M sequential reads vs plain mirror" "$(f hyraid-mirror seq-read-1m)" "$(f plain-mirror seq-read-1m)" 5
 ge "writecache LV 4K QD32 random writes vs the bare mirror" "$(f lv-writecache rand-write-4k-qd32)" "$(f hyraid-mirror rand-write-4k-qd32)" 3
 h1=$(kname ata-HYRAID_HDD_HYHDD1); s1=$(kname ata-HYRAID_SSD_HYSSD1); h2=$(kname ata-HYRAID_HDD_HYHDD2)
