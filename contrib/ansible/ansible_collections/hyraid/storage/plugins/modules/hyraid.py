@@ -1,6 +1,8 @@
 #!/usr/bin/python
 # -*- coding: utf-8 -*-
 # hyraid.storage.hyraid: converge a host's storage to its hyraid.yaml.
+# Copyright (c) 2026 hyraid developers
+# SPDX-License-Identifier: MIT OR Apache-2.0 (see LICENSE-MIT and LICENSE-APACHE)
 
 from __future__ import absolute_import, division, print_function
 
