@@ -99,6 +99,45 @@ fn cases() -> Vec<Case> {
         policy: Policy::default(),
     });
 
+    // A writecache resized, grown and shrunk, with dirty blocks: detach (flush), remove the
+    // old cache volume, create the new one, attach.
+    for (label, size) in [("grow", 64u64 << 30), ("shrink", 16 << 30)] {
+        let (mut d, h) = converged("microserver-gen8");
+        let mut w = h.world();
+        if let Some(wc) = w
+            .lvm
+            .lvs
+            .iter_mut()
+            .find(|l| l.name == "nextcloud")
+            .and_then(|l| l.writecache.as_mut())
+        {
+            wc.free_blocks = wc.total_blocks.map(|t| t - 1000);
+        }
+        nextcloud(&mut d).writecache.as_mut().unwrap().size = size;
+        v.push(Case {
+            name: format!("{label} a dirty writecache"),
+            desired: d,
+            before: w,
+            allowed_removals: vec!["lvremove --yes vg0/nextcloud_wc".into()],
+            finally: Some(if size > 32 << 30 {
+                |w| {
+                    w.lvm
+                        .lvs
+                        .iter()
+                        .any(|l| l.name == "nextcloud_wc_cvol" && l.size == 64 << 30)
+                }
+            } else {
+                |w| {
+                    w.lvm
+                        .lvs
+                        .iter()
+                        .any(|l| l.name == "nextcloud_wc_cvol" && l.size == 16 << 30)
+                }
+            }),
+            policy: Policy::default(),
+        });
+    }
+
     let (mut d, h) = converged("single-pair");
     for c in [
         "mdadm /dev/md/md-home --fail /dev/disk/by-id/ata-ST500DM009-2F110A_ZA4000001",

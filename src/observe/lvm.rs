@@ -177,6 +177,8 @@ pub fn parse_fullreport(
                     settings: parse_settings(settings),
                     block_size: n(l, "writecache_block_size"),
                     writeback_blocks: n(l, "writecache_writeback_blocks"),
+                    total_blocks: n(l, "writecache_total_blocks"),
+                    free_blocks: n(l, "writecache_free_blocks"),
                 })
             } else {
                 None

@@ -455,6 +455,21 @@ pub struct LvWritecache {
     /// Blocks not yet written back (dirty), when the LV is active.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub writeback_blocks: Option<u64>,
+    /// Blocks of the cache (`writecache_total_blocks`), when the LV is active.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_blocks: Option<u64>,
+    /// Blocks of the cache holding nothing (`writecache_free_blocks`), when the LV is active.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub free_blocks: Option<u64>,
+}
+
+impl LvWritecache {
+    /// Bytes still to be written back: the blocks in use (total − free, what lvm2's detach counts
+    /// as "cleaning N blocks") times the block size; None when the LV is inactive.
+    pub fn dirty_bytes(&self) -> Option<u64> {
+        let used = self.total_blocks?.checked_sub(self.free_blocks?)?;
+        Some(used * self.block_size?)
+    }
 }
 
 impl Observed {

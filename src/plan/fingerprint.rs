@@ -41,6 +41,8 @@ pub fn normalized(obs: &Observed) -> Observed {
         l.stripe_size = None;
         if let Some(w) = l.writecache.as_mut() {
             w.writeback_blocks = None;
+            w.total_blocks = None;
+            w.free_blocks = None;
         }
     }
     o

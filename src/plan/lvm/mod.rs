@@ -3,6 +3,7 @@
 use super::*;
 
 mod lv;
+mod writecache_resize;
 use crate::plan::step::{
     AttachWritecache, CreateCachevol, CreateLv, CreatePv, CreateVg, DeactivateLv, DetachWritecache,
     ExtendLv, ExtendVg, RemoveLv, RemoveVg, SetWritecacheSettings, WipeSignatures,

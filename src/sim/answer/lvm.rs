@@ -89,6 +89,8 @@ pub fn fullreport(w: &Observed) -> String {
                        "pool_lv": wc.map(|c| format!("[{}]", c.cachevol)).unwrap_or_default(),
                        "writecache_block_size": wc.and_then(|c| c.block_size).map(|b| b.to_string()).unwrap_or_else(|| "-1".into()),
                        "writecache_writeback_blocks": wc.and_then(|c| c.writeback_blocks).map(|b| b.to_string()).unwrap_or_default(),
+                       "writecache_total_blocks": wc.and_then(|c| c.total_blocks).map(|b| b.to_string()).unwrap_or_default(),
+                       "writecache_free_blocks": wc.and_then(|c| c.free_blocks).map(|b| b.to_string()).unwrap_or_default(),
                        "lv_tags": l.tags.join(",")})
             })
             .collect();

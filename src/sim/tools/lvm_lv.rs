@@ -340,6 +340,8 @@ pub(super) fn attach(st: &mut SimState, cv: &str, rest: &[&str]) -> Result<Strin
             settings,
             block_size: Some(4096),
             writeback_blocks: Some(0),
+            total_blocks: main.active.then_some(cache.size / 4096),
+            free_blocks: main.active.then_some(cache.size / 4096),
         }),
         tags: main.tags.clone(),
         snapshot_of: None,
@@ -385,9 +387,21 @@ pub(super) fn split(st: &mut SimState, path: &str) -> Result<String, String> {
             l.active = false;
         }
     }
-    Ok(format!(
-        "  Detaching writecache already clean.\n  Logical volume {path} writecache has been detached.\n"
-    ))
+    // lvm2 2.03.16 lvconvert.c: a dirty cache is cleaned first (the cleaner policy, polled
+    // outside the VG lock), and that path words its last line "write cache".
+    let dirty = wc
+        .total_blocks
+        .zip(wc.free_blocks)
+        .map_or(0, |(t, f)| t.saturating_sub(f));
+    Ok(if dirty > 0 {
+        format!(
+            "  Detaching writecache setting cleaner.\n  Detaching writecache cleaning {dirty} blocks\n  This command can be cancelled and rerun to complete writecache detach.\n  Detaching writecache completed cleaning.\n  Logical volume {path} write cache has been detached.\n"
+        )
+    } else {
+        format!(
+            "  Detaching writecache already clean.\n  Logical volume {path} writecache has been detached.\n"
+        )
+    })
 }
 
 pub(super) fn lvremove(st: &mut SimState, path: &str) -> Result<String, String> {
