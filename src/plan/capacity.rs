@@ -28,8 +28,8 @@ use crate::config::size::human;
 use crate::config::{Desired, DeviceRef, split_device};
 use crate::observe::Observed;
 use crate::plan::step::{
-    CreateArray, CreateCachevol, CreateLv, CreatePartitions, CreatePv, CreateVg, DetachWritecache,
-    ExtendLv, ExtendVg, RemoveLv,
+    CreateArray, CreateCachevol, CreateLv, CreatePartitions, CreatePv, CreateVg, DetachCache,
+    DetachWritecache, ExtendLv, ExtendVg, RemoveLv,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -399,6 +399,11 @@ impl Model<'_> {
                 vg, lv, size, pvs, ..
             }) => self.cachevol(vg, lv, *size, pvs),
             Step::DetachWritecache(DetachWritecache {
+                vg,
+                lv,
+                remove_cachevol: Some(_),
+            }) => self.release_cachevol(vg, lv),
+            Step::DetachCache(DetachCache {
                 vg,
                 lv,
                 remove_cachevol: Some(_),

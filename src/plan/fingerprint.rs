@@ -44,6 +44,11 @@ pub fn normalized(obs: &Observed) -> Observed {
             w.total_blocks = None;
             w.free_blocks = None;
         }
+        if let Some(c) = l.cache.as_mut() {
+            c.dirty_blocks = None;
+            c.used_blocks = None;
+            c.total_blocks = None;
+        }
     }
     o
 }

@@ -268,6 +268,10 @@ impl Model<'_> {
             gone.extend(self.o.lv(vg, &w.origin));
             gone.extend(self.o.lv(vg, &w.cachevol));
         }
+        if let Some(c) = &l.cache {
+            gone.extend(self.o.lv(vg, &c.origin));
+            gone.extend(self.o.lv(vg, &c.cachevol));
+        }
         for g in gone {
             for (k, n) in &g.extents {
                 *self.free.entry(k.clone()).or_insert(0) += n;
@@ -275,7 +279,8 @@ impl Model<'_> {
         }
     }
 
-    /// A writecache detached with its cache volume removed: the cache volume's extents are free.
+    /// A writecache or dm-cache detached with its cache volume removed: the cache volume's
+    /// extents are free.
     pub(super) fn release_cachevol(&mut self, vg: &str, lv: &str) {
         if self.vg(vg).is_none() {
             return;
@@ -283,8 +288,13 @@ impl Model<'_> {
         let Some(cv) = self
             .o
             .lv(vg, lv)
-            .and_then(|l| l.writecache.as_ref())
-            .and_then(|w| self.o.lv(vg, &w.cachevol))
+            .and_then(|l| {
+                l.writecache
+                    .as_ref()
+                    .map(|w| &w.cachevol)
+                    .or(l.cache.as_ref().map(|c| &c.cachevol))
+            })
+            .and_then(|name| self.o.lv(vg, name))
         else {
             return;
         };

@@ -21,9 +21,9 @@ impl<'a> Planner<'a> {
             .unwrap_or_default();
         let observed = self.ix.lv(&vg.name, &lv.name).filter(|l| !l.hidden);
         let object = format!("lv {}/{}", vg.name, lv.name);
-        if let Some(l) =
-            observed.filter(|l| !matches!(l.segtype.as_str(), "linear" | "striped" | "writecache"))
-        {
+        if let Some(l) = observed.filter(|l| {
+            !matches!(l.segtype.as_str(), "linear" | "striped" | "writecache") && l.cache.is_none()
+        }) {
             self.refuse(
                 &object,
                 format!(
@@ -119,9 +119,10 @@ impl<'a> Planner<'a> {
                     LvSize::PercentFree(_) => {}
                 }
                 // A writecache's stripes are those of its hidden data LV.
-                let data = match &l.writecache {
-                    Some(wc) => self.o.lv(&vg.name, &wc.origin),
-                    None => Some(l),
+                let data = match (&l.writecache, &l.cache) {
+                    (Some(wc), _) => self.o.lv(&vg.name, &wc.origin),
+                    (None, Some(c)) => self.o.lv(&vg.name, &c.origin),
+                    (None, None) => Some(l),
                 };
                 if let Some(s) = lv.stripes {
                     let have = data.map(|x| x.stripes).unwrap_or(1);
@@ -136,7 +137,14 @@ impl<'a> Planner<'a> {
                 }
             }
         }
+        let Some(detached) = self.dm_cache_detach(vg, lv, observed, wc_steps) else {
+            return;
+        };
         self.writecache(vg, lv, observed, wc_steps);
+        let have = observed
+            .and_then(|l| l.cache.as_ref())
+            .filter(|_| !detached);
+        self.dm_cache_attach(vg, lv, have, wc_steps);
     }
 
     pub(in crate::plan) fn writecache(

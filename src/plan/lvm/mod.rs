@@ -2,6 +2,7 @@
 
 use super::*;
 
+mod cache;
 mod lv;
 mod writecache_resize;
 use crate::plan::step::{

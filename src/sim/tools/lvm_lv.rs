@@ -138,6 +138,7 @@ pub(super) fn lvcreate(st: &mut SimState, args: &[&str]) -> Result<String, Strin
         active: true,
         extents: alloc,
         writecache: None,
+        cache: None,
         tags,
         snapshot_of: None,
     });
@@ -252,7 +253,7 @@ pub(super) fn lvextend(st: &mut SimState, args: &[&str]) -> Result<String, Strin
     Ok(format!("  Logical volume {lvpath} successfully resized.\n"))
 }
 
-fn lv_mut<'a>(st: &'a mut SimState, path: &str) -> Result<&'a mut Lv, String> {
+pub(super) fn lv_mut<'a>(st: &'a mut SimState, path: &str) -> Result<&'a mut Lv, String> {
     let (vg, name) = split_lv(path)?;
     st.world
         .lvm
@@ -343,6 +344,7 @@ pub(super) fn attach(st: &mut SimState, cv: &str, rest: &[&str]) -> Result<Strin
             total_blocks: main.active.then_some(cache.size / 4096),
             free_blocks: main.active.then_some(cache.size / 4096),
         }),
+        cache: None,
         tags: main.tags.clone(),
         snapshot_of: None,
     });
@@ -416,6 +418,10 @@ pub(super) fn lvremove(st: &mut SimState, path: &str) -> Result<String, String> 
     if let Some(wc) = &lv.writecache {
         gone.push(wc.origin.clone());
         gone.push(wc.cachevol.clone());
+    }
+    if let Some(c) = &lv.cache {
+        gone.push(c.origin.clone());
+        gone.push(c.cachevol.clone());
     }
     st.world
         .lvm
