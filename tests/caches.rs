@@ -408,3 +408,36 @@ fn import_writes_a_dm_cache_as_the_file_would() {
     let p = hyraid::plan::plan(&back, &observe(&h, &back), Policy::default()).unwrap();
     assert!(p.steps.is_empty(), "{:?}", ops(&p));
 }
+
+#[test]
+fn status_shows_a_dm_cache_with_its_mode_and_dirty_blocks() {
+    use hyraid::config::raw::CacheMode;
+    let (mut d, h) = example("microserver-gen8");
+    with_dm_cache(&mut d, CacheMode::Writeback);
+    apply(&h, &d, Policy::default()).unwrap();
+    let mut w = h.world();
+    let c = w
+        .lvm
+        .lvs
+        .iter_mut()
+        .find(|l| l.name == "nextcloud")
+        .unwrap()
+        .cache
+        .as_mut()
+        .unwrap();
+    c.dirty_blocks = Some(12);
+    c.used_blocks = Some(300);
+    let f = hyraid::status::status(&w, Some(&d), None);
+    let lines: Vec<String> = f
+        .iter()
+        .filter(|x| x.object == "lv vg0/nextcloud")
+        .map(|x| x.message.clone())
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "dm-cache writeback on a non-redundant device (disk cache0 (/dev/disk/by-id/wwn-0x50026b7782000001))",
+            "dm-cache writeback: 12 dirty, 300 used of 524160 blocks"
+        ]
+    );
+}
