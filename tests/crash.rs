@@ -99,6 +99,102 @@ fn cases() -> Vec<Case> {
         policy: Policy::default(),
     });
 
+    // A writecache resized, grown and shrunk, with dirty blocks: detach (flush), remove the
+    // old cache volume, create the new one, attach.
+    for (label, size) in [("grow", 64u64 << 30), ("shrink", 16 << 30)] {
+        let (mut d, h) = converged("microserver-gen8");
+        let mut w = h.world();
+        if let Some(wc) = w
+            .lvm
+            .lvs
+            .iter_mut()
+            .find(|l| l.name == "nextcloud")
+            .and_then(|l| l.writecache.as_mut())
+        {
+            wc.free_blocks = wc.total_blocks.map(|t| t - 1000);
+        }
+        nextcloud(&mut d).writecache.as_mut().unwrap().size = size;
+        v.push(Case {
+            name: format!("{label} a dirty writecache"),
+            desired: d,
+            before: w,
+            allowed_removals: vec!["lvremove --yes vg0/nextcloud_wc".into()],
+            finally: Some(if size > 32 << 30 {
+                |w| {
+                    w.lvm
+                        .lvs
+                        .iter()
+                        .any(|l| l.name == "nextcloud_wc_cvol" && l.size == 64 << 30)
+                }
+            } else {
+                |w| {
+                    w.lvm
+                        .lvs
+                        .iter()
+                        .any(|l| l.name == "nextcloud_wc_cvol" && l.size == 16 << 30)
+                }
+            }),
+            policy: Policy::default(),
+        });
+    }
+
+    // dm-cache: a writecache switched to a dm-cache (detach, then attach), a writeback cache
+    // with dirty blocks resized, and one flushed and detached.
+    let (mut d, h) = converged("microserver-gen8");
+    dm_cache_instead(&mut d, hyraid::config::raw::CacheMode::Writethrough);
+    v.push(Case {
+        name: "switch a writecache to a dm-cache".into(),
+        desired: d.clone(),
+        before: h.world(),
+        allowed_removals: vec!["lvremove --yes vg0/nextcloud_wc".into()],
+        finally: Some(|w| {
+            w.lvm
+                .lvs
+                .iter()
+                .any(|l| l.name == "nextcloud" && l.cache.is_some())
+        }),
+        policy: Policy::default(),
+    });
+    let h2 = SimHost::new(h.world());
+    apply(&h2, &d, Policy::default()).unwrap();
+    let mut w = h2.world();
+    if let Some(c) = w
+        .lvm
+        .lvs
+        .iter_mut()
+        .find(|l| l.name == "nextcloud")
+        .and_then(|l| l.cache.as_mut())
+    {
+        c.mode = "writeback".into();
+        c.dirty_blocks = Some(77);
+    }
+    let mut wb = d.clone();
+    nextcloud(&mut wb).cache.as_mut().unwrap().mode = hyraid::config::raw::CacheMode::Writeback;
+    nextcloud(&mut wb).cache.as_mut().unwrap().size = 48 << 30;
+    v.push(Case {
+        name: "resize a dirty writeback dm-cache".into(),
+        desired: wb,
+        before: w.clone(),
+        allowed_removals: vec!["lvremove --yes vg0/nextcloud_cache".into()],
+        finally: Some(|w| {
+            w.lvm
+                .lvs
+                .iter()
+                .any(|l| l.name == "nextcloud_cache_cvol" && l.size == 48 << 30)
+        }),
+        policy: Policy::default(),
+    });
+    let mut none = d.clone();
+    nextcloud(&mut none).cache = None;
+    v.push(Case {
+        name: "flush and detach a dirty writeback dm-cache".into(),
+        desired: none,
+        before: w,
+        allowed_removals: vec!["lvremove --yes vg0/nextcloud_cache".into()],
+        finally: Some(|w| w.lvm.lvs.iter().all(|l| l.cache.is_none())),
+        policy: Policy::default(),
+    });
+
     let (mut d, h) = converged("single-pair");
     for c in [
         "mdadm /dev/md/md-home --fail /dev/disk/by-id/ata-ST500DM009-2F110A_ZA4000001",
@@ -429,4 +525,15 @@ fn a_failing_command_stops_apply_and_a_rerun_converges() {
         }
     }
     eprintln!("{total} failed-command runs recovered");
+}
+
+/// The microserver's writecache replaced by a dm-cache of the same size on the same PV.
+fn dm_cache_instead(d: &mut Desired, mode: hyraid::config::raw::CacheMode) {
+    let lv = nextcloud(d);
+    let wc = lv.writecache.take().unwrap();
+    lv.cache = Some(hyraid::config::CacheSpec {
+        mode,
+        size: wc.size,
+        pvs: wc.pvs,
+    });
 }

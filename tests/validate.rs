@@ -63,6 +63,22 @@ const EXPECTED: &[(&str, &str)] = &[
     ),
     ("empty-file.yaml", "1:1: (file): file is empty"),
     (
+        "cache-and-writecache.yaml",
+        "9:75: volume_groups.vg0.lvs.data.cache: an LV has a writecache or a cache, not both",
+    ),
+    (
+        "cache-mode-unknown.yaml",
+        r#"9:52: volume_groups.vg0.lvs.data.cache.mode: invalid value "writearound": expected `writethrough` or `writeback`"#,
+    ),
+    (
+        "cache-no-pvs.yaml",
+        "9:63: volume_groups.vg0.lvs.data.cache.pvs: cache needs at least one fast PV",
+    ),
+    (
+        "cache-on-data-pv.yaml",
+        "9:64: volume_groups.vg0.lvs.data.cache.pvs[0]: `d` also holds the LV's data",
+    ),
+    (
         "fua-and-nofua.yaml",
         "9:83: volume_groups.vg0.lvs.data.writecache.settings.nofua: `fua` and `nofua` exclude each other",
     ),

@@ -117,6 +117,13 @@ pub fn observe_for(host: &dyn Host, desired: Option<&Desired>) -> Result<Observe
         if !knames.is_empty() {
             probe_write_cache(host, &mut obs, &knames)?;
         }
+        let caches = d.volume_groups.values().flat_map(|v| v.lvs.values());
+        if caches.filter(|l| l.cache.is_some()).count() > 0 {
+            let found = crate::observe::CACHE_CHECK_PATHS
+                .iter()
+                .any(|p| host.exists(p));
+            obs.boot.cache_check = Some(found);
+        }
     }
     Ok(obs)
 }

@@ -164,7 +164,23 @@ pub struct LvSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stripe_size: Option<u64>,
     pub writecache: Option<WritecacheSpec>,
+    /// dm-cache (lvmcache); never together with `writecache`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<CacheSpec>,
     pub absent: bool,
+}
+
+/// A dm-cache on a cache volume of its own (`{lv}_cache`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct CacheSpec {
+    pub mode: crate::config::raw::CacheMode,
+    pub size: u64,
+    pub pvs: Vec<DeviceRef>,
+}
+
+/// Name of the cache volume hyraid creates for an LV's dm-cache.
+pub fn dm_cachevol_name(lv: &str) -> String {
+    format!("{lv}_cache")
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

@@ -224,8 +224,43 @@ pub struct RawLogicalVolume {
     /// Optional dm-writecache on a fast PV.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub writecache: Option<RawWritecache>,
+    /// Optional dm-cache (lvmcache) on a fast PV; an LV has a writecache or a cache, not both.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<RawCache>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state: Option<ObjectState>,
+}
+
+/// A dm-cache on a cache volume (`lvconvert --type cache --cachevol`).
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawCache {
+    /// `writethrough` (default: every write reaches the LV's PVs before it completes) or `writeback` (writes complete on the cache; on a non-redundant PV the plan marks it data-at-risk).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<CacheMode>,
+    /// Size of the cache volume.
+    pub size: RawSize,
+    /// PVs of the same VG that hold the cache volume (fast ones; redundant ones for writeback).
+    pub pvs: Vec<String>,
+}
+
+/// How dm-cache caches writes (lvm2 `--cachemode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum CacheMode {
+    #[default]
+    Writethrough,
+    Writeback,
+}
+
+impl CacheMode {
+    /// The word lvm2 takes and reports (`cache_mode`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CacheMode::Writethrough => "writethrough",
+            CacheMode::Writeback => "writeback",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]

@@ -1,7 +1,8 @@
 //! Volume groups and logical volumes of the imported file: the PVs as the file names them
 //! (mirrors, disks, GPT partitions), and only the LVs hyraid manages (linear, striped, with a
-//! dm-writecache); LVM RAID, mirrors, thin pools and volumes, snapshots, dm-cache and VDO are
-//! left out and said so, never written as something they are not.
+//! dm-writecache or a dm-cache on a cache volume); LVM RAID, mirrors, thin pools and volumes,
+//! snapshots, cache pools and VDO are left out and said so, never written as something they are
+//! not.
 
 use super::disks::{Builder, size};
 use crate::config::raw::*;
@@ -25,19 +26,23 @@ fn unmanaged(o: &Observed, l: &Lv) -> Option<String> {
             "mirror" => "an LVM mirror LV; hyraid does not manage LVM mirrors (a rebuild from a file that named it would lose its redundancy)".into(),
             "thin-pool" => "a thin pool; hyraid does not manage thin provisioning".into(),
             "thin" => "a thin LV; hyraid does not manage thin provisioning".into(),
-            "cache" => "a dm-cache LV; hyraid manages dm-writecache only".into(),
+            "cache" => "a dm-cache LV on a cache pool; hyraid manages dm-cache on a cache volume (`--cachevol`) only".into(),
             "cache-pool" => "a cache pool; hyraid manages dm-writecache only".into(),
             "vdo" | "vdo-pool" => "a VDO LV; hyraid does not manage VDO".into(),
             "integrity" => "an LV with dm-integrity; hyraid does not manage it".into(),
             other => format!("an LV of segment type {other}, which hyraid does not manage"),
         })
     };
-    match &l.writecache {
-        None => kind(&l.segtype),
-        Some(w) => {
+    match (&l.writecache, &l.cache) {
+        (Some(w), _) => {
             let data = o.lv(&l.vg, &w.origin)?;
             kind(&data.segtype).map(|k| format!("a writecache over {k}"))
         }
+        (None, Some(c)) => {
+            let data = o.lv(&l.vg, &c.origin)?;
+            kind(&data.segtype).map(|k| format!("a dm-cache over {k}"))
+        }
+        (None, None) => kind(&l.segtype),
     }
 }
 
@@ -125,10 +130,19 @@ pub(super) fn volume_groups(
                     }),
                 },
             };
+            let cache = match super::cache::dm_cache(o, l, &pv_name) {
+                Ok(c) => c,
+                Err(why) => {
+                    b.skipped.push(format!("{object}: {why}"));
+                    continue;
+                }
+            };
             let data = l
                 .writecache
                 .as_ref()
-                .and_then(|w| o.lv(&vg.name, &w.origin))
+                .map(|w| &w.origin)
+                .or(l.cache.as_ref().map(|c| &c.origin))
+                .and_then(|origin| o.lv(&vg.name, origin))
                 .unwrap_or(l);
             lvs.insert(
                 l.name.clone(),
@@ -140,6 +154,7 @@ pub(super) fn volume_groups(
                     // LVM's default (64KiB) is left out, as the file would leave it.
                     stripe_size: data.stripe_size.filter(|s| *s != 64 << 10).map(size),
                     writecache,
+                    cache,
                     state: None,
                 },
             );

@@ -3,6 +3,7 @@
 //! that). This is how a hand-built box is adopted. What hyraid does not manage is left out and
 //! said so, never described as something else.
 
+mod cache;
 mod disks;
 mod lvm;
 mod mirrors;

@@ -2,7 +2,7 @@
 //! VGs, PVs, LVs, PV segments and LV segments). Values are strings in lvm2 2.03.16 `json`;
 //! numbers, nulls and arrays (2.03.17+ `json_std`) are accepted too.
 
-use super::model::{Lv, LvWritecache, Lvm, Pv, Vg};
+use super::model::{Lv, LvCache, LvWritecache, Lvm, Pv, Vg};
 use super::parse_util::{Flex, ParseError};
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
@@ -59,6 +59,52 @@ fn need<T>(v: Option<T>, what: &str, key: &str) -> Result<T, ParseError> {
 }
 
 /// `[name]` → (name, hidden).
+/// The writecache of an LV row (segment type `writecache`).
+fn writecache_of(l: &Row, seg: Option<&Row>, segtype: &str) -> Option<LvWritecache> {
+    if segtype == "writecache" {
+        let pool = f(l, "pool_lv")
+            .or(seg.and_then(|s| f(s, "pool_lv")))
+            .unwrap_or("");
+        let origin = f(l, "origin").unwrap_or("");
+        let settings = seg
+            .and_then(|s| f(s, "cache_settings"))
+            .or(f(l, "cache_settings"))
+            .unwrap_or("");
+        Some(LvWritecache {
+            cachevol: unbracket(pool).0,
+            origin: unbracket(origin).0,
+            settings: parse_settings(settings),
+            block_size: n(l, "writecache_block_size"),
+            writeback_blocks: n(l, "writecache_writeback_blocks"),
+            total_blocks: n(l, "writecache_total_blocks"),
+            free_blocks: n(l, "writecache_free_blocks"),
+        })
+    } else {
+        None
+    }
+}
+
+/// The dm-cache of an LV row on a cache volume (segment type `cache`, pool `[X_cvol]`); a cache
+/// pool is left undescribed.
+fn dm_cache_of(l: &Row, seg: Option<&Row>, segtype: &str) -> Option<LvCache> {
+    let pool = f(l, "pool_lv").or(seg.and_then(|s| f(s, "pool_lv")));
+    match pool.map(unbracket) {
+        Some((cv, _)) if segtype == "cache" && cv.ends_with("_cvol") => Some(LvCache {
+            cachevol: cv,
+            origin: unbracket(f(l, "origin").unwrap_or("")).0,
+            mode: seg
+                .and_then(|s| f(s, "cache_mode"))
+                .or(f(l, "cache_mode"))
+                .unwrap_or("")
+                .to_string(),
+            dirty_blocks: n(l, "cache_dirty_blocks"),
+            used_blocks: n(l, "cache_used_blocks"),
+            total_blocks: n(l, "cache_total_blocks"),
+        }),
+        _ => None,
+    }
+}
+
 fn unbracket(s: &str) -> (String, bool) {
     match s.strip_prefix('[').and_then(|x| x.strip_suffix(']')) {
         Some(inner) => (inner.to_string(), true),
@@ -162,25 +208,8 @@ pub fn parse_fullreport(
                 .filter(|s| *s > 0 && stripes > 1);
             let attr = f(l, "lv_attr").unwrap_or("");
             let active = f(l, "lv_active") == Some("active") || attr.chars().nth(4) == Some('a');
-            let writecache = if segtype == "writecache" {
-                let pool = f(l, "pool_lv")
-                    .or(seg.and_then(|s| f(s, "pool_lv")))
-                    .unwrap_or("");
-                let origin = f(l, "origin").unwrap_or("");
-                let settings = seg
-                    .and_then(|s| f(s, "cache_settings"))
-                    .or(f(l, "cache_settings"))
-                    .unwrap_or("");
-                Some(LvWritecache {
-                    cachevol: unbracket(pool).0,
-                    origin: unbracket(origin).0,
-                    settings: parse_settings(settings),
-                    block_size: n(l, "writecache_block_size"),
-                    writeback_blocks: n(l, "writecache_writeback_blocks"),
-                })
-            } else {
-                None
-            };
+            let writecache = writecache_of(l, seg, &segtype);
+            let cache = dm_cache_of(l, seg, &segtype);
             // A writecache's or cache's origin is its hidden data LV, not a snapshot's origin.
             let snapshot_of = f(l, "origin")
                 .filter(|o| !o.is_empty() && writecache.is_none() && segtype != "cache")
@@ -200,6 +229,7 @@ pub fn parse_fullreport(
                 active,
                 extents: extents.remove(&uuid).unwrap_or_default(),
                 writecache,
+                cache,
                 tags: f(l, "lv_tags")
                     .map(|t| t.split(',').map(str::to_string).collect())
                     .unwrap_or_default(),

@@ -87,9 +87,15 @@ pub struct Boot {
     /// hyraid's udev rule for drive write caches, when present.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub write_cache_rule: Option<String>,
+    /// Whether `cache_check` (thin-provisioning-tools, which lvm2 runs to activate a dm-cache LV)
+    /// is installed; probed only when the file asks for a dm-cache.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_check: Option<bool>,
 }
 
 pub const MDADM_CONF_PATHS: [&str; 2] = ["/etc/mdadm.conf", "/etc/mdadm/mdadm.conf"];
+/// Where lvm2 finds `cache_check` (lvm.conf `global/cache_check_executable`, merged /usr or not).
+pub const CACHE_CHECK_PATHS: [&str; 2] = ["/usr/sbin/cache_check", "/sbin/cache_check"];
 pub const WRITE_CACHE_RULE_PATH: &str = "/etc/udev/rules.d/61-hyraid-write-cache.rules";
 /// Where the initramfs tools live (merged /usr; the first found wins).
 pub const INITRAMFS_TOOLS: [(&str, &str); 4] = [
@@ -433,6 +439,10 @@ pub struct Lv {
     pub extents: BTreeMap<String, u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub writecache: Option<LvWritecache>,
+    /// The dm-cache of a `cache` LV on a cache volume (`[lv_cache_cvol]`); a cache pool is not
+    /// described here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<LvCache>,
     /// LVM tags (`lv_tags`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tags: Vec<String>,
@@ -455,6 +465,39 @@ pub struct LvWritecache {
     /// Blocks not yet written back (dirty), when the LV is active.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub writeback_blocks: Option<u64>,
+    /// Blocks of the cache (`writecache_total_blocks`), when the LV is active.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_blocks: Option<u64>,
+    /// Blocks of the cache holding nothing (`writecache_free_blocks`), when the LV is active.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub free_blocks: Option<u64>,
+}
+
+/// A dm-cache as lvm2 reports it (segment `cache_mode`; LV status `cache_*_blocks`, active only).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LvCache {
+    /// The hidden cache volume (`data_cache_cvol`).
+    pub cachevol: String,
+    /// The hidden origin (`data_corig`).
+    pub origin: String,
+    /// `writethrough`, `writeback` or `passthrough`.
+    pub mode: String,
+    /// Cache blocks (chunks) not yet written to the origin.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dirty_blocks: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub used_blocks: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_blocks: Option<u64>,
+}
+
+impl LvWritecache {
+    /// Bytes still to be written back: the blocks in use (total − free, what lvm2's detach counts
+    /// as "cleaning N blocks") times the block size; None when the LV is inactive.
+    pub fn dirty_bytes(&self) -> Option<u64> {
+        let used = self.total_blocks?.checked_sub(self.free_blocks?)?;
+        Some(used * self.block_size?)
+    }
 }
 
 impl Observed {

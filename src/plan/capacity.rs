@@ -28,7 +28,8 @@ use crate::config::size::human;
 use crate::config::{Desired, DeviceRef, split_device};
 use crate::observe::Observed;
 use crate::plan::step::{
-    CreateArray, CreateCachevol, CreateLv, CreatePartitions, CreatePv, CreateVg, ExtendLv, ExtendVg,
+    CreateArray, CreateCachevol, CreateLv, CreatePartitions, CreatePv, CreateVg, DetachCache,
+    DetachWritecache, ExtendLv, ExtendVg, RemoveLv,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -397,6 +398,17 @@ impl Model<'_> {
             Step::CreateCachevol(CreateCachevol {
                 vg, lv, size, pvs, ..
             }) => self.cachevol(vg, lv, *size, pvs),
+            Step::DetachWritecache(DetachWritecache {
+                vg,
+                lv,
+                remove_cachevol: Some(_),
+            }) => self.release_cachevol(vg, lv),
+            Step::DetachCache(DetachCache {
+                vg,
+                lv,
+                remove_cachevol: Some(_),
+            }) => self.release_cachevol(vg, lv),
+            Step::RemoveLv(RemoveLv { vg, lv }) => self.release(vg, lv),
             _ => {}
         }
     }

@@ -41,6 +41,13 @@ pub fn normalized(obs: &Observed) -> Observed {
         l.stripe_size = None;
         if let Some(w) = l.writecache.as_mut() {
             w.writeback_blocks = None;
+            w.total_blocks = None;
+            w.free_blocks = None;
+        }
+        if let Some(c) = l.cache.as_mut() {
+            c.dirty_blocks = None;
+            c.used_blocks = None;
+            c.total_blocks = None;
         }
     }
     o

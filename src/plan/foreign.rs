@@ -40,12 +40,15 @@ impl<'a> Planner<'a> {
                     detail: format!("{} bytes ({})", v.size, human(v.size)),
                 }),
                 Some(spec) => {
-                    // Cache volumes hyraid made for this VG's LVs: `<lv>_wc`.
-                    let cachevols: BTreeMap<String, bool> = spec
-                        .lvs
-                        .values()
-                        .map(|x| (cachevol_name(&x.name), x.writecache.is_some()))
-                        .collect();
+                    // Cache volumes hyraid made for this VG's LVs: `<lv>_wc`, `<lv>_cache`.
+                    let cachevols: BTreeMap<String, bool> =
+                        spec.lvs
+                            .values()
+                            .map(|x| (cachevol_name(&x.name), x.writecache.is_some()))
+                            .chain(spec.lvs.values().map(|x| {
+                                (crate::config::dm_cachevol_name(&x.name), x.cache.is_some())
+                            }))
+                            .collect();
                     for l in lvs_of.get(v.name.as_str()).into_iter().flatten() {
                         let ours_cv = cachevols
                             .get(&l.name)

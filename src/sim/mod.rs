@@ -308,6 +308,9 @@ impl Host for SimHost {
 
     fn exists(&self, path: &str) -> bool {
         let st = self.state.borrow();
+        if path == crate::observe::CACHE_CHECK_PATHS[0] {
+            return st.world.boot.cache_check != Some(false);
+        }
         let tool = st.world.boot.initramfs_tool.as_deref();
         crate::observe::INITRAMFS_TOOLS
             .iter()

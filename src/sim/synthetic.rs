@@ -155,6 +155,7 @@ pub fn blank_machine(shape: Shape) -> Observed {
             ),
             initramfs_tool: Some("update-initramfs".into()),
             write_cache_rule: None,
+            cache_check: None,
         },
         other_devices: vec![],
         dev_md_strays: vec![],

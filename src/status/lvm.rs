@@ -1,5 +1,5 @@
-//! The writecaches of the LVs: dirty blocks not yet written back, and a cache volume on a device
-//! without redundancy.
+//! The writecaches and dm-caches of the LVs: dirty blocks not yet written back, and a cache volume
+//! on a device without redundancy.
 
 use super::{Findings, Severity, stable_name};
 use crate::config::Desired;
@@ -36,6 +36,49 @@ pub(super) fn writecaches(o: &Observed, desired: Option<&Desired>, f: &mut Findi
                     "put the cache volume on an SSD mirror (a `mirrors:` entry of two SSDs)",
                 );
             }
+        }
+    }
+}
+
+/// Every visible LV with a dm-cache: its mode and dirty blocks, and writeback on a device without
+/// redundancy.
+pub(super) fn dm_caches(o: &Observed, desired: Option<&Desired>, f: &mut Findings) {
+    for l in o.lvm.lvs.iter().filter(|l| !l.hidden) {
+        let Some(c) = &l.cache else { continue };
+        let object = format!("lv {}/{}", l.vg, l.name);
+        let blocks = match (c.dirty_blocks, c.used_blocks, c.total_blocks) {
+            (Some(d), Some(u), Some(t)) => format!("{d} dirty, {u} used of {t} blocks"),
+            _ => "inactive, no cache status".into(),
+        };
+        f.add(
+            Severity::Info,
+            object.clone(),
+            format!("dm-cache {}: {blocks}", c.mode),
+            if c.mode == "writeback" {
+                "dirty blocks live only on the cache device until written back"
+            } else {
+                "every write reaches the LV's PVs; the cache holds copies"
+            },
+            "nothing to do; `lvconvert --splitcache` flushes them when needed",
+        );
+        let Some(cv) = o.lv(&l.vg, &c.cachevol) else {
+            continue;
+        };
+        let lone: Vec<&String> = cv.extents.keys().filter(|k| o.array(k).is_none()).collect();
+        if c.mode == "writeback" && !lone.is_empty() {
+            f.add(
+                Severity::Lint,
+                object.clone(),
+                format!(
+                    "dm-cache writeback on a non-redundant device ({})",
+                    lone.iter()
+                        .map(|k| stable_name(o, desired, k))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                "dirty blocks live only there until written back; losing that device loses them",
+                "use `mode: writethrough`, or put the cache volume on an SSD mirror",
+            );
         }
     }
 }

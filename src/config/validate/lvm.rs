@@ -220,6 +220,11 @@ fn lvs(
             }
             spec
         });
+        let cache = dm_cache(c, names, &lp, vg_name, lv, pvs, placement.as_deref());
+        if cache.is_some() && vg.lvs.contains_key(&dm_cachevol_name(lv_name)) {
+            let cv = dm_cachevol_name(lv_name);
+            c.err(&format!("{lp}/cache"), true, format!("the cache volume of `{lv_name}` is named `{cv}`, which is also an LV in this file"), Some("rename that LV".into()));
+        }
         lvs.insert(
             lv_name.clone(),
             LvSpec {
@@ -229,6 +234,7 @@ fn lvs(
                 stripes: lv.stripes,
                 stripe_size,
                 writecache,
+                cache,
                 absent: lv.state == Some(ObjectState::Absent),
             },
         );
@@ -384,23 +390,58 @@ fn writecache(
     placement: Option<&[DeviceRef]>,
 ) -> WritecacheSpec {
     let wp = format!("{lp}/writecache");
-    let size = match size_bytes(&wc.size) {
+    let size = cache_size(c, &wp, &wc.size);
+    let cache_pvs = cache_pvs(
+        c,
+        names,
+        &wp,
+        vg_name,
+        &wc.pvs,
+        pvs,
+        placement,
+        "writecache",
+    );
+    let settings = writecache_settings(c, &wp, wc);
+    WritecacheSpec {
+        size,
+        pvs: cache_pvs,
+        settings,
+    }
+}
+
+/// The size of a cache volume, in bytes (1 when it is not a size, after the error).
+fn cache_size(c: &mut Ctx, wp: &str, size: &RawSize) -> u64 {
+    match size_bytes(size) {
         Ok(b) => b,
         Err(e) => {
             c.err(&format!("{wp}/size"), false, e, None);
             1
         }
-    };
-    if wc.pvs.is_empty() {
+    }
+}
+
+/// The fast PVs of a writecache or dm-cache: at least one, each in the VG and apart from the
+/// LV's data.
+#[allow(clippy::too_many_arguments)]
+fn cache_pvs(
+    c: &mut Ctx,
+    names: &PvNames,
+    wp: &str,
+    vg_name: &str,
+    listed: &[String],
+    pvs: &[DeviceRef],
+    placement: Option<&[DeviceRef]>,
+    kind: &str,
+) -> Vec<DeviceRef> {
+    if listed.is_empty() {
         c.err(
             &format!("{wp}/pvs"),
             false,
-            "writecache needs at least one fast PV",
+            format!("{kind} needs at least one fast PV"),
             None,
         );
     }
-    let cache_pvs: Vec<DeviceRef> = wc
-        .pvs
+    listed
         .iter()
         .enumerate()
         .filter_map(|(i, n)| {
@@ -420,19 +461,42 @@ fn writecache(
                     &pp,
                     false,
                     format!("`{n}` also holds the LV's data"),
-                    Some("put the writecache on a different, fast PV".into()),
+                    Some(format!("put the {kind} on a different, fast PV")),
                 );
                 return None;
             }
             Some(r)
         })
-        .collect();
-    let settings = writecache_settings(c, &wp, wc);
-    WritecacheSpec {
+        .collect()
+}
+
+/// The LV's dm-cache: its mode, size and fast PVs; never beside a writecache.
+fn dm_cache(
+    c: &mut Ctx,
+    names: &PvNames,
+    lp: &str,
+    vg_name: &str,
+    lv: &RawLogicalVolume,
+    pvs: &[DeviceRef],
+    placement: Option<&[DeviceRef]>,
+) -> Option<CacheSpec> {
+    let raw = lv.cache.as_ref()?;
+    let wp = format!("{lp}/cache");
+    if lv.writecache.is_some() {
+        c.err(
+            &wp,
+            true,
+            "an LV has a writecache or a cache, not both",
+            Some("keep one of `writecache` and `cache`".into()),
+        );
+    }
+    let size = cache_size(c, &wp, &raw.size);
+    let cache_pvs = cache_pvs(c, names, &wp, vg_name, &raw.pvs, pvs, placement, "cache");
+    Some(CacheSpec {
+        mode: raw.mode.unwrap_or_default(),
         size,
         pvs: cache_pvs,
-        settings,
-    }
+    })
 }
 
 /// The writecache settings: each one lvm2 2.03.16 knows with a value it takes, `fua` and `nofua`

@@ -16,6 +16,7 @@ fn definition_for(pointer: &str) -> Option<&'static str> {
         ["volume_groups", _] => "RawVolumeGroup",
         ["volume_groups", _, "lvs", _] => "RawLogicalVolume",
         ["volume_groups", _, "lvs", _, "writecache"] => "RawWritecache",
+        ["volume_groups", _, "lvs", _, "cache"] => "RawCache",
         _ => return None,
     })
 }
@@ -76,6 +77,8 @@ fn expectation(pointer: &str) -> &'static str {
         ("settings", _) => "an integer or a string",
         (_, "state") => "`present` or `absent`",
         (_, "media") => "`ssd` or `hdd`",
+        ("cache", "mode") => "`writethrough` or `writeback`",
+        (_, "cache") => "`{ mode, size, pvs }`",
         _ => "a value of another type",
     }
 }

@@ -255,4 +255,51 @@ impl Model<'_> {
         }
         self.take(&keys, need, 1);
     }
+
+    /// An LV that exists and is removed (with the hidden LVs of its writecache): its extents are
+    /// free for what comes after it.
+    pub(super) fn release(&mut self, vg: &str, lv: &str) {
+        if self.vg(vg).is_none() {
+            return;
+        }
+        let Some(l) = self.o.lv(vg, lv) else { return };
+        let mut gone = vec![l];
+        if let Some(w) = &l.writecache {
+            gone.extend(self.o.lv(vg, &w.origin));
+            gone.extend(self.o.lv(vg, &w.cachevol));
+        }
+        if let Some(c) = &l.cache {
+            gone.extend(self.o.lv(vg, &c.origin));
+            gone.extend(self.o.lv(vg, &c.cachevol));
+        }
+        for g in gone {
+            for (k, n) in &g.extents {
+                *self.free.entry(k.clone()).or_insert(0) += n;
+            }
+        }
+    }
+
+    /// A writecache or dm-cache detached with its cache volume removed: the cache volume's
+    /// extents are free.
+    pub(super) fn release_cachevol(&mut self, vg: &str, lv: &str) {
+        if self.vg(vg).is_none() {
+            return;
+        }
+        let Some(cv) = self
+            .o
+            .lv(vg, lv)
+            .and_then(|l| {
+                l.writecache
+                    .as_ref()
+                    .map(|w| &w.cachevol)
+                    .or(l.cache.as_ref().map(|c| &c.cachevol))
+            })
+            .and_then(|name| self.o.lv(vg, name))
+        else {
+            return;
+        };
+        for (k, n) in &cv.extents {
+            *self.free.entry(k.clone()).or_insert(0) += n;
+        }
+    }
 }

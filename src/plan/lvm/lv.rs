@@ -21,9 +21,9 @@ impl<'a> Planner<'a> {
             .unwrap_or_default();
         let observed = self.ix.lv(&vg.name, &lv.name).filter(|l| !l.hidden);
         let object = format!("lv {}/{}", vg.name, lv.name);
-        if let Some(l) =
-            observed.filter(|l| !matches!(l.segtype.as_str(), "linear" | "striped" | "writecache"))
-        {
+        if let Some(l) = observed.filter(|l| {
+            !matches!(l.segtype.as_str(), "linear" | "striped" | "writecache") && l.cache.is_none()
+        }) {
             self.refuse(
                 &object,
                 format!(
@@ -119,9 +119,10 @@ impl<'a> Planner<'a> {
                     LvSize::PercentFree(_) => {}
                 }
                 // A writecache's stripes are those of its hidden data LV.
-                let data = match &l.writecache {
-                    Some(wc) => self.o.lv(&vg.name, &wc.origin),
-                    None => Some(l),
+                let data = match (&l.writecache, &l.cache) {
+                    (Some(wc), _) => self.o.lv(&vg.name, &wc.origin),
+                    (None, Some(c)) => self.o.lv(&vg.name, &c.origin),
+                    (None, None) => Some(l),
                 };
                 if let Some(s) = lv.stripes {
                     let have = data.map(|x| x.stripes).unwrap_or(1);
@@ -136,7 +137,14 @@ impl<'a> Planner<'a> {
                 }
             }
         }
+        let Some(detached) = self.dm_cache_detach(vg, lv, observed, wc_steps) else {
+            return;
+        };
         self.writecache(vg, lv, observed, wc_steps);
+        let have = observed
+            .and_then(|l| l.cache.as_ref())
+            .filter(|_| !detached);
+        self.dm_cache_attach(vg, lv, have, wc_steps);
     }
 
     pub(in crate::plan) fn writecache(
@@ -146,8 +154,15 @@ impl<'a> Planner<'a> {
         observed: Option<&crate::observe::Lv>,
         out: &mut Vec<PlannedStep>,
     ) {
-        let have = observed.and_then(|l| l.writecache.as_ref());
+        let mut have = observed.and_then(|l| l.writecache.as_ref());
         let object = format!("lv {}/{}", vg.name, lv.name);
+        if let (Some(want), Some(wc)) = (&lv.writecache, have) {
+            match self.writecache_resize(vg, lv, want, wc, out) {
+                writecache_resize::Resize::Same => {}
+                writecache_resize::Resize::Detached => have = None,
+                writecache_resize::Resize::Refused => return,
+            }
+        }
         match (&lv.writecache, have) {
             (None, None) => {
                 // A detach interrupted between --splitcache and the removal leaves hyraid's own,
@@ -187,11 +202,6 @@ impl<'a> Planner<'a> {
                         "writecache settings differ from the file (applied online)",
                     ));
                 }
-                if let Some(cv) = self.ix.lv(&vg.name, &wc.cachevol)
-                    && cv.size != want.size.div_ceil(4 << 20) * (4 << 20)
-                {
-                    self.refuse(&object, format!("writecache is {}, the file says {}; hyraid does not resize a writecache", human(cv.size), human(want.size)), format!("set the writecache size to {} in the file; or remove `writecache`, apply (dirty blocks are flushed), then add it back with the new size", human(cv.size)));
-                }
             }
             (Some(want), None) => {
                 let cv = cachevol_name(&lv.name);
@@ -199,6 +209,7 @@ impl<'a> Planner<'a> {
                     .o
                     .lv(&vg.name, &cv)
                     .filter(|l| !l.hidden && l.writecache.is_none());
+                let existing = self.stale_cachevol(vg, want, existing, out);
                 let pvs: Vec<String> = want.pvs.iter().map(|r| self.pv_device(r).0).collect();
                 let redundant = want.pvs.iter().all(|r| matches!(r, DeviceRef::Mirror(_)));
                 if let Some(r) = want.pvs.iter().find_map(|r| match r {

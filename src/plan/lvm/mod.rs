@@ -2,7 +2,9 @@
 
 use super::*;
 
+mod cache;
 mod lv;
+mod writecache_resize;
 use crate::plan::step::{
     AttachWritecache, CreateCachevol, CreateLv, CreatePv, CreateVg, DeactivateLv, DetachWritecache,
     ExtendLv, ExtendVg, RemoveLv, RemoveVg, SetWritecacheSettings, WipeSignatures,

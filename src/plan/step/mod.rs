@@ -4,6 +4,7 @@
 //! its object and its summary together ([`StepKind`]).
 
 mod boot;
+mod cache;
 mod command;
 mod disk;
 mod lvm;
@@ -11,6 +12,7 @@ mod md;
 mod md_width;
 
 pub use boot::{RegenerateInitramfs, ReloadUdev, WriteFile};
+pub use cache::{AttachCache, DetachCache, SetCacheMode};
 pub use command::{Command, command_line, quote, wait_path};
 pub use disk::{CacheTool, CreatePartitions, NewPartition, SetWriteCache, WipeSignatures};
 pub use lvm::{
@@ -98,6 +100,9 @@ pub enum Step {
     DetachWritecache(DetachWritecache),
     RemoveLv(RemoveLv),
     RemoveVg(RemoveVg),
+    AttachCache(AttachCache),
+    SetCacheMode(SetCacheMode),
+    DetachCache(DetachCache),
     StopArray(StopArray),
     GrowArray(GrowArray),
     RemoveMember(RemoveMember),
@@ -137,6 +142,9 @@ impl Step {
             Step::DetachWritecache(s) => s,
             Step::RemoveLv(s) => s,
             Step::RemoveVg(s) => s,
+            Step::AttachCache(s) => s,
+            Step::SetCacheMode(s) => s,
+            Step::DetachCache(s) => s,
             Step::StopArray(s) => s,
             Step::GrowArray(s) => s,
             Step::RemoveMember(s) => s,

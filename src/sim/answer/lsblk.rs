@@ -47,18 +47,22 @@ fn lv_children(w: &Observed, pv_kname: &str) -> Vec<Value> {
 }
 
 fn lv_node(w: &Observed, i: usize, l: &Lv) -> Value {
-    // A hidden writecache origin or cachevol carries the writecache LV above it.
+    // A hidden writecache or dm-cache origin or cachevol carries its LV above it.
     let above: Vec<Value> = w
         .lvm
         .lvs
         .iter()
         .enumerate()
         .filter(|(_, top)| {
+            let below = [
+                top.writecache.as_ref().map(|w| (&w.origin, &w.cachevol)),
+                top.cache.as_ref().map(|c| (&c.origin, &c.cachevol)),
+            ];
             top.vg == l.vg
-                && top
-                    .writecache
-                    .as_ref()
-                    .is_some_and(|wc| wc.origin == l.name || wc.cachevol == l.name)
+                && below
+                    .iter()
+                    .flatten()
+                    .any(|(o, cv)| **o == l.name || **cv == l.name)
         })
         .map(|(j, top)| {
             node(

@@ -62,6 +62,8 @@ pub fn fullreport(w: &Observed) -> String {
             .iter()
             .map(|l| {
                 let wc = l.writecache.as_ref();
+                let dc = l.cache.as_ref();
+                let cvol = lvs.iter().any(|t| t.cache.as_ref().is_some_and(|c| c.cachevol == l.name));
                 // lv_attr's volume type: what the world's segment type (or snapshot) makes it.
                 let kind = match l.segtype.as_str() {
                     _ if l.snapshot_of.is_some() && l.segtype != "thin" => 's',
@@ -75,32 +77,39 @@ pub fn fullreport(w: &Observed) -> String {
                 };
                 let attr = format!(
                     "{}wi-{}-{}---",
-                    if wc.is_some() { 'C' } else if l.hidden && l.name.ends_with("_wcorig") { 'o' } else if l.hidden { 'C' } else { kind },
+                    if wc.is_some() || dc.is_some() { 'C' } else if l.hidden && (l.name.ends_with("_wcorig") || l.name.ends_with("_corig")) { 'o' } else if l.hidden { 'C' } else { kind },
                     if l.active { 'a' } else { '-' },
                     if wc.is_some() || l.hidden { 'C' } else { '-' }
                 );
                 json!({"lv_uuid":l.uuid,"lv_name":name_of(l),"lv_full_name":format!("{}/{}",l.vg,l.name),
                        "lv_path": if l.hidden {String::new()} else {format!("/dev/{}/{}",l.vg,l.name)},
-                       "lv_layout": if wc.is_some() {"writecache"} else if l.stripes>1 {"striped"} else {"linear"},
+                       "lv_layout": if wc.is_some() {"writecache"} else if dc.is_some() {"cache"} else if cvol {"cache,cachevol"} else if l.stripes>1 {"striped"} else {"linear"},
                        "lv_role": if l.hidden {"private"} else {"public"},
                        "lv_active": if l.active {"active"} else {""},
                        "lv_size": l.size.to_string(), "lv_attr": attr,
-                       "origin": wc.map(|c| format!("[{}]", c.origin)).or(l.snapshot_of.clone()).unwrap_or_default(),
-                       "pool_lv": wc.map(|c| format!("[{}]", c.cachevol)).unwrap_or_default(),
+                       "origin": wc.map(|c| format!("[{}]", c.origin)).or(dc.map(|c| format!("[{}]", c.origin))).or(l.snapshot_of.clone()).unwrap_or_default(),
+                       "pool_lv": wc.map(|c| format!("[{}]", c.cachevol)).or(dc.map(|c| format!("[{}]", c.cachevol))).unwrap_or_default(),
+                       "cache_total_blocks": dc.and_then(|c| c.total_blocks).map(|b| b.to_string()).unwrap_or_default(),
+                       "cache_used_blocks": dc.and_then(|c| c.used_blocks).map(|b| b.to_string()).unwrap_or_default(),
+                       "cache_dirty_blocks": dc.and_then(|c| c.dirty_blocks).map(|b| b.to_string()).unwrap_or_default(),
                        "writecache_block_size": wc.and_then(|c| c.block_size).map(|b| b.to_string()).unwrap_or_else(|| "-1".into()),
                        "writecache_writeback_blocks": wc.and_then(|c| c.writeback_blocks).map(|b| b.to_string()).unwrap_or_default(),
+                       "writecache_total_blocks": wc.and_then(|c| c.total_blocks).map(|b| b.to_string()).unwrap_or_default(),
+                       "writecache_free_blocks": wc.and_then(|c| c.free_blocks).map(|b| b.to_string()).unwrap_or_default(),
                        "lv_tags": l.tags.join(",")})
             })
             .collect();
         let seg_rows: Vec<Value> = lvs
             .iter()
             .map(|l| {
-                let devices = match &l.writecache {
-                    Some(wc) => format!("{}(0)", wc.origin),
+                let origin = l.writecache.as_ref().map(|w| &w.origin).or(l.cache.as_ref().map(|c| &c.origin));
+                let devices = match origin {
+                    Some(o) => format!("{o}(0)"),
                     None => l.extents.keys().map(|k| format!("/dev/{k}(0)")).collect::<Vec<_>>().join(","),
                 };
                 let settings = l.writecache.as_ref().map(|wc| wc.settings.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(",")).unwrap_or_default();
-                json!({"segtype":l.segtype,"stripes":l.stripes.to_string(),"stripe_size":l.stripe_size.unwrap_or(0).to_string(),"seg_start":"0","seg_size":l.size.to_string(),
+                let mode = l.cache.as_ref().map(|c| c.mode.clone()).unwrap_or_default();
+                json!({"segtype":l.segtype,"cache_mode":mode,"stripes":l.stripes.to_string(),"stripe_size":l.stripe_size.unwrap_or(0).to_string(),"seg_start":"0","seg_size":l.size.to_string(),
                        "devices":devices,"cache_settings":settings,"lv_uuid":l.uuid})
             })
             .collect();

@@ -3,6 +3,7 @@
 //! after each; and the PV and VG commands themselves (the LV ones are in `lvm_lv`) — lvm2 2.03.16
 //! behaviour, including its refusals.
 
+use super::lvm_cache;
 use super::lvm_lv::{activate, attach, change_settings, lvcreate, lvextend, lvremove, split};
 use crate::host::{CmdOutput, HostError};
 use crate::observe::{Lv, Pv, Signature, Vg};
@@ -31,6 +32,21 @@ pub fn run(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> {
             cv,
             rest @ ..,
         ] => attach(st, cv, rest),
+        [
+            "lvconvert",
+            "--yes",
+            "--type",
+            "cache",
+            "--cachevol",
+            cv,
+            "--cachemode",
+            mode,
+            lv,
+        ] => lvm_cache::attach(st, cv, mode, lv),
+        ["lvchange", "--yes", "--cachemode", mode, lv] => lvm_cache::set_mode(st, mode, lv),
+        ["lvconvert", "--yes", "--splitcache", lv] if lvm_cache::is_cached(st, lv) => {
+            lvm_cache::split(st, lv)
+        }
         ["lvconvert", "--yes", "--splitcache", lv] => split(st, lv),
         ["lvremove", "--yes", lv] => lvremove(st, lv),
         ["vgremove", "--yes", vg] => vgremove(st, vg),
@@ -98,11 +114,13 @@ fn recompute(st: &mut SimState) {
         })
         .collect();
     for l in w.lvm.lvs.iter_mut() {
-        l.size = match &l.writecache {
-            Some(wc) => sizes
-                .get(&(l.vg.clone(), wc.origin.clone()))
-                .copied()
-                .unwrap_or(0),
+        let origin = l
+            .writecache
+            .as_ref()
+            .map(|wc| &wc.origin)
+            .or(l.cache.as_ref().map(|c| &c.origin));
+        l.size = match origin {
+            Some(o) => sizes.get(&(l.vg.clone(), o.clone())).copied().unwrap_or(0),
             None => sizes[&(l.vg.clone(), l.name.clone())],
         };
     }

@@ -138,6 +138,7 @@ pub(super) fn lvcreate(st: &mut SimState, args: &[&str]) -> Result<String, Strin
         active: true,
         extents: alloc,
         writecache: None,
+        cache: None,
         tags,
         snapshot_of: None,
     });
@@ -252,7 +253,7 @@ pub(super) fn lvextend(st: &mut SimState, args: &[&str]) -> Result<String, Strin
     Ok(format!("  Logical volume {lvpath} successfully resized.\n"))
 }
 
-fn lv_mut<'a>(st: &'a mut SimState, path: &str) -> Result<&'a mut Lv, String> {
+pub(super) fn lv_mut<'a>(st: &'a mut SimState, path: &str) -> Result<&'a mut Lv, String> {
     let (vg, name) = split_lv(path)?;
     st.world
         .lvm
@@ -340,7 +341,10 @@ pub(super) fn attach(st: &mut SimState, cv: &str, rest: &[&str]) -> Result<Strin
             settings,
             block_size: Some(4096),
             writeback_blocks: Some(0),
+            total_blocks: main.active.then_some(cache.size / 4096),
+            free_blocks: main.active.then_some(cache.size / 4096),
         }),
+        cache: None,
         tags: main.tags.clone(),
         snapshot_of: None,
     });
@@ -385,9 +389,21 @@ pub(super) fn split(st: &mut SimState, path: &str) -> Result<String, String> {
             l.active = false;
         }
     }
-    Ok(format!(
-        "  Detaching writecache already clean.\n  Logical volume {path} writecache has been detached.\n"
-    ))
+    // lvm2 2.03.16 lvconvert.c: a dirty cache is cleaned first (the cleaner policy, polled
+    // outside the VG lock), and that path words its last line "write cache".
+    let dirty = wc
+        .total_blocks
+        .zip(wc.free_blocks)
+        .map_or(0, |(t, f)| t.saturating_sub(f));
+    Ok(if dirty > 0 {
+        format!(
+            "  Detaching writecache setting cleaner.\n  Detaching writecache cleaning {dirty} blocks\n  This command can be cancelled and rerun to complete writecache detach.\n  Detaching writecache completed cleaning.\n  Logical volume {path} write cache has been detached.\n"
+        )
+    } else {
+        format!(
+            "  Detaching writecache already clean.\n  Logical volume {path} writecache has been detached.\n"
+        )
+    })
 }
 
 pub(super) fn lvremove(st: &mut SimState, path: &str) -> Result<String, String> {
@@ -402,6 +418,10 @@ pub(super) fn lvremove(st: &mut SimState, path: &str) -> Result<String, String> 
     if let Some(wc) = &lv.writecache {
         gone.push(wc.origin.clone());
         gone.push(wc.cachevol.clone());
+    }
+    if let Some(c) = &lv.cache {
+        gone.push(c.origin.clone());
+        gone.push(c.cachevol.clone());
     }
     st.world
         .lvm

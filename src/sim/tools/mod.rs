@@ -4,6 +4,7 @@
 mod drive_cache;
 mod lvm;
 mod lvm_alloc;
+mod lvm_cache;
 mod lvm_lv;
 mod md_create;
 mod md_manage;
