@@ -180,7 +180,7 @@ fn foreign_objects_are_left_out_of_the_import() {
         "/dev/md/concat: linear (hyraid manages RAID1)",
         "/dev/md/imsm0: container (hyraid manages RAID1)",
         "/dev/md/vol0: RAID1 with external:/md119/0 metadata (hyraid manages md's own superblocks)",
-        "lv vgf/cpool: a cache pool; hyraid manages dm-writecache only; it is left out, and plan reports it as foreign and never touches it",
+        "lv vgf/cpool: a cache pool; hyraid manages dm-writecache and dm-cache on a cache volume (cachevol), not a cache pool; it is left out, and plan reports it as foreign and never touches it",
         "lv vgf/mirr: an LVM raid1 LV; hyraid does not manage LVM RAID (a rebuild from a file that named it would lose its redundancy); it is left out, and plan reports it as foreign and never touches it",
     ] {
         assert!(skipped.iter().any(|x| x == s), "{s}\n{skipped:#?}");

@@ -27,7 +27,7 @@ fn unmanaged(o: &Observed, l: &Lv) -> Option<String> {
             "thin-pool" => "a thin pool; hyraid does not manage thin provisioning".into(),
             "thin" => "a thin LV; hyraid does not manage thin provisioning".into(),
             "cache" => "a dm-cache LV on a cache pool; hyraid manages dm-cache on a cache volume (`--cachevol`) only".into(),
-            "cache-pool" => "a cache pool; hyraid manages dm-writecache only".into(),
+            "cache-pool" => "a cache pool; hyraid manages dm-writecache and dm-cache on a cache volume (cachevol), not a cache pool".into(),
             "vdo" | "vdo-pool" => "a VDO LV; hyraid does not manage VDO".into(),
             "integrity" => "an LV with dm-integrity; hyraid does not manage it".into(),
             other => format!("an LV of segment type {other}, which hyraid does not manage"),
