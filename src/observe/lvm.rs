@@ -2,7 +2,7 @@
 //! VGs, PVs, LVs, PV segments and LV segments). Values are strings in lvm2 2.03.16 `json`;
 //! numbers, nulls and arrays (2.03.17+ `json_std`) are accepted too.
 
-use super::model::{Lv, LvWritecache, Lvm, Pv, Vg};
+use super::model::{Lv, LvWritecache, Lvm, Pv, PvMove, Vg};
 use super::parse_util::{Flex, ParseError};
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
@@ -185,6 +185,7 @@ pub fn parse_fullreport(
             let snapshot_of = f(l, "origin")
                 .filter(|o| !o.is_empty() && writecache.is_none() && segtype != "cache")
                 .map(|o| unbracket(o).0);
+            let pvmove = (attr.starts_with('p')).then(|| pvmove_of(l, &pv_kname));
             out.lvs.push(Lv {
                 vg: f(l, "vg_name")
                     .map(str::to_string)
@@ -204,10 +205,81 @@ pub fn parse_fullreport(
                     .map(|t| t.split(',').map(str::to_string).collect())
                     .unwrap_or_default(),
                 snapshot_of,
+                pvmove,
+                locked: attr.chars().nth(2).is_some_and(|c| c.is_ascii_uppercase()),
             });
         }
     }
     Ok(out)
+}
+
+/// The source and progress of a pvmove LV (`move_pv`, `move_pv_uuid`, `copy_percent`: empty
+/// while the mirror is not active).
+fn pvmove_of(l: &Row, pv_kname: &HashMap<String, String>) -> PvMove {
+    let source = f(l, "move_pv").unwrap_or("").to_string();
+    let source_kname = f(l, "move_pv_uuid")
+        .and_then(|u| pv_kname.get(u).cloned())
+        .unwrap_or_else(|| source.rsplit('/').next().unwrap_or("").to_string());
+    let copy_percent = f(l, "copy_percent").and_then(|p| p.trim().parse::<f64>().ok());
+    PvMove {
+        source,
+        source_kname,
+        copy_percent,
+    }
+}
+
+/// One row of `lvs -a` during a pvmove: the move LV's progress.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MoveRow {
+    pub name: String,
+    pub source: String,
+    pub copy_percent: Option<f64>,
+}
+
+/// The argv hyraid polls a VG's pvmove with.
+pub fn moves_argv(vg: &str) -> Vec<String> {
+    [
+        "lvs",
+        "-a",
+        "--reportformat",
+        "json",
+        "-o",
+        "lv_name,lv_attr,move_pv,copy_percent",
+        vg,
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
+
+/// The pvmove LVs (attr `p`) of a [`moves_argv`] report.
+pub fn parse_moves(text: &str) -> Result<Vec<MoveRow>, ParseError> {
+    #[derive(Deserialize)]
+    struct T {
+        report: Vec<S>,
+    }
+    #[derive(Deserialize)]
+    struct S {
+        #[serde(default)]
+        lv: Vec<Row>,
+    }
+    let t: T = serde_json::from_str(text).map_err(|e| ParseError::Json {
+        tool: "lvs",
+        detail: e.to_string(),
+    })?;
+    Ok(t.report
+        .iter()
+        .flat_map(|s| s.lv.iter())
+        .filter(|l| f(l, "lv_attr").is_some_and(|a| a.starts_with('p')))
+        .map(|l| {
+            let m = pvmove_of(l, &HashMap::new());
+            MoveRow {
+                name: unbracket(f(l, "lv_name").unwrap_or("")).0,
+                source: m.source,
+                copy_percent: m.copy_percent,
+            }
+        })
+        .collect())
 }
 
 /// One row of an `lvs -a --reportformat json[_std]` report.

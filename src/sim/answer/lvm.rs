@@ -73,12 +73,19 @@ pub fn fullreport(w: &Observed) -> String {
                     "cache" => 'C',
                     _ => '-',
                 };
-                let attr = format!(
-                    "{}wi-{}-{}---",
-                    if wc.is_some() { 'C' } else if l.hidden && l.name.ends_with("_wcorig") { 'o' } else if l.hidden { 'C' } else { kind },
-                    if l.active { 'a' } else { '-' },
-                    if wc.is_some() || l.hidden { 'C' } else { '-' }
-                );
+                let attr = match &l.pvmove {
+                    // lib/metadata/lv.c: `p`, no permission letter, contiguous and locked (`C`).
+                    Some(_) => format!("p-C-{}om---", if l.active { 'a' } else { '-' }),
+                    None => format!(
+                        "{}w{}-{}-{}---",
+                        if wc.is_some() { 'C' } else if l.hidden && l.name.ends_with("_wcorig") { 'o' } else if l.hidden { 'C' } else { kind },
+                        if l.locked { 'I' } else { 'i' },
+                        if l.active { 'a' } else { '-' },
+                        if wc.is_some() || l.hidden { 'C' } else { '-' }
+                    ),
+                };
+                let mv = l.pvmove.as_ref();
+                let move_uuid = mv.and_then(|m| w.lvm.pvs.iter().find(|p| p.kname == m.source_kname)).map(|p| p.uuid.clone()).unwrap_or_default();
                 json!({"lv_uuid":l.uuid,"lv_name":name_of(l),"lv_full_name":format!("{}/{}",l.vg,l.name),
                        "lv_path": if l.hidden {String::new()} else {format!("/dev/{}/{}",l.vg,l.name)},
                        "lv_layout": if wc.is_some() {"writecache"} else if l.stripes>1 {"striped"} else {"linear"},
@@ -89,7 +96,9 @@ pub fn fullreport(w: &Observed) -> String {
                        "pool_lv": wc.map(|c| format!("[{}]", c.cachevol)).unwrap_or_default(),
                        "writecache_block_size": wc.and_then(|c| c.block_size).map(|b| b.to_string()).unwrap_or_else(|| "-1".into()),
                        "writecache_writeback_blocks": wc.and_then(|c| c.writeback_blocks).map(|b| b.to_string()).unwrap_or_default(),
-                       "lv_tags": l.tags.join(",")})
+                       "lv_tags": l.tags.join(","),
+                       "move_pv": mv.map(|m| m.source.clone()).unwrap_or_default(), "move_pv_uuid": move_uuid,
+                       "copy_percent": mv.and_then(|m| m.copy_percent).map(|p| format!("{p:.2}")).unwrap_or_default()})
             })
             .collect();
         let seg_rows: Vec<Value> = lvs
@@ -97,7 +106,9 @@ pub fn fullreport(w: &Observed) -> String {
             .map(|l| {
                 let devices = match &l.writecache {
                     Some(wc) => format!("{}(0)", wc.origin),
-                    None => l.extents.keys().map(|k| format!("/dev/{k}(0)")).collect::<Vec<_>>().join(","),
+                    // Extents a pvmove is moving are on its LV (`pvmove0(0)`), not on a PV.
+                    None => l.extents.keys().map(|k| match k.split_once(':') { Some((mv, _)) => format!("{mv}(0)"), None => format!("/dev/{k}(0)") })
+                        .collect::<std::collections::BTreeSet<_>>().into_iter().collect::<Vec<_>>().join(","),
                 };
                 let settings = l.writecache.as_ref().map(|wc| wc.settings.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(",")).unwrap_or_default();
                 json!({"segtype":l.segtype,"stripes":l.stripes.to_string(),"stripe_size":l.stripe_size.unwrap_or(0).to_string(),"seg_start":"0","seg_size":l.size.to_string(),

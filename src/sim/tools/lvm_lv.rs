@@ -140,6 +140,8 @@ pub(super) fn lvcreate(st: &mut SimState, args: &[&str]) -> Result<String, Strin
         writecache: None,
         tags,
         snapshot_of: None,
+        pvmove: None,
+        locked: false,
     });
     Ok(format!("{said}  Logical volume \"{name}\" created.\n"))
 }
@@ -343,6 +345,8 @@ pub(super) fn attach(st: &mut SimState, cv: &str, rest: &[&str]) -> Result<Strin
         }),
         tags: main.tags.clone(),
         snapshot_of: None,
+        pvmove: None,
+        locked: false,
     });
     if let Some(o) = st
         .world
