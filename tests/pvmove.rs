@@ -131,6 +131,13 @@ fn a_killed_move_is_resumed_and_never_started_twice() {
     assert_eq!(m.source_kname, kname(&h, "data0"));
     assert_eq!(m.copy_percent, Some(0.0));
     assert!(o.lv("vg0", "data").unwrap().locked);
+    let f = hyraid::status::status(&o, Some(&d), None);
+    assert!(
+        f.iter()
+            .any(|f| f.object == "vg vg0"
+                && f.message == "pvmove off /dev/md/data0 in progress (0.00%)"),
+        "{f:#?}"
+    );
     let p = plan_for(&h, &d, Policy::default());
     eprintln!("{}", hyraid::render::text(&p, false));
     assert_eq!(
@@ -281,4 +288,19 @@ fn the_simulated_tools_answer_as_lvm_does() {
     let o = run(&h, &["vgreduce", "vg0", "/dev/md/data1"]);
     assert_eq!(o.status, 0);
     assert!(o.stdout.starts_with("  Removed \"/dev/md"), "{}", o.stdout);
+}
+
+#[test]
+fn a_removal_from_a_vg_with_a_missing_pv_is_refused() {
+    let h = built(
+        "data0, data1, cache0",
+        "{ data: { size: 10GiB, pvs: [data0] } }",
+    );
+    // A PV of vg0 is missing (LVM reports the VG partial).
+    let mut w = h.world();
+    w.lvm.vgs[0].partial = true;
+    let h = SimHost::new(w);
+    let d = file("data0, cache0", "{ data: { size: 10GiB, pvs: [data0] } }");
+    let r = refusal(&h, &d);
+    assert!(r.contains("a PV of the VG is missing"), "{r}");
 }

@@ -76,18 +76,15 @@ impl<'a> Planner<'a> {
                     vg.name, m.source
                 ));
             }
+            let source = self.stable_pv_path(&m.source_kname, &m.source);
             steps.push(ps(
                 Step::ResumeMove(ResumeMove {
                     vg: vg.name.clone(),
-                    pv: m.source.clone(),
+                    pv: source.clone(),
                 }),
                 Risk::Safe,
                 format!(
-                    "a pvmove off {} was interrupted ({}): bare `pvmove` restarts it where it stopped; the extents not yet copied are still on the source",
-                    m.source,
-                    m.copy_percent
-                        .map(|p| format!("{p:.2}% of the current segment copied"))
-                        .unwrap_or_else(|| "its mirror is not active".into())
+                    "a pvmove off {source} is in progress or was interrupted (hyraid or the machine stopped): bare `pvmove` restarts the polling of an interrupted move where it stopped and leaves one being polled alone; the extents not yet copied are still on the source"
                 ),
             ));
             steps.push(wait_step(&vg.name));

@@ -45,7 +45,7 @@ impl StepKind for MovePv {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ResumeMove {
     pub vg: String,
-    /// The PV the interrupted move takes extents off, as LVM names it.
+    /// The PV the move takes extents off.
     pub pv: String,
 }
 
@@ -60,7 +60,7 @@ impl StepKind for ResumeMove {
         Address::VolumeGroup(self.vg.clone())
     }
     fn summary(&self) -> String {
-        format!("resume the pvmove of {} (interrupted)", self.pv)
+        format!("resume the pvmove off {}", self.pv)
     }
 }
 
