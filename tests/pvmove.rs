@@ -304,3 +304,29 @@ fn a_removal_from_a_vg_with_a_missing_pv_is_refused() {
     let r = refusal(&h, &d);
     assert!(r.contains("a PV of the VG is missing"), "{r}");
 }
+
+#[test]
+fn a_cache_pv_leaves_with_its_writecache() {
+    let (d0, h) = example("microserver-gen8");
+    apply(&h, &d0, Policy::default()).unwrap();
+    h.finish_syncs();
+    let mut d = d0.clone();
+    let vg = d.volume_groups.get_mut("vg0").unwrap();
+    vg.pvs.retain(|r| r.name() != "cache0");
+    vg.lvs.get_mut("nextcloud").unwrap().writecache = None;
+    let p = plan_for(&h, &d, Policy::default());
+    assert!(p.refused.is_empty(), "{:#?}", p.refused);
+    let c = commands(&p);
+    let tail: Vec<&str> = c[c.len() - 2..].iter().map(String::as_str).collect();
+    let cache = "/dev/disk/by-id/wwn-0x50026b7782000001";
+    assert_eq!(
+        tail,
+        vec![
+            format!("vgreduce vg0 {cache}"),
+            format!("pvremove --yes {cache}")
+        ]
+    );
+    assert!(!c.iter().any(|c| c.starts_with("pvmove")), "{c:#?}");
+    apply(&h, &d, Policy::default()).unwrap();
+    assert!(plan_for(&h, &d, Policy::default()).steps.is_empty());
+}

@@ -40,7 +40,14 @@ impl<'a> Planner<'a> {
             .pvs_of(&vg.name)
             .filter(|p| !wanted.contains(&Some(p.kname.clone())))
             .collect();
-        let lvs: Vec<&Lv> = self.o.lvm.lvs.iter().filter(|l| l.vg == vg.name).collect();
+        let gone = self.removed_lvs(&vg.name, lv_steps_from);
+        let lvs: Vec<&Lv> = self
+            .o
+            .lvm
+            .lvs
+            .iter()
+            .filter(|l| l.vg == vg.name && !gone.contains(&l.name))
+            .collect();
         let moving: Vec<&Lv> = lvs.iter().copied().filter(|l| l.pvmove.is_some()).collect();
         if extra.is_empty() && moving.is_empty() {
             return;
@@ -105,6 +112,33 @@ impl<'a> Planner<'a> {
             ));
         }
         self.steps.extend(steps);
+    }
+
+    /// LVs this plan removes before the moves run (`state: absent`, and hyraid's cache volume of
+    /// a writecache it detaches), with their hidden parts: their extents do not move.
+    fn removed_lvs(&self, vg: &str, from: usize) -> BTreeSet<String> {
+        let mut gone = BTreeSet::new();
+        for s in &self.steps[from..] {
+            match &s.step {
+                Step::RemoveLv(r) if r.vg == vg => {
+                    gone.insert(r.lv.clone());
+                    if let Some(wc) = self.ix.lv(vg, &r.lv).and_then(|l| l.writecache.as_ref()) {
+                        gone.insert(wc.cachevol.clone());
+                        gone.insert(wc.origin.clone());
+                    }
+                }
+                // lvm2 names an attached cache volume NAME_cvol and gives it back its name on
+                // --splitcache; hyraid then removes its own.
+                Step::DetachWritecache(d) if d.vg == vg && d.remove_cachevol.is_some() => {
+                    gone.extend(d.remove_cachevol.clone());
+                    if let Some(wc) = self.ix.lv(vg, &d.lv).and_then(|l| l.writecache.as_ref()) {
+                        gone.insert(wc.cachevol.clone());
+                    }
+                }
+                _ => {}
+            }
+        }
+        gone
     }
 
     /// The moves off the PVs leaving, each waited for, or None when one is refused.
