@@ -205,8 +205,10 @@ pub fn parse_fullreport(
                     .map(|t| t.split(',').map(str::to_string).collect())
                     .unwrap_or_default(),
                 snapshot_of,
+                // The move LV itself is locked too (`C`): `locked` names the LVs it moves.
+                locked: pvmove.is_none()
+                    && attr.chars().nth(2).is_some_and(|c| c.is_ascii_uppercase()),
                 pvmove,
-                locked: attr.chars().nth(2).is_some_and(|c| c.is_ascii_uppercase()),
             });
         }
     }
@@ -429,6 +431,47 @@ mod tests {
         );
         let rows = parse_lvs(&fx("lvs-after-splitcache.json")).unwrap();
         assert!(rows.iter().all(|r| r.segtype != "writecache"));
+    }
+
+    #[test]
+    fn a_pvmove_in_progress() {
+        // lvm2 2.03.16 during `pvmove /dev/md127 /dev/md126`: the hidden move LV (attr `p`,
+        // contiguous and locked: `C`), its source in move_pv, copy_percent with two decimals;
+        // the LV it moves is locked (`I`) and its segment is on the move LV.
+        let r = r#"{"report":[{"vg":[{"vg_name":"vg0","vg_size":"1065353216","vg_free":"448790528","vg_extent_size":"4194304"}],
+            "pv":[{"pv_name":"/dev/md127","pv_uuid":"A","pv_size":"532676608","pv_free":"197132288","pv_major":"9","pv_minor":"127"},
+                  {"pv_name":"/dev/md126","pv_uuid":"B","pv_size":"532676608","pv_free":"197132288","pv_major":"9","pv_minor":"126"}],
+            "lv":[{"lv_name":"files","lv_uuid":"f","lv_size":"335544320","lv_attr":"-wI-ao----","move_pv":"","copy_percent":""},
+                  {"lv_name":"[pvmove0]","lv_uuid":"m","lv_size":"335544320","lv_attr":"p-C-aom---","move_pv":"/dev/md127","move_pv_uuid":"A","copy_percent":"23.44"}],
+            "pvseg":[{"pvseg_start":"0","pvseg_size":"80","pv_uuid":"A","lv_uuid":"m"},{"pvseg_start":"0","pvseg_size":"80","pv_uuid":"B","lv_uuid":"m"}],
+            "seg":[{"lv_uuid":"f","segtype":"linear","stripes":"1","devices":"pvmove0(0)"},
+                   {"lv_uuid":"m","segtype":"mirror","stripes":"2","devices":"/dev/md127(0),/dev/md126(0)"}]}]}"#;
+        let l = parse_fullreport(r, &|mm, _| format!("dev{mm}")).unwrap();
+        let files = l.lvs.iter().find(|x| x.name == "files").unwrap();
+        assert!(files.locked && files.pvmove.is_none() && files.extents.is_empty());
+        let m = l.lvs.iter().find(|x| x.name == "pvmove0").unwrap();
+        assert!(m.hidden && !m.locked);
+        let pm = m.pvmove.as_ref().unwrap();
+        assert_eq!(
+            (
+                pm.source.as_str(),
+                pm.source_kname.as_str(),
+                pm.copy_percent
+            ),
+            ("/dev/md127", "dev9:127", Some(23.44))
+        );
+        assert_eq!(m.extents.get("dev9:126"), Some(&80));
+        let rows = parse_moves(r#"{"report":[{"lv":[{"lv_name":"files","lv_attr":"-wI-ao----","move_pv":"","copy_percent":""},
+            {"lv_name":"[pvmove0]","lv_attr":"p-C-aom---","move_pv":"/dev/md127","copy_percent":""}]}]}"#)
+        .unwrap();
+        assert_eq!(
+            rows,
+            vec![MoveRow {
+                name: "pvmove0".into(),
+                source: "/dev/md127".into(),
+                copy_percent: None
+            }]
+        );
     }
 
     #[test]
