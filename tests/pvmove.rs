@@ -330,3 +330,24 @@ fn a_cache_pv_leaves_with_its_writecache() {
     apply(&h, &d, Policy::default()).unwrap();
     assert!(plan_for(&h, &d, Policy::default()).steps.is_empty());
 }
+
+#[test]
+fn the_mirror_under_the_removed_pv_goes_only_when_the_file_removes_it() {
+    let h = built("data0, data1", "{ data: { size: 10GiB } }");
+    let mut d = file("data1", "{ data: { size: 10GiB } }");
+    d.mirrors.get_mut("data0").unwrap().absent = true;
+    let allow = Policy {
+        allow_destroy: true,
+    };
+    let p = plan_for(&h, &d, allow);
+    eprintln!("{}", hyraid::render::text(&p, false));
+    let c = commands(&p);
+    let reduce = c.iter().position(|c| c == "pvremove --yes /dev/md/data0");
+    let stop = c.iter().position(|c| c.starts_with("mdadm --stop"));
+    assert!(
+        reduce.is_some() && stop.is_some() && reduce < stop,
+        "{c:#?}"
+    );
+    apply(&h, &d, allow).unwrap();
+    assert!(plan_for(&h, &d, allow).steps.is_empty());
+}
