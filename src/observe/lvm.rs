@@ -475,6 +475,30 @@ mod tests {
     }
 
     #[test]
+    fn a_pvmove_captured_on_lvm2_2_03_16() {
+        // tests/vm/scenarios/24-pvmove.sh, after hyraid was killed during
+        // `pvmove --background /dev/md/data1 /dev/md/data0`.
+        let l = parse_fullreport(&fx("lvm-fullreport-pvmove.json"), &by_basename).unwrap();
+        let m = l.lvs.iter().find(|x| x.name == "pvmove0").unwrap();
+        let pm = m.pvmove.as_ref().unwrap();
+        assert_eq!(
+            (
+                pm.source.as_str(),
+                pm.source_kname.as_str(),
+                pm.copy_percent
+            ),
+            ("/dev/md126", "md126", Some(95.0))
+        );
+        assert_eq!(m.extents.get("md126"), Some(&80));
+        assert_eq!(m.extents.get("md127"), Some(&80));
+        let files = l.lvs.iter().find(|x| x.name == "files").unwrap();
+        assert!(files.locked && files.extents.is_empty());
+        let rows = parse_moves(&fx("lvs-pvmove.json")).unwrap();
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0].copy_percent, Some(97.5));
+    }
+
+    #[test]
     fn rejects_truncated_and_unitless() {
         assert!(
             parse_fullreport(

@@ -44,6 +44,9 @@ sleep 2
 kill -9 $HP; wait $HP 2>/dev/null
 cat /tmp/bg.out
 lvs -a -o lv_name,lv_attr,copy_percent,move_pv,devices vg0
+# lvm2's own reports of the move, kept for the parser's fixtures.
+lvm fullreport --all --reportformat json --units b --nosuffix > $OUT/lvm-fullreport-pvmove.json 2>/dev/null
+lvs -a --reportformat json -o lv_name,lv_attr,move_pv,copy_percent vg0 > $OUT/lvs-pvmove.json 2>/dev/null
 moving && ok "the pvmove LV outlives hyraid" || bad "the move ended with hyraid"
 hy plan $CFG/pvmove-back.yaml; expect "plan exits 0" $? 0
 grep -q "pvmove --background$" /tmp/hy.out && ok "plan resumes the move (bare pvmove)" || bad "no resume"
