@@ -325,6 +325,45 @@ fn cases() -> Vec<Case> {
         },
     });
 
+    // A PV replaced by another: vgextend, pvmove off the old one, vgreduce, pvremove.
+    let (mut d, h2) = example("microserver-gen8");
+    let vg = d.volume_groups.get_mut("vg0").unwrap();
+    vg.pvs.retain(|r| r.name() != "data1");
+    vg.lvs.clear();
+    let mut small = d.clone();
+    let lv = hyraid::config::LvSpec {
+        name: "data".into(),
+        size: hyraid::config::size::LvSize::Bytes(100 << 30),
+        pvs: None,
+        stripes: None,
+        stripe_size: None,
+        writecache: None,
+        cache: None,
+        absent: false,
+    };
+    small
+        .volume_groups
+        .get_mut("vg0")
+        .unwrap()
+        .lvs
+        .insert("data".into(), lv.clone());
+    apply(&h2, &small, Policy::default()).unwrap();
+    h2.finish_syncs();
+    let vg = d.volume_groups.get_mut("vg0").unwrap();
+    vg.lvs.insert("data".into(), lv);
+    vg.pvs[0] = hyraid::config::DeviceRef::Mirror("data1".into());
+    v.push(Case {
+        name: "move a PV's extents to a new PV and remove it".into(),
+        desired: d,
+        before: h2.world(),
+        allowed_removals: vec!["pvremove --yes /dev/md/data0".into()],
+        finally: Some(|w| {
+            let k = w.array_named("data0").unwrap().kname.clone();
+            w.pv(&k).is_none() && w.lvm.lvs.iter().all(|l| l.pvmove.is_none())
+        }),
+        policy: Policy::default(),
+    });
+
     // Seed 004: a bitmap in a file, converted to an internal one.
     let (d, h) = converged("single-pair");
     let mut w = h.world();
@@ -356,7 +395,7 @@ fn flat(h: &SimHost, d: &Desired, policy: Policy) -> Vec<Command> {
 fn run_cmd(h: &SimHost, c: &Command) {
     match c {
         // Waiting is time passing until the array is idle.
-        Command::WaitIdle { .. } => h.finish_syncs(),
+        Command::WaitIdle { .. } | Command::WaitMove { .. } => h.finish_syncs(),
         Command::ReplaceFile { path, content } => h.replace_file(path, content).unwrap(),
         Command::Run { argv, ok_exit } => {
             let o = h.run(argv).unwrap();
@@ -497,7 +536,8 @@ fn a_failing_command_stops_apply_and_a_rerun_converges() {
             let needle = match c {
                 Command::Run { argv, .. } => argv.join(" "),
                 Command::Write { path, .. } => path.clone(),
-                Command::WaitIdle { .. } => continue, // a wait runs no command that could fail
+                // a wait runs no command that could fail
+                Command::WaitIdle { .. } | Command::WaitMove { .. } => continue,
                 Command::ReplaceFile { path, .. } => path.clone(),
             };
             h.inject_fault(Fault {

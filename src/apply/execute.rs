@@ -5,6 +5,7 @@
 use super::journal::{JournalEntry, now_secs};
 use super::signal::stop_requested;
 use super::wait::{WaitEnd, wait_idle};
+use super::wait_move::wait_move_step;
 use super::{ApplyError, ExecOptions, Journal};
 use crate::host::Host;
 use crate::observe::Observed;
@@ -142,6 +143,10 @@ pub fn execute_report(
                     })?;
                     (0, String::new(), String::new(), true)
                 }
+                Command::WaitMove { vg } => {
+                    wait_move_step(host, vg, opts, out, (index, total), &object)?;
+                    (0, String::new(), String::new(), true)
+                }
             };
             journal.record(&JournalEntry {
                 time: now_secs(),
@@ -187,7 +192,7 @@ pub fn execute_report(
 
 fn by_id_paths(c: &Command) -> Vec<String> {
     match c {
-        Command::WaitIdle { .. } | Command::ReplaceFile { .. } => vec![],
+        Command::WaitIdle { .. } | Command::WaitMove { .. } | Command::ReplaceFile { .. } => vec![],
         Command::Run { argv, .. } => argv
             .iter()
             .filter(|a| a.starts_with("/dev/disk/by-id/"))

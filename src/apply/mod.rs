@@ -10,6 +10,7 @@ pub mod preview;
 pub mod saved;
 mod signal;
 mod wait;
+mod wait_move;
 
 pub use execute::{Applied, execute, execute_report, execute_with};
 pub use journal::Journal;
@@ -91,6 +92,21 @@ pub enum ApplyError {
         array: String,
         action: String,
         pct: String,
+    },
+    #[error("stopped before step {index}/{total}: a pvmove in vg {vg} is running ({pct}) and --no-wait was given; nothing after step {}/{total} ran. The move goes on in the background: run apply again to wait for it and go on.", index - 1)]
+    MoveBusy {
+        index: usize,
+        total: usize,
+        vg: String,
+        pct: String,
+    },
+    #[error(
+        "stopped at step {index}/{total}: the pvmove in vg {vg} is not active, so nothing copies (`lvs -a` shows no copy_percent); activate the VG (`vgchange -ay {vg}`) and run apply again, which resumes it."
+    )]
+    MoveStalled {
+        index: usize,
+        total: usize,
+        vg: String,
     },
     #[error(
         "interrupted after step {done}/{total}; the command that was running finished, nothing after it ran. The machine is consistent: run apply again to continue."

@@ -2,7 +2,7 @@
 //! VGs, PVs, LVs, PV segments and LV segments). Values are strings in lvm2 2.03.16 `json`;
 //! numbers, nulls and arrays (2.03.17+ `json_std`) are accepted too.
 
-use super::model::{Lv, LvCache, LvWritecache, Lvm, Pv, Vg};
+use super::model::{Lv, LvCache, LvWritecache, Lvm, Pv, PvMove, Vg};
 use super::parse_util::{Flex, ParseError};
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
@@ -214,6 +214,7 @@ pub fn parse_fullreport(
             let snapshot_of = f(l, "origin")
                 .filter(|o| !o.is_empty() && writecache.is_none() && segtype != "cache")
                 .map(|o| unbracket(o).0);
+            let pvmove = (attr.starts_with('p')).then(|| pvmove_of(l, &pv_kname));
             out.lvs.push(Lv {
                 vg: f(l, "vg_name")
                     .map(str::to_string)
@@ -234,10 +235,83 @@ pub fn parse_fullreport(
                     .map(|t| t.split(',').map(str::to_string).collect())
                     .unwrap_or_default(),
                 snapshot_of,
+                // The move LV itself is locked too (`C`): `locked` names the LVs it moves.
+                locked: pvmove.is_none()
+                    && attr.chars().nth(2).is_some_and(|c| c.is_ascii_uppercase()),
+                pvmove,
             });
         }
     }
     Ok(out)
+}
+
+/// The source and progress of a pvmove LV (`move_pv`, `move_pv_uuid`, `copy_percent`: empty
+/// while the mirror is not active).
+fn pvmove_of(l: &Row, pv_kname: &HashMap<String, String>) -> PvMove {
+    let source = f(l, "move_pv").unwrap_or("").to_string();
+    let source_kname = f(l, "move_pv_uuid")
+        .and_then(|u| pv_kname.get(u).cloned())
+        .unwrap_or_else(|| source.rsplit('/').next().unwrap_or("").to_string());
+    let copy_percent = f(l, "copy_percent").and_then(|p| p.trim().parse::<f64>().ok());
+    PvMove {
+        source,
+        source_kname,
+        copy_percent,
+    }
+}
+
+/// One row of `lvs -a` during a pvmove: the move LV's progress.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MoveRow {
+    pub name: String,
+    pub source: String,
+    pub copy_percent: Option<f64>,
+}
+
+/// The argv hyraid polls a VG's pvmove with.
+pub fn moves_argv(vg: &str) -> Vec<String> {
+    [
+        "lvs",
+        "-a",
+        "--reportformat",
+        "json",
+        "-o",
+        "lv_name,lv_attr,move_pv,copy_percent",
+        vg,
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
+
+/// The pvmove LVs (attr `p`) of a [`moves_argv`] report.
+pub fn parse_moves(text: &str) -> Result<Vec<MoveRow>, ParseError> {
+    #[derive(Deserialize)]
+    struct T {
+        report: Vec<S>,
+    }
+    #[derive(Deserialize)]
+    struct S {
+        #[serde(default)]
+        lv: Vec<Row>,
+    }
+    let t: T = serde_json::from_str(text).map_err(|e| ParseError::Json {
+        tool: "lvs",
+        detail: e.to_string(),
+    })?;
+    Ok(t.report
+        .iter()
+        .flat_map(|s| s.lv.iter())
+        .filter(|l| f(l, "lv_attr").is_some_and(|a| a.starts_with('p')))
+        .map(|l| {
+            let m = pvmove_of(l, &HashMap::new());
+            MoveRow {
+                name: unbracket(f(l, "lv_name").unwrap_or("")).0,
+                source: m.source,
+                copy_percent: m.copy_percent,
+            }
+        })
+        .collect())
 }
 
 /// One row of an `lvs -a --reportformat json[_std]` report.
@@ -387,6 +461,71 @@ mod tests {
         );
         let rows = parse_lvs(&fx("lvs-after-splitcache.json")).unwrap();
         assert!(rows.iter().all(|r| r.segtype != "writecache"));
+    }
+
+    #[test]
+    fn a_pvmove_in_progress() {
+        // lvm2 2.03.16 during `pvmove /dev/md127 /dev/md126`: the hidden move LV (attr `p`,
+        // contiguous and locked: `C`), its source in move_pv, copy_percent with two decimals;
+        // the LV it moves is locked (`I`) and its segment is on the move LV.
+        let r = r#"{"report":[{"vg":[{"vg_name":"vg0","vg_size":"1065353216","vg_free":"448790528","vg_extent_size":"4194304"}],
+            "pv":[{"pv_name":"/dev/md127","pv_uuid":"A","pv_size":"532676608","pv_free":"197132288","pv_major":"9","pv_minor":"127"},
+                  {"pv_name":"/dev/md126","pv_uuid":"B","pv_size":"532676608","pv_free":"197132288","pv_major":"9","pv_minor":"126"}],
+            "lv":[{"lv_name":"files","lv_uuid":"f","lv_size":"335544320","lv_attr":"-wI-ao----","move_pv":"","copy_percent":""},
+                  {"lv_name":"[pvmove0]","lv_uuid":"m","lv_size":"335544320","lv_attr":"p-C-aom---","move_pv":"/dev/md127","move_pv_uuid":"A","copy_percent":"23.44"}],
+            "pvseg":[{"pvseg_start":"0","pvseg_size":"80","pv_uuid":"A","lv_uuid":"m"},{"pvseg_start":"0","pvseg_size":"80","pv_uuid":"B","lv_uuid":"m"}],
+            "seg":[{"lv_uuid":"f","segtype":"linear","stripes":"1","devices":"pvmove0(0)"},
+                   {"lv_uuid":"m","segtype":"mirror","stripes":"2","devices":"/dev/md127(0),/dev/md126(0)"}]}]}"#;
+        let l = parse_fullreport(r, &|mm, _| format!("dev{mm}")).unwrap();
+        let files = l.lvs.iter().find(|x| x.name == "files").unwrap();
+        assert!(files.locked && files.pvmove.is_none() && files.extents.is_empty());
+        let m = l.lvs.iter().find(|x| x.name == "pvmove0").unwrap();
+        assert!(m.hidden && !m.locked);
+        let pm = m.pvmove.as_ref().unwrap();
+        assert_eq!(
+            (
+                pm.source.as_str(),
+                pm.source_kname.as_str(),
+                pm.copy_percent
+            ),
+            ("/dev/md127", "dev9:127", Some(23.44))
+        );
+        assert_eq!(m.extents.get("dev9:126"), Some(&80));
+        let rows = parse_moves(r#"{"report":[{"lv":[{"lv_name":"files","lv_attr":"-wI-ao----","move_pv":"","copy_percent":""},
+            {"lv_name":"[pvmove0]","lv_attr":"p-C-aom---","move_pv":"/dev/md127","copy_percent":""}]}]}"#)
+        .unwrap();
+        assert_eq!(
+            rows,
+            vec![MoveRow {
+                name: "pvmove0".into(),
+                source: "/dev/md127".into(),
+                copy_percent: None
+            }]
+        );
+    }
+
+    #[test]
+    fn a_pvmove_captured_on_lvm2_2_03_16() {
+        // tests/vm/scenarios/24-pvmove.sh, after hyraid was killed during
+        // `pvmove --background /dev/md/data1 /dev/md/data0`.
+        let l = parse_fullreport(&fx("lvm-fullreport-pvmove.json"), &by_basename).unwrap();
+        let m = l.lvs.iter().find(|x| x.name == "pvmove0").unwrap();
+        let pm = m.pvmove.as_ref().unwrap();
+        assert_eq!(
+            (
+                pm.source.as_str(),
+                pm.source_kname.as_str(),
+                pm.copy_percent
+            ),
+            ("/dev/md126", "md126", Some(95.0))
+        );
+        assert_eq!(m.extents.get("md126"), Some(&80));
+        assert_eq!(m.extents.get("md127"), Some(&80));
+        let files = l.lvs.iter().find(|x| x.name == "files").unwrap();
+        assert!(files.locked && files.extents.is_empty());
+        let rows = parse_moves(&fx("lvs-pvmove.json")).unwrap();
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0].copy_percent, Some(97.5));
     }
 
     #[test]

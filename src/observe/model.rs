@@ -449,6 +449,25 @@ pub struct Lv {
     /// The LV this one is a snapshot of (LVM's `origin` of a classic or thin snapshot).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub snapshot_of: Option<String>,
+    /// The hidden LV of a pvmove in progress or interrupted (`[pvmove0]`, attr `p`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pvmove: Option<PvMove>,
+    /// Locked by a pvmove that moves its extents (attr's allocation letter in capitals).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub locked: bool,
+}
+
+/// A pvmove as LVM keeps it: a temporary mirror LV whose legs are the source PV and the place
+/// the extents go; it stays in the metadata until the move is finished or aborted.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PvMove {
+    /// The PV the extents leave (`move_pv`), as LVM names it.
+    pub source: String,
+    /// Its kernel name (from `move_pv_uuid`).
+    pub source_kname: String,
+    /// `copy_percent`; None when the mirror is not active (nothing polls an interrupted move).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub copy_percent: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

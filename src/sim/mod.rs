@@ -37,6 +37,7 @@ impl SimHost {
                 log: Vec::new(),
                 faults: Vec::new(),
                 root: true,
+                moves_stalled: false,
             }),
         }
     }
@@ -104,12 +105,19 @@ impl SimHost {
         }
     }
 
-    /// Let every running resync/recovery finish (time passing).
+    /// Let every running resync/recovery and pvmove finish (time passing).
     pub fn finish_syncs(&self) {
         let mut st = self.state.borrow_mut();
         for a in st.world.arrays.iter_mut() {
             tools::finish_sync(a);
         }
+        tools::advance_moves(&mut st, true);
+    }
+
+    /// The machine dies during a pvmove: the move LV stays and nothing polls it, until `pvmove`
+    /// (bare, or on the same PV) runs again.
+    pub fn stall_moves(&self) {
+        self.state.borrow_mut().moves_stalled = true;
     }
 }
 
@@ -174,7 +182,12 @@ impl Host for SimHost {
             | ["lvconvert", ..]
             | ["lvremove", ..]
             | ["vgremove", ..]
-            | ["pvremove", ..] => tools::lvm(&mut st, &args),
+            | ["pvremove", ..]
+            | ["pvmove", ..]
+            | ["vgreduce", ..] => tools::lvm(&mut st, &args),
+            ["lvs", .., vg] if argv == crate::observe::lvm::moves_argv(vg) => {
+                out(&answer::moves(&st.world, vg))
+            }
             _ => unsupported(argv),
         }
     }
@@ -346,6 +359,7 @@ impl Host for SimHost {
     /// Time passes: every running resync or recovery moves a quarter of the way on.
     fn sleep(&self, _d: std::time::Duration) {
         let mut st = self.state.borrow_mut();
+        tools::advance_moves(&mut st, false);
         for a in st.world.arrays.iter_mut() {
             if let Some((done, total)) = a.sync_completed {
                 let next = done + total.div_ceil(4);

@@ -12,6 +12,8 @@ pub(crate) struct SimState {
     pub log: Vec<Vec<String>>,
     pub faults: Vec<Fault>,
     pub root: bool,
+    /// The machine died during a pvmove: nothing polls it until `pvmove` runs again.
+    pub moves_stalled: bool,
 }
 
 /// What a /dev path names in the model.

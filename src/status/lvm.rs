@@ -1,5 +1,5 @@
 //! The writecaches and dm-caches of the LVs: dirty blocks not yet written back, and a cache volume
-//! on a device without redundancy.
+//! on a device without redundancy; pvmoves in progress or interrupted.
 
 use super::{Findings, Severity, stable_name};
 use crate::config::Desired;
@@ -81,6 +81,34 @@ pub(super) fn dm_caches(o: &Observed, desired: Option<&Desired>, f: &mut Finding
                 "dirty blocks live only there until written back; losing that device loses them",
                 "use `mode: writethrough`, or put the cache volume on an SSD mirror",
             );
+        }
+    }
+}
+
+/// Every pvmove LVM keeps (`[pvmove0]`): running with its progress, or interrupted (its mirror
+/// not active: nothing copies until it is resumed).
+pub(super) fn moves(o: &Observed, desired: Option<&Desired>, f: &mut Findings) {
+    for l in &o.lvm.lvs {
+        let Some(m) = &l.pvmove else { continue };
+        let from = match o.array(&m.source_kname).and_then(|a| a.name.as_ref()) {
+            Some(n) => format!("/dev/md/{n}"),
+            None => stable_name(o, desired, &m.source_kname),
+        };
+        match m.copy_percent {
+            Some(p) => f.add(
+                Severity::Info,
+                format!("vg {}", l.vg),
+                format!("pvmove off {from} in progress ({p:.2}%)"),
+                "LVM copies the extents through a temporary mirror; the LVs it moves are locked until it finishes",
+                "nothing to do; `hyraid apply` waits for it and goes on",
+            ),
+            None => f.add(
+                Severity::Degraded,
+                format!("vg {}", l.vg),
+                format!("pvmove off {from} interrupted ({} is not active)", l.name),
+                "nothing copies and the LVs it moves stay locked until the move is resumed",
+                "run `hyraid apply` (it resumes it with `pvmove`), or `pvmove` by hand",
+            ),
         }
     }
 }

@@ -5,6 +5,7 @@ use super::*;
 mod cache;
 mod lv;
 mod writecache_resize;
+mod pvmove;
 use crate::plan::step::{
     AttachWritecache, CreateCachevol, CreateLv, CreatePv, CreateVg, DeactivateLv, DetachWritecache,
     ExtendLv, ExtendVg, RemoveLv, RemoveVg, SetWritecacheSettings, WipeSignatures,
@@ -22,6 +23,7 @@ impl<'a> Planner<'a> {
                 self.volume_group(vg);
             }
         }
+        self.orphan_labels();
         removals
     }
 
@@ -58,6 +60,7 @@ impl<'a> Planner<'a> {
         }
         let observed = self.ix.vg(&vg.name);
         if observed.is_some_and(|v| v.partial) {
+            self.refuse_removal_in_partial(vg);
             // A PV is missing (e.g. its mirror is only being started): LVM cannot be trusted to
             // describe the VG now. Apply checks it again once everything runs.
             self.notes.push(format!("vg {}: a PV is missing (partial VG); its PVs and LVs are checked once all are present", vg.name));
@@ -85,12 +88,13 @@ impl<'a> Planner<'a> {
             )),
             Some(_) => {}
         }
-        if let Some(o) = observed {
-            self.refuse_extra_pvs(vg, &o.name);
-        }
         self.steps.extend(steps);
         let vg_grows = observed.is_some() && !new_pvs.is_empty();
+        let lv_steps_from = self.steps.len();
         self.lvs(vg, vg_grows);
+        if observed.is_some() {
+            self.remove_pvs(vg, &new_pvs, lv_steps_from);
+        }
     }
 
     /// The PVs of the file not yet in the VG, with the steps that make them PVs (a wipe first
@@ -178,24 +182,6 @@ impl<'a> Planner<'a> {
             "LVM physical volume label",
         ));
         Some(steps)
-    }
-
-    /// PVs of the observed VG the file does not list: refused, never moved off.
-    fn refuse_extra_pvs(&mut self, vg: &VgSpec, observed_vg: &str) {
-        let wanted: BTreeSet<Option<String>> = vg.pvs.iter().map(|r| self.pv_device(r).1).collect();
-        let extra: Vec<String> = self
-            .ix
-            .pvs_of(observed_vg)
-            .filter(|p| !wanted.contains(&Some(p.kname.clone())))
-            .map(|p| p.name.clone())
-            .collect();
-        for p in extra {
-            self.refuse(
-                format!("vg {}", vg.name),
-                format!("PV {p} is not in the file; hyraid does not move data off a PV"),
-                format!("list {p} in the VG's `pvs`, or move its extents off and remove it by hand (`pvmove`, `vgreduce`)"),
-            );
-        }
     }
 
     /// The VG's LVs in order, then their writecaches, then the removals of LVs marked `absent`.

@@ -213,7 +213,13 @@ impl<'a> Planner<'a> {
         }
         if let Some(vg) = self.ix.pv(&a.kname).and_then(|p| p.vg.clone()) {
             let vg_goes = self.d.volume_groups.get(&vg).is_some_and(|v| v.absent);
-            if !vg_goes {
+            // The file also drops it from the VG: the plan moves its extents off first.
+            let path = self.stable_pv_path(&a.kname, &a.kname);
+            let taken_out = self
+                .steps
+                .iter()
+                .any(|s| matches!(&s.step, Step::ReducePv(r) if r.vg == vg && r.pv == path));
+            if !vg_goes && !taken_out {
                 self.refuse(
                     format!("mirror {}", m.name),
                     format!("is a PV of volume group {vg}"),

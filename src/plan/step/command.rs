@@ -26,6 +26,10 @@ pub enum Command {
     WaitIdle {
         array: String,
     },
+    /// Wait until no pvmove is left in the VG (hyraid polls `lvs -a` and shows `copy_percent`).
+    WaitMove {
+        vg: String,
+    },
 }
 
 impl Command {
@@ -98,6 +102,11 @@ pub fn command_line(c: &Command) -> String {
         Command::WaitIdle { array } => format!(
             "md=/sys/block/$(basename \"$(readlink -f {})\")/md; while [ \"$(cat $md/sync_action)\" != idle ] || {{ [ \"$(cat $md/resync_start)\" != none ] && ! grep -qx -e read-auto -e readonly $md/array_state; }}; do sleep 1; done",
             wait_path(array)
+        ),
+        // A pvmove LV's attr starts with `p`; it is gone once the move is finished.
+        Command::WaitMove { vg } => format!(
+            "while lvs -a --noheadings -o lv_attr {} | grep -q '^ *p'; do sleep 1; done",
+            quote(vg)
         ),
     }
 }

@@ -10,6 +10,7 @@ mod disk;
 mod lvm;
 mod md;
 mod md_width;
+mod pvmove;
 
 pub use boot::{RegenerateInitramfs, ReloadUdev, WriteFile};
 pub use cache::{AttachCache, DetachCache, SetCacheMode};
@@ -25,6 +26,7 @@ pub use md::{
     chunk_arg,
 };
 pub use md_width::{GrowArray, RemoveMember};
+pub use pvmove::{MovePv, ReducePv, RemovePvLabel, ResumeMove, WaitMove};
 
 use super::address::Address;
 use serde::{Deserialize, Serialize};
@@ -106,6 +108,11 @@ pub enum Step {
     StopArray(StopArray),
     GrowArray(GrowArray),
     RemoveMember(RemoveMember),
+    MovePv(MovePv),
+    ResumeMove(ResumeMove),
+    WaitMove(WaitMove),
+    ReducePv(ReducePv),
+    RemovePvLabel(RemovePvLabel),
 }
 
 impl Step {
@@ -148,6 +155,11 @@ impl Step {
             Step::StopArray(s) => s,
             Step::GrowArray(s) => s,
             Step::RemoveMember(s) => s,
+            Step::MovePv(s) => s,
+            Step::ResumeMove(s) => s,
+            Step::WaitMove(s) => s,
+            Step::ReducePv(s) => s,
+            Step::RemovePvLabel(s) => s,
         }
     }
 

@@ -75,12 +75,19 @@ pub fn fullreport(w: &Observed) -> String {
                     "cache" => 'C',
                     _ => '-',
                 };
-                let attr = format!(
-                    "{}wi-{}-{}---",
-                    if wc.is_some() || dc.is_some() { 'C' } else if l.hidden && (l.name.ends_with("_wcorig") || l.name.ends_with("_corig")) { 'o' } else if l.hidden { 'C' } else { kind },
-                    if l.active { 'a' } else { '-' },
-                    if wc.is_some() || l.hidden { 'C' } else { '-' }
-                );
+                let attr = match &l.pvmove {
+                    // lib/metadata/lv.c: `p`, no permission letter, contiguous and locked (`C`).
+                    Some(_) => format!("p-C-{}om---", if l.active { 'a' } else { '-' }),
+                    None => format!(
+                        "{}w{}-{}-{}---",
+                        if wc.is_some() || dc.is_some() { 'C' } else if l.hidden && (l.name.ends_with("_wcorig") || l.name.ends_with("_corig")) { 'o' } else if l.hidden { 'C' } else { kind },
+                        if l.locked { 'I' } else { 'i' },
+                        if l.active { 'a' } else { '-' },
+                        if wc.is_some() || l.hidden { 'C' } else { '-' }
+                    ),
+                };
+                let mv = l.pvmove.as_ref();
+                let move_uuid = mv.and_then(|m| w.lvm.pvs.iter().find(|p| p.kname == m.source_kname)).map(|p| p.uuid.clone()).unwrap_or_default();
                 json!({"lv_uuid":l.uuid,"lv_name":name_of(l),"lv_full_name":format!("{}/{}",l.vg,l.name),
                        "lv_path": if l.hidden {String::new()} else {format!("/dev/{}/{}",l.vg,l.name)},
                        "lv_layout": if wc.is_some() {"writecache"} else if dc.is_some() {"cache"} else if cvol {"cache,cachevol"} else if l.stripes>1 {"striped"} else {"linear"},
@@ -96,7 +103,9 @@ pub fn fullreport(w: &Observed) -> String {
                        "writecache_writeback_blocks": wc.and_then(|c| c.writeback_blocks).map(|b| b.to_string()).unwrap_or_default(),
                        "writecache_total_blocks": wc.and_then(|c| c.total_blocks).map(|b| b.to_string()).unwrap_or_default(),
                        "writecache_free_blocks": wc.and_then(|c| c.free_blocks).map(|b| b.to_string()).unwrap_or_default(),
-                       "lv_tags": l.tags.join(",")})
+                       "lv_tags": l.tags.join(","),
+                       "move_pv": mv.map(|m| m.source.clone()).unwrap_or_default(), "move_pv_uuid": move_uuid,
+                       "copy_percent": mv.and_then(|m| m.copy_percent).map(|p| format!("{p:.2}")).unwrap_or_default()})
             })
             .collect();
         let seg_rows: Vec<Value> = lvs
@@ -105,7 +114,9 @@ pub fn fullreport(w: &Observed) -> String {
                 let origin = l.writecache.as_ref().map(|w| &w.origin).or(l.cache.as_ref().map(|c| &c.origin));
                 let devices = match origin {
                     Some(o) => format!("{o}(0)"),
-                    None => l.extents.keys().map(|k| format!("/dev/{k}(0)")).collect::<Vec<_>>().join(","),
+                    // Extents a pvmove is moving are on its LV (`pvmove0(0)`), not on a PV.
+                    None => l.extents.keys().map(|k| match k.split_once(':') { Some((mv, _)) => format!("{mv}(0)"), None => format!("/dev/{k}(0)") })
+                        .collect::<std::collections::BTreeSet<_>>().into_iter().collect::<Vec<_>>().join(","),
                 };
                 let settings = l.writecache.as_ref().map(|wc| wc.settings.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(",")).unwrap_or_default();
                 let mode = l.cache.as_ref().map(|c| c.mode.clone()).unwrap_or_default();

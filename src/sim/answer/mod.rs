@@ -4,11 +4,13 @@
 mod lsblk;
 mod lvm;
 mod mdstat;
+mod pvmove;
 mod sysfs;
 mod wipefs;
 
 pub(super) use lsblk::lsblk;
 pub(super) use lvm::fullreport;
 pub(super) use mdstat::mdstat;
+pub(super) use pvmove::moves;
 pub(super) use sysfs::sysfs_read;
 pub(super) use wipefs::wipefs;

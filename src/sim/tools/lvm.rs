@@ -1,5 +1,5 @@
 //! LVM as hyraid runs it: the dispatch of pvcreate, vgcreate, vgextend, lvcreate, lvextend,
-//! lvchange, lvconvert (writecache), lvremove, vgremove and pvremove; the sizes kept consistent
+//! lvchange, lvconvert (writecache), lvremove, vgremove, pvremove, pvmove and vgreduce; the sizes kept consistent
 //! after each; and the PV and VG commands themselves (the LV ones are in `lvm_lv`) — lvm2 2.03.16
 //! behaviour, including its refusals.
 
@@ -51,6 +51,8 @@ pub fn run(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> {
         ["lvremove", "--yes", lv] => lvremove(st, lv),
         ["vgremove", "--yes", vg] => vgremove(st, vg),
         ["pvremove", "--yes", dev] => pvremove(st, dev),
+        ["pvmove", "--background", rest @ ..] => super::pvmove::pvmove(st, rest),
+        ["vgreduce", vg, dev] => super::pvmove::vgreduce(st, vg, dev),
         _ => Err(format!(
             "  the simulated host does not model `{}`\n",
             args.join(" ")
@@ -73,7 +75,7 @@ pub fn run(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> {
 }
 
 /// Keep derived sizes consistent: PV sizes/free, VG size/free, LV sizes.
-fn recompute(st: &mut SimState) {
+pub(super) fn recompute(st: &mut SimState) {
     let w = &mut st.world;
     let used = |lvs: &[Lv], pv: &str| -> u64 { lvs.iter().filter_map(|l| l.extents.get(pv)).sum() };
     for p in w.lvm.pvs.iter_mut() {
@@ -121,7 +123,11 @@ fn recompute(st: &mut SimState) {
             .or(l.cache.as_ref().map(|c| &c.origin));
         l.size = match origin {
             Some(o) => sizes.get(&(l.vg.clone(), o.clone())).copied().unwrap_or(0),
-            None => sizes[&(l.vg.clone(), l.name.clone())],
+            // A move LV is as large as what it moves (its other leg is the new place).
+            None => match &l.pvmove {
+                Some(m) => l.extents.get(&m.source_kname).copied().unwrap_or(0) * EXTENT,
+                None => sizes[&(l.vg.clone(), l.name.clone())],
+            },
         };
     }
 }

@@ -101,6 +101,8 @@ pub(super) fn attach(
         }),
         tags: main.tags.clone(),
         snapshot_of: None,
+        pvmove: None,
+        locked: false,
     });
     Ok(format!("  Logical volume {path} is now cached.\n"))
 }

@@ -141,6 +141,8 @@ pub(super) fn lvcreate(st: &mut SimState, args: &[&str]) -> Result<String, Strin
         cache: None,
         tags,
         snapshot_of: None,
+        pvmove: None,
+        locked: false,
     });
     Ok(format!("{said}  Logical volume \"{name}\" created.\n"))
 }
@@ -347,6 +349,8 @@ pub(super) fn attach(st: &mut SimState, cv: &str, rest: &[&str]) -> Result<Strin
         cache: None,
         tags: main.tags.clone(),
         snapshot_of: None,
+        pvmove: None,
+        locked: false,
     });
     if let Some(o) = st
         .world

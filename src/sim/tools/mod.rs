@@ -10,6 +10,7 @@ mod md_create;
 mod md_manage;
 mod md_sysfs;
 mod mdadm;
+mod pvmove;
 mod sgdisk;
 mod wipefs;
 
@@ -17,5 +18,6 @@ pub(super) use drive_cache::{hdparm, sdparm};
 pub(super) use lvm::run as lvm;
 pub(super) use md_sysfs::sysfs_write as md_sysfs_write;
 pub(super) use mdadm::{finish_sync, mdadm};
+pub(super) use pvmove::advance_moves;
 pub(super) use sgdisk::sgdisk;
 pub(super) use wipefs::wipefs_all;
