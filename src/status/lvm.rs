@@ -11,7 +11,10 @@ pub(super) fn writecaches(o: &Observed, desired: Option<&Desired>, f: &mut Findi
         let Some(wc) = &l.writecache else { continue };
         let object = format!("lv {}/{}", l.vg, l.name);
         // Blocks in use (total - free) are what a detach must write back; lvm2 counts them so.
-        let used = wc.total_blocks.zip(wc.free_blocks).and_then(|(t, fr)| t.checked_sub(fr));
+        let used = wc
+            .total_blocks
+            .zip(wc.free_blocks)
+            .and_then(|(t, fr)| t.checked_sub(fr));
         if let Some(n) = used.or(wc.writeback_blocks).filter(|n| *n > 0) {
             f.add(
                 Severity::Info,

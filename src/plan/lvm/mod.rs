@@ -4,8 +4,8 @@ use super::*;
 
 mod cache;
 mod lv;
-mod writecache_resize;
 mod pvmove;
+mod writecache_resize;
 use crate::plan::step::{
     AttachWritecache, CreateCachevol, CreateLv, CreatePv, CreateVg, DeactivateLv, DetachWritecache,
     ExtendLv, ExtendVg, RemoveLv, RemoveVg, SetWritecacheSettings, WipeSignatures,
