@@ -246,7 +246,50 @@ fn cases() -> Vec<Case> {
         }),
         policy: Policy::default(),
     });
+    // A filesystem on the LV (made before its writecache is attached), listed and mounted.
+    let (mut d, h) = example("microserver-gen8");
+    nextcloud(&mut d).filesystem = Some(ext4_at("/srv/nextcloud"));
+    let mut w = h.world();
+    w.boot.fstab =
+        Some("UUID=6a1e2b7c-93f1-4a57-9d62-0c2a5b8f1e01 / ext4 errors=remount-ro 0 1\n".into());
+    w.boot.systemd = true;
+    v.push(Case {
+        name: "fresh build with an ext4 filesystem, mounted".into(),
+        desired: d,
+        before: w,
+        allowed_removals: vec![],
+        finally: Some(|w| {
+            w.filesystems
+                .iter()
+                .any(|f| f.mountpoint.as_deref() == Some("/srv/nextcloud"))
+        }),
+        policy: Policy::default(),
+    });
+    // A filesystem onto a filled LV that has none.
+    let (mut d, h) = converged("microserver-gen8");
+    nextcloud(&mut d).filesystem = Some(ext4_at("/srv/nc"));
+    v.push(Case {
+        name: "ext4 onto an existing blank LV".into(),
+        desired: d,
+        before: h.world(),
+        allowed_removals: vec![],
+        finally: Some(|w| {
+            w.filesystems
+                .iter()
+                .any(|f| f.mountpoint.as_deref() == Some("/srv/nc"))
+        }),
+        policy: Policy::default(),
+    });
     v
+}
+
+fn ext4_at(mount: &str) -> hyraid::config::filesystem::FilesystemSpec {
+    hyraid::config::filesystem::FilesystemSpec {
+        fstype: hyraid::config::filesystem::FsType::Ext4,
+        label: Some("nextcloud".into()),
+        mount: Some(mount.into()),
+        options: vec!["noatime".into()],
+    }
 }
 
 fn flat(h: &SimHost, d: &Desired, policy: Policy) -> Vec<Command> {

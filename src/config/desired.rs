@@ -164,6 +164,9 @@ pub struct LvSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stripe_size: Option<u64>,
     pub writecache: Option<WritecacheSpec>,
+    /// The filesystem on the LV; None = hyraid leaves its content alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filesystem: Option<super::filesystem::FilesystemSpec>,
     pub absent: bool,
 }
 

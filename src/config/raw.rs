@@ -224,6 +224,9 @@ pub struct RawLogicalVolume {
     /// Optional dm-writecache on a fast PV.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub writecache: Option<RawWritecache>,
+    /// Optional filesystem (ext4 or xfs), listed in /etc/fstab and mounted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filesystem: Option<super::filesystem::RawFilesystem>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state: Option<ObjectState>,
 }

@@ -140,6 +140,7 @@ pub(super) fn volume_groups(
                     // LVM's default (64KiB) is left out, as the file would leave it.
                     stripe_size: data.stripe_size.filter(|s| *s != 64 << 10).map(size),
                     writecache,
+                    filesystem: None,
                     state: None,
                 },
             );

@@ -26,6 +26,9 @@ pub struct Observed {
     /// failed mdadm left, a link to an array that is gone.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dev_md_strays: Vec<DevMdStray>,
+    /// Filesystems on LVs, as lsblk reports them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub filesystems: Vec<super::filesystems::Filesystem>,
 }
 
 /// A block device hyraid does not model, as lsblk reports it.
@@ -87,6 +90,13 @@ pub struct Boot {
     /// hyraid's udev rule for drive write caches, when present.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub write_cache_rule: Option<String>,
+    /// /etc/fstab, when it exists.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fstab: Option<String>,
+    /// systemd runs (`/run/systemd/system` exists): it makes mount units from fstab, which
+    /// `systemctl daemon-reload` regenerates after fstab changes.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub systemd: bool,
 }
 
 pub const MDADM_CONF_PATHS: [&str; 2] = ["/etc/mdadm.conf", "/etc/mdadm/mdadm.conf"];

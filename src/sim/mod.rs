@@ -164,6 +164,11 @@ impl Host for SimHost {
                 out("")
             }
             ["mdadm", ..] => tools::mdadm(&mut st, &args[1..]),
+            ["mkfs.ext4", rest @ ..] => tools::mkfs(&mut st, "ext4", rest),
+            ["mkfs.xfs", rest @ ..] => tools::mkfs(&mut st, "xfs", rest),
+            ["mkdir", "-p", _] => out(""),
+            ["systemctl", "daemon-reload"] if st.world.boot.systemd => out(""),
+            ["mount", mp] => tools::mount(&mut st, mp),
             ["sgdisk", ..] => tools::sgdisk(&mut st, &args[1..]),
             ["pvcreate", ..]
             | ["vgcreate", ..]
@@ -194,6 +199,12 @@ impl Host for SimHost {
         if path == crate::observe::WRITE_CACHE_RULE_PATH {
             return b
                 .write_cache_rule
+                .clone()
+                .ok_or(HostError::NotFound { path: path.into() });
+        }
+        if path == crate::observe::FSTAB_PATH {
+            return b
+                .fstab
                 .clone()
                 .ok_or(HostError::NotFound { path: path.into() });
         }
@@ -308,6 +319,9 @@ impl Host for SimHost {
 
     fn exists(&self, path: &str) -> bool {
         let st = self.state.borrow();
+        if path == crate::observe::SYSTEMD_PATH {
+            return st.world.boot.systemd;
+        }
         let tool = st.world.boot.initramfs_tool.as_deref();
         crate::observe::INITRAMFS_TOOLS
             .iter()
@@ -331,6 +345,8 @@ impl Host for SimHost {
             b.mdadm_conf = Some(content.into());
         } else if path == crate::observe::WRITE_CACHE_RULE_PATH {
             b.write_cache_rule = Some(content.into());
+        } else if path == crate::observe::FSTAB_PATH {
+            b.fstab = Some(content.into());
         } else {
             return Err(HostError::Io {
                 path: path.into(),

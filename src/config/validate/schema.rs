@@ -76,6 +76,10 @@ fn expectation(pointer: &str) -> &'static str {
         ("settings", _) => "an integer or a string",
         (_, "state") => "`present` or `absent`",
         (_, "media") => "`ssd` or `hdd`",
+        ("filesystem", "type") => "`ext4` or `xfs`",
+        ("filesystem", "label") | ("filesystem", "mount") => "a string",
+        ("filesystem", "options") => "a list of mount options (`[noatime]`)",
+        (_, "filesystem") => "`{ type: ext4|xfs, label: …, mount: /path, options: […] }`",
         _ => "a value of another type",
     }
 }

@@ -6,6 +6,7 @@
 mod boot;
 mod command;
 mod disk;
+mod fs;
 mod lvm;
 mod md;
 mod md_width;
@@ -13,6 +14,7 @@ mod md_width;
 pub use boot::{RegenerateInitramfs, ReloadUdev, WriteFile};
 pub use command::{Command, command_line, quote, wait_path};
 pub use disk::{CacheTool, CreatePartitions, NewPartition, SetWriteCache, WipeSignatures};
+pub use fs::{FS_BLOCK_SIZE, MakeFilesystem, MountFilesystem};
 pub use lvm::{
     AttachWritecache, CreateCachevol, CreateLv, CreatePv, CreateVg, DeactivateLv, DetachWritecache,
     ExtendLv, ExtendVg, RemoveLv, RemoveVg, SetWritecacheSettings, SizeArg,
@@ -101,6 +103,8 @@ pub enum Step {
     StopArray(StopArray),
     GrowArray(GrowArray),
     RemoveMember(RemoveMember),
+    MakeFilesystem(MakeFilesystem),
+    MountFilesystem(MountFilesystem),
 }
 
 impl Step {
@@ -140,6 +144,8 @@ impl Step {
             Step::StopArray(s) => s,
             Step::GrowArray(s) => s,
             Step::RemoveMember(s) => s,
+            Step::MakeFilesystem(s) => s,
+            Step::MountFilesystem(s) => s,
         }
     }
 

@@ -398,6 +398,19 @@ pub(super) fn lvremove(st: &mut SimState, path: &str) -> Result<String, String> 
         .filter(|l| !l.hidden)
         .cloned()
         .ok_or_else(|| format!("  Failed to find logical volume \"{path}\"\n"))?;
+    if st
+        .world
+        .filesystems
+        .iter()
+        .any(|f| f.vg == vg && f.lv == name && f.mountpoint.is_some())
+    {
+        return Err(format!(
+            "  Logical volume {vg}/{name} contains a filesystem in use.\n"
+        ));
+    }
+    st.world
+        .filesystems
+        .retain(|f| !(f.vg == vg && f.lv == name));
     let mut gone = vec![name.clone()];
     if let Some(wc) = &lv.writecache {
         gone.push(wc.origin.clone());

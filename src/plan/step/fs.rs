@@ -1,0 +1,121 @@
+//! Steps on the filesystem of an LV: make it, mount it.
+
+use super::{Command, StepKind};
+use crate::config::filesystem::FsType;
+use crate::plan::address::Address;
+use serde::{Deserialize, Serialize};
+
+fn lv_address(vg: &str, lv: &str) -> Address {
+    Address::LogicalVolume {
+        vg: vg.to_string(),
+        lv: lv.to_string(),
+    }
+}
+
+/// The block size hyraid gives every filesystem it makes (and a writecache above it): mke2fs
+/// would choose 1 KiB on an LV under 512 MiB, and the writecache block must not be larger than
+/// the filesystem's.
+pub const FS_BLOCK_SIZE: u64 = 4096;
+
+/// Make a filesystem on an LV, with the UUID the plan chose (so the fstab line is known before).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MakeFilesystem {
+    pub vg: String,
+    pub lv: String,
+    pub fstype: FsType,
+    pub uuid: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// What the LV carries now, overwritten (`-F` / `-f`); None on a blank LV.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replaces: Option<String>,
+}
+
+impl StepKind for MakeFilesystem {
+    fn commands(&self) -> Vec<Command> {
+        let dev = format!("/dev/{}/{}", self.vg, self.lv);
+        let mut a: Vec<String> = match self.fstype {
+            FsType::Ext4 => vec![
+                "mkfs.ext4".into(),
+                "-b".into(),
+                FS_BLOCK_SIZE.to_string(),
+                "-U".into(),
+                self.uuid.clone(),
+            ],
+            FsType::Xfs => vec![
+                "mkfs.xfs".into(),
+                "-b".into(),
+                format!("size={FS_BLOCK_SIZE}"),
+                "-m".into(),
+                format!("uuid={}", self.uuid),
+            ],
+        };
+        if let Some(l) = &self.label {
+            a.push("-L".into());
+            a.push(l.clone());
+        }
+        if self.replaces.is_some() {
+            a.push(
+                match self.fstype {
+                    FsType::Ext4 => "-F",
+                    FsType::Xfs => "-f",
+                }
+                .into(),
+            );
+        }
+        a.push(dev);
+        vec![Command::run_owned(a)]
+    }
+    fn symbol(&self) -> char {
+        '+'
+    }
+    fn object(&self) -> Address {
+        lv_address(&self.vg, &self.lv)
+    }
+    fn summary(&self) -> String {
+        format!(
+            "make {} filesystem, UUID {}{}{}",
+            self.fstype.as_str(),
+            self.uuid,
+            self.label
+                .as_ref()
+                .map(|l| format!(", label {l}"))
+                .unwrap_or_default(),
+            self.replaces
+                .as_ref()
+                .map(|r| format!(", over the {r} on it"))
+                .unwrap_or_default()
+        )
+    }
+}
+
+/// Mount an LV's filesystem at the mount point of its fstab line (made first if missing).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MountFilesystem {
+    pub vg: String,
+    pub lv: String,
+    pub mountpoint: String,
+    /// systemd runs: its mount units are regenerated from fstab first.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub systemd: bool,
+}
+
+impl StepKind for MountFilesystem {
+    fn commands(&self) -> Vec<Command> {
+        let mut v = vec![Command::run(&["mkdir", "-p", &self.mountpoint])];
+        if self.systemd {
+            v.push(Command::run(&["systemctl", "daemon-reload"]));
+        }
+        v.push(Command::run(&["mount", &self.mountpoint]));
+        v
+    }
+    fn symbol(&self) -> char {
+        '+'
+    }
+    fn object(&self) -> Address {
+        lv_address(&self.vg, &self.lv)
+    }
+    fn summary(&self) -> String {
+        format!("mount at {}", self.mountpoint)
+    }
+}

@@ -1,0 +1,147 @@
+//! mkfs.ext4 (e2fsprogs 1.47.0), mkfs.xfs (xfsprogs 6.1), mkdir, `systemctl daemon-reload` and
+//! mount as they behave on an LV of the simulated machine: the filesystem and its mount point go
+//! into the world, where lsblk reports them.
+
+use crate::host::{CmdOutput, HostError};
+use crate::observe::Filesystem;
+use crate::sim::world::{SimState, Target};
+use crate::sim::{fail, out};
+
+/// The LV a /dev/VG/LV path names.
+fn lv_of(st: &SimState, dev: &str) -> Option<(String, String)> {
+    match st.resolve(dev) {
+        Some(Target::Lv(vg, lv)) => Some((vg, lv)),
+        _ => None,
+    }
+}
+
+fn option<'a>(args: &[&'a str], flag: &str) -> Option<&'a str> {
+    args.iter()
+        .position(|a| *a == flag)
+        .and_then(|i| args.get(i + 1).copied())
+}
+
+/// `mkfs.ext4 [-b N] [-U UUID] [-L LABEL] [-F] DEV` or `mkfs.xfs [-b size=N] [-m uuid=UUID] [-L LABEL] [-f] DEV`.
+pub(in crate::sim) fn mkfs(
+    st: &mut SimState,
+    fstype: &str,
+    args: &[&str],
+) -> Result<CmdOutput, HostError> {
+    let dev = args.last().copied().unwrap_or("");
+    let prog = format!("mkfs.{fstype}");
+    // Filesystems are modelled on LVs only: on anything else mkfs is a command the simulated
+    // machine does not know.
+    let Some((vg, lv)) = lv_of(st, dev) else {
+        return Err(HostError::Spawn {
+            program: format!("{prog} {}", args.join(" ")),
+            detail: "the simulated host models filesystems on LVs only".into(),
+        });
+    };
+    let force = args.contains(&if fstype == "xfs" { "-f" } else { "-F" });
+    let existing = st
+        .world
+        .filesystems
+        .iter()
+        .find(|f| f.vg == vg && f.lv == lv)
+        .cloned();
+    if let Some(e) = &existing {
+        if e.mountpoint.is_some() {
+            return fail(1, format!("{prog}: {dev} contains a mounted filesystem\n"));
+        }
+        if !force {
+            return match fstype {
+                "xfs" => fail(
+                    1,
+                    format!(
+                        "mkfs.xfs: {dev} appears to contain an existing filesystem ({}).\nmkfs.xfs: Use the -f option to force overwrite.\n",
+                        e.fstype
+                    ),
+                ),
+                // stdin is /dev/null: mke2fs's "Proceed anyway?" reads EOF and gives up.
+                _ => fail(
+                    1,
+                    format!(
+                        "mke2fs 1.47.0 (5-Feb-2023)\n{dev} contains a {} file system\nProceed anyway? (y,N) ",
+                        e.fstype
+                    ),
+                ),
+            };
+        }
+    }
+    let uuid = match fstype {
+        "xfs" => option(args, "-m").and_then(|m| m.strip_prefix("uuid=")),
+        _ => option(args, "-U"),
+    }
+    .map(str::to_string)
+    .unwrap_or_else(|| {
+        let n = st.next_serial();
+        format!("{n:08x}-0000-4000-8000-000000000000")
+    });
+    let size = st.world.lv(&vg, &lv).map(|l| l.size).unwrap_or(0);
+    let kname = format!(
+        "dm-{}",
+        st.world
+            .lvm
+            .lvs
+            .iter()
+            .position(|l| l.vg == vg && l.name == lv)
+            .unwrap_or(0)
+    );
+    st.world.filesystems.retain(|f| !(f.vg == vg && f.lv == lv));
+    st.world.filesystems.push(Filesystem {
+        vg,
+        lv,
+        kname,
+        fstype: fstype.into(),
+        uuid: Some(uuid.clone()),
+        mountpoint: None,
+    });
+    let blocks = size / 4096;
+    match fstype {
+        "xfs" => out(&format!(
+            "meta-data={dev:<22} isize=512    agcount=4, agsize={} blks\n         =                       sectsz=512   attr=2, projid32bit=1\n         =                       crc=1        finobt=1, sparse=1, rmapbt=0\n         =                       reflink=1    bigtime=1 inobtcount=1 nrext64=0\ndata     =                       bsize=4096   blocks={blocks}, imaxpct=25\n         =                       sunit=0      swidth=0 blks\nnaming   =version 2              bsize=4096   ascii-ci=0, ftype=1\nlog      =internal log           bsize=4096   blocks=16384, version=2\n         =                       sectsz=512   sunit=0 blks, lazy-count=1\nrealtime =none                   extsz=4096   blocks=0, rtextents=0\n",
+            blocks / 4
+        )),
+        _ => Ok(CmdOutput {
+            status: 0,
+            stdout: format!(
+                "Creating filesystem with {blocks} 4k blocks and {} inodes\nFilesystem UUID: {uuid}\nAllocating group tables: done                            \nWriting inode tables: done                            \nCreating journal (8192 blocks): done\nWriting superblocks and filesystem accounting information: done\n\n",
+                blocks / 4
+            ),
+            stderr: "mke2fs 1.47.0 (5-Feb-2023)\n".into(),
+        }),
+    }
+}
+
+/// `mount MOUNTPOINT`: by its /etc/fstab line, as util-linux's mount does.
+pub(in crate::sim) fn mount(st: &mut SimState, mp: &str) -> Result<CmdOutput, HostError> {
+    let fstab = st.world.boot.fstab.clone().unwrap_or_default();
+    let line = fstab.lines().find(|l| {
+        let l = l.trim();
+        !l.starts_with('#') && l.split_whitespace().nth(1) == Some(mp)
+    });
+    let Some(line) = line else {
+        return fail(1, format!("mount: {mp}: can't find in /etc/fstab.\n"));
+    };
+    let source = line.split_whitespace().next().unwrap_or("");
+    let uuid = source.strip_prefix("UUID=").unwrap_or(source);
+    let Some(f) = st
+        .world
+        .filesystems
+        .iter_mut()
+        .find(|f| f.uuid.as_deref() == Some(uuid))
+    else {
+        return fail(
+            32,
+            format!("mount: {mp}: special device {source} does not exist.\n"),
+        );
+    };
+    if f.mountpoint.is_some() {
+        return fail(
+            32,
+            format!("mount: {mp}: {source} already mounted or mount point busy.\n"),
+        );
+    }
+    f.mountpoint = Some(mp.to_string());
+    out("")
+}

@@ -1,0 +1,240 @@
+//! Filesystems on LVs: mkfs on a blank LV (before its writecache is attached), the fstab line by
+//! UUID in hyraid's block (other lines kept), the mount; adoption, a different signature only
+//! with --allow-destroy, mount points taken by something else refused. Exact commands and an
+//! empty second plan.
+
+mod common;
+
+use common::*;
+use hyraid::config::{Desired, load_str};
+use hyraid::observe::Observed;
+use hyraid::plan::{Policy, Step};
+use hyraid::sim::SimHost;
+
+const FSTAB: &str = "# /etc/fstab: static file system information.\nUUID=6a1e2b7c-93f1-4a57-9d62-0c2a5b8f1e01 / ext4 errors=remount-ro 0 1\n/dev/sr0        /media/cdrom0   udf,iso9660 user,noauto     0       0\n";
+
+fn file(fs: &str, wc: bool) -> Desired {
+    let wc = if wc {
+        ", writecache: { size: 32GiB, pvs: [cache0] }"
+    } else {
+        ""
+    };
+    load_str(
+        "fs.yaml",
+        &format!(
+            r#"version: 1
+disks:
+  ssd0: {{ id: ata-Samsung_SSD_870_EVO_1TB_S6PTNM0T100001A }}
+  hdd0: {{ id: ata-ST1000LM048-2E7172_WDE00001 }}
+  cache0: {{ id: ata-KINGSTON_SA400S37240G_50026B7782000001 }}
+mirrors:
+  data0: {{ members: [ssd0, hdd0] }}
+volume_groups:
+  vg0:
+    pvs: [data0, cache0]
+    lvs:
+      nextcloud: {{ size: 100GiB, pvs: [data0]{wc}, filesystem: {fs} }}
+"#
+        ),
+    )
+    .unwrap()
+}
+
+/// The microserver, running systemd, with a distribution's fstab.
+fn machine() -> SimHost {
+    let mut w: Observed = example("microserver-gen8").1.world();
+    w.boot.fstab = Some(FSTAB.into());
+    w.boot.systemd = true;
+    SimHost::new(w)
+}
+
+fn fs_commands(h: &SimHost) -> Vec<String> {
+    changes(h)
+        .into_iter()
+        .filter(|c| {
+            [
+                "mkfs",
+                "mkdir",
+                "systemctl",
+                "mount",
+                "lvconvert",
+                "(replace) /etc/fstab",
+            ]
+            .iter()
+            .any(|p| c.starts_with(p))
+        })
+        .collect()
+}
+
+#[test]
+fn ext4_is_made_listed_and_mounted_and_converges() {
+    let d = file(
+        "{ type: ext4, label: nextcloud, mount: /srv/nextcloud, options: [noatime] }",
+        false,
+    );
+    let h = machine();
+    let p = plan_for(&h, &d, Policy::default());
+    assert!(p.refused.is_empty(), "{:#?}", p.refused);
+    let uuid = p
+        .steps
+        .iter()
+        .find_map(|s| match &s.step {
+            Step::MakeFilesystem(m) => Some(m.uuid.clone()),
+            _ => None,
+        })
+        .unwrap();
+    // The same observation gives the same UUID (a saved plan is re-derived).
+    assert_eq!(plan_for(&h, &d, Policy::default()).steps, p.steps);
+    println!(
+        "{}",
+        hyraid::render::render(&p, hyraid::render::Format::Text, false)
+    );
+    apply(&h, &d, Policy::default()).unwrap();
+    assert_eq!(
+        fs_commands(&h),
+        vec![
+            format!("mkfs.ext4 -b 4096 -U {uuid} -L nextcloud /dev/vg0/nextcloud"),
+            "(replace) /etc/fstab".to_string(),
+            "mkdir -p /srv/nextcloud".into(),
+            "systemctl daemon-reload".into(),
+            "mount /srv/nextcloud".into(),
+        ]
+    );
+    let fstab = h.world().boot.fstab.unwrap();
+    assert_eq!(
+        fstab,
+        format!(
+            "{FSTAB}# hyraid: the filesystems of hyraid.yaml; `hyraid apply` keeps the lines up to the end mark\nUUID={uuid} /srv/nextcloud ext4 noatime 0 2\n# hyraid: end\n"
+        )
+    );
+    let fs = &h.world().filesystems[0];
+    assert_eq!(fs.mountpoint.as_deref(), Some("/srv/nextcloud"));
+    assert!(plan_for(&h, &d, Policy::default()).is_empty());
+}
+
+#[test]
+fn xfs_is_made_before_the_writecache_is_attached() {
+    let d = file("{ type: xfs, mount: /srv/nextcloud }", true);
+    let h = machine();
+    apply(&h, &d, Policy::default()).unwrap();
+    let c = fs_commands(&h);
+    let mkfs = c
+        .iter()
+        .position(|c| c.starts_with("mkfs.xfs -b size=4096 -m uuid="))
+        .unwrap();
+    let attach = c
+        .iter()
+        .position(|c| c.starts_with("lvconvert --yes --type writecache"))
+        .unwrap();
+    assert!(mkfs < attach, "{c:#?}");
+    assert!(
+        h.world()
+            .boot
+            .fstab
+            .unwrap()
+            .contains(" /srv/nextcloud xfs defaults 0 0\n")
+    );
+    assert!(plan_for(&h, &d, Policy::default()).is_empty());
+}
+
+#[test]
+fn a_filesystem_of_the_file_type_is_adopted_and_another_needs_allow_destroy() {
+    let h = machine();
+    apply(&h, &file("{ type: ext4 }", false), Policy::default()).unwrap();
+    let before = h.commands().len();
+    // Same type: adopted, only the fstab line and the mount.
+    let d = file("{ type: ext4, mount: /srv/nc }", false);
+    let p = plan_for(&h, &d, Policy::default());
+    assert_eq!(ops(&p), vec!["write_file", "mount_filesystem"]);
+    // Another type: refused without the flag, `destroys` with it.
+    let x = file("{ type: xfs }", false);
+    let p = plan_for(&h, &x, Policy::default());
+    assert!(p.steps.is_empty());
+    assert!(
+        p.refused[0]
+            .reason
+            .contains("the LV carries ext4, the file wants xfs"),
+        "{:#?}",
+        p.refused
+    );
+    assert!(p.refused[0].fix.contains("--allow-destroy"));
+    let allow = Policy {
+        allow_destroy: true,
+    };
+    let p = plan_for(&h, &x, allow);
+    assert_eq!(p.steps[0].risk, hyraid::plan::Risk::Destroys);
+    apply(&h, &x, allow).unwrap();
+    assert!(
+        changes_since(&h, before)
+            .iter()
+            .any(|c| c.starts_with("mkfs.xfs") && c.contains(" -f /dev/vg0/nextcloud"))
+    );
+    assert!(plan_for(&h, &x, allow).is_empty());
+}
+
+#[test]
+fn mount_points_in_use_are_refused() {
+    let h = machine();
+    // A line of the distribution's fstab owns /media/cdrom0.
+    let d = file("{ type: ext4, mount: /media/cdrom0 }", false);
+    let p = plan_for(&h, &d, Policy::default());
+    assert!(
+        p.refused
+            .iter()
+            .any(|r| r.reason.contains("cannot mount at /media/cdrom0")),
+        "{:#?}",
+        p.refused
+    );
+    // Mounted elsewhere: hyraid does not move it.
+    apply(
+        &h,
+        &file("{ type: ext4, mount: /srv/a }", false),
+        Policy::default(),
+    )
+    .unwrap();
+    let p = plan_for(
+        &h,
+        &file("{ type: ext4, mount: /srv/b }", false),
+        Policy::default(),
+    );
+    assert!(
+        p.refused
+            .iter()
+            .any(|r| r.reason.contains("mounted at /srv/a, the file says /srv/b")),
+        "{:#?}",
+        p.refused
+    );
+    // A mounted filesystem of another type is never re-made.
+    let p = plan_for(
+        &h,
+        &file("{ type: xfs, mount: /srv/a }", false),
+        Policy {
+            allow_destroy: true,
+        },
+    );
+    assert!(
+        p.refused
+            .iter()
+            .any(|r| r.reason.contains("mounted at /srv/a; the file wants xfs")),
+        "{:#?}",
+        p.refused
+    );
+}
+
+#[test]
+fn without_systemd_no_daemon_reload() {
+    let mut w: Observed = example("microserver-gen8").1.world();
+    w.boot.fstab = None;
+    let h = SimHost::new(w);
+    let d = file("{ type: ext4, mount: /srv/nextcloud }", false);
+    apply(&h, &d, Policy::default()).unwrap();
+    assert!(!fs_commands(&h).iter().any(|c| c.starts_with("systemctl")));
+    assert!(
+        h.world()
+            .boot
+            .fstab
+            .unwrap()
+            .starts_with("# hyraid: the filesystems")
+    );
+    assert!(plan_for(&h, &d, Policy::default()).is_empty());
+}
