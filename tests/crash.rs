@@ -280,6 +280,25 @@ fn cases() -> Vec<Case> {
         }),
         policy: Policy::default(),
     });
+    // The LV and its mounted filesystem grow (lvextend, then resize2fs online).
+    let (mut d, h) = example("microserver-gen8");
+    nextcloud(&mut d).filesystem = Some(ext4_at("/srv/nextcloud"));
+    apply(&h, &d, Policy::default()).unwrap();
+    h.finish_syncs();
+    nextcloud(&mut d).size = hyraid::config::size::LvSize::Bytes(900 << 30);
+    v.push(Case {
+        name: "grow an LV and its mounted ext4".into(),
+        desired: d,
+        before: h.world(),
+        allowed_removals: vec![],
+        finally: Some(|w| {
+            let lv = w.lvm.lvs.iter().find(|l| l.name == "nextcloud");
+            w.filesystems
+                .iter()
+                .any(|f| f.size.is_some() && f.size == lv.map(|l| l.size))
+        }),
+        policy: Policy::default(),
+    });
     v
 }
 

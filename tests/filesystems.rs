@@ -238,3 +238,110 @@ fn without_systemd_no_daemon_reload() {
     );
     assert!(plan_for(&h, &d, Policy::default()).is_empty());
 }
+
+#[test]
+fn the_filesystem_grows_with_its_lv_online_and_after_an_interrupted_lvextend() {
+    for (fs, tool) in [
+        ("ext4", "resize2fs /dev/vg0/nextcloud"),
+        ("xfs", "xfs_growfs /srv/nextcloud"),
+    ] {
+        let h = machine();
+        apply(
+            &h,
+            &file(&format!("{{ type: {fs}, mount: /srv/nextcloud }}"), false),
+            Policy::default(),
+        )
+        .unwrap();
+        let before = h.commands().len();
+        let grown = file(&format!("{{ type: {fs}, mount: /srv/nextcloud }}"), false);
+        let mut grown = grown;
+        nextcloud(&mut grown).size = hyraid::config::size::LvSize::Bytes(200 << 30);
+        let p = plan_for(&h, &grown, Policy::default());
+        assert_eq!(ops(&p), vec!["extend_lv", "grow_filesystem"], "{fs}");
+        println!(
+            "{}",
+            hyraid::render::render(&p, hyraid::render::Format::Text, false)
+        );
+        apply(&h, &grown, Policy::default()).unwrap();
+        assert_eq!(
+            changes_since(&h, before)
+                .into_iter()
+                .filter(|c| !c.starts_with("dumpe2fs") && !c.starts_with("xfs_info"))
+                .collect::<Vec<_>>(),
+            vec![
+                "lvextend -L 214748364800b vg0/nextcloud".to_string(),
+                tool.into()
+            ]
+        );
+        let f = &h.world().filesystems[0];
+        assert_eq!(f.size, Some(200 << 30), "{fs}");
+        assert_eq!(f.mountpoint.as_deref(), Some("/srv/nextcloud"));
+        assert!(plan_for(&h, &grown, Policy::default()).is_empty());
+        // Killed between the lvextend and the grow: the next plan grows the filesystem alone.
+        let mut more = grown.clone();
+        nextcloud(&mut more).size = hyraid::config::size::LvSize::Bytes(300 << 30);
+        run(&h, &["lvextend", "-L", "322122547200b", "vg0/nextcloud"]);
+        let p = plan_for(&h, &more, Policy::default());
+        assert_eq!(ops(&p), vec!["grow_filesystem"], "{fs}");
+        assert!(p.steps[0].reason.contains("smaller than its LV"));
+        apply(&h, &more, Policy::default()).unwrap();
+        assert!(plan_for(&h, &more, Policy::default()).is_empty());
+    }
+}
+
+#[test]
+fn an_unmounted_ext4_is_checked_first_and_an_unmounted_xfs_is_refused() {
+    let h = machine();
+    apply(&h, &file("{ type: ext4 }", false), Policy::default()).unwrap();
+    let mut d = file("{ type: ext4 }", false);
+    nextcloud(&mut d).size = hyraid::config::size::LvSize::Bytes(200 << 30);
+    let cmds: Vec<String> = plan_for(&h, &d, Policy::default()).steps[1]
+        .step
+        .commands()
+        .iter()
+        .map(hyraid::render::command_line)
+        .collect();
+    assert_eq!(
+        cmds,
+        vec![
+            "e2fsck -f -p /dev/vg0/nextcloud",
+            "resize2fs /dev/vg0/nextcloud"
+        ]
+    );
+    let h = machine();
+    apply(&h, &file("{ type: xfs }", false), Policy::default()).unwrap();
+    let mut d = file("{ type: xfs }", false);
+    nextcloud(&mut d).size = hyraid::config::size::LvSize::Bytes(200 << 30);
+    let p = plan_for(&h, &d, Policy::default());
+    assert!(
+        p.refused[0].reason.contains("xfs grows only while mounted"),
+        "{:#?}",
+        p.refused
+    );
+}
+
+#[test]
+fn the_example_with_filesystems_and_a_cache_builds_and_converges() {
+    let d = hyraid::config::load_file(std::path::Path::new("examples/nextcloud-filesystems.yaml"))
+        .unwrap();
+    let h = machine();
+    apply(&h, &d, Policy::default()).unwrap();
+    let c = fs_commands(&h);
+    let mkfs = c.iter().position(|c| c.starts_with("mkfs.ext4")).unwrap();
+    let attach = c
+        .iter()
+        .position(|c| c.starts_with("lvconvert --yes --type writecache"))
+        .unwrap();
+    assert!(mkfs < attach, "{c:#?}");
+    let mounted: Vec<Option<String>> = h
+        .world()
+        .filesystems
+        .iter()
+        .map(|f| f.mountpoint.clone())
+        .collect();
+    assert_eq!(
+        mounted,
+        vec![Some("/srv/media".into()), Some("/srv/nextcloud".into())]
+    );
+    assert!(plan_for(&h, &d, Policy::default()).is_empty());
+}

@@ -16,7 +16,7 @@ pub mod parse_util;
 pub mod wipefs;
 pub mod write_cache;
 
-pub use filesystems::{FSTAB_PATH, Filesystem, SYSTEMD_PATH};
+pub use filesystems::{FSTAB_PATH, Filesystem, SYSTEMD_PATH, probe_sizes as probe_fs_sizes};
 pub use lookup::Lookup;
 pub use model::*;
 pub use observer::{ObserveError, observe, probe_write_cache};

@@ -6,7 +6,7 @@ use super::fstab::{FstabEntry, foreign_mountpoints, managed_fstab};
 use super::*;
 use crate::config::filesystem::FilesystemSpec;
 use crate::observe::{FSTAB_PATH, Filesystem};
-use crate::plan::step::{MakeFilesystem, MountFilesystem, WriteFile};
+use crate::plan::step::{GrowFilesystem, MakeFilesystem, MountFilesystem, WriteFile};
 
 /// A UUID for a new filesystem, in the 8-4-4-4-12 form mkfs takes: a hash of the host, the LV
 /// and the observation (version 5-style bits), so a saved plan re-derives the same one and the
@@ -228,5 +228,67 @@ impl<'a> Planner<'a> {
             }
         }
         self.steps.extend(mounts);
+        self.grow_filesystems();
+    }
+
+    /// A filesystem grows after its LV: in this plan's lvextend, or after one an interrupted
+    /// apply ran (the filesystem is then smaller than its LV). Last, so that an xfs is mounted.
+    fn grow_filesystems(&mut self) {
+        for vg in self.d.volume_groups.values().filter(|v| !v.absent) {
+            for lv in vg.lvs.values().filter(|l| !l.absent) {
+                let Some(fs) = &lv.filesystem else { continue };
+                let Some(have) = self
+                    .observed_fs(&vg.name, &lv.name)
+                    .filter(|h| h.fstype == fs.fstype.as_str())
+                else {
+                    continue;
+                };
+                let extends = self.steps.iter().any(
+                    |s| matches!(&s.step, Step::ExtendLv(e) if e.vg == vg.name && e.lv == lv.name),
+                );
+                // xfs leaves out a last allocation group under 64 blocks: less than 1 MiB short
+                // is the filesystem's full size.
+                let short = match (have.size, self.ix.lv(&vg.name, &lv.name)) {
+                    (Some(s), Some(l)) => l.size.saturating_sub(s) >= 1 << 20,
+                    _ => false,
+                };
+                if !extends && !short {
+                    continue;
+                }
+                let mounts = self.steps.iter().any(|s| {
+                    matches!(&s.step, Step::MountFilesystem(m) if m.vg == vg.name && m.lv == lv.name)
+                });
+                let mountpoint = have
+                    .mountpoint
+                    .clone()
+                    .or_else(|| fs.mount.clone().filter(|_| mounts));
+                let object = format!("lv {}/{}", vg.name, lv.name);
+                if fs.fstype == crate::config::filesystem::FsType::Xfs && mountpoint.is_none() {
+                    self.refuse(&object, "xfs grows only while mounted (xfs_growfs takes its mount point), and it is not mounted", "give the filesystem a `mount` in the file, or mount it, then plan again");
+                    continue;
+                }
+                let tool = match (fs.fstype, &mountpoint) {
+                    (crate::config::filesystem::FsType::Xfs, _) => {
+                        "xfs_growfs on the mounted filesystem"
+                    }
+                    (_, Some(_)) => "resize2fs grows a mounted ext4 online",
+                    (_, None) => "resize2fs, after the e2fsck -f it demands of an unmounted ext4",
+                };
+                self.steps.push(ps(
+                    Step::GrowFilesystem(GrowFilesystem {
+                        vg: vg.name.clone(),
+                        lv: lv.name.clone(),
+                        fstype: fs.fstype,
+                        mountpoint,
+                    }),
+                    Risk::Safe,
+                    if extends {
+                        format!("the LV grows in this plan; {tool}")
+                    } else {
+                        format!("the filesystem is smaller than its LV (an earlier lvextend ran without it); {tool}")
+                    },
+                ));
+            }
+        }
     }
 }

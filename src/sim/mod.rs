@@ -169,6 +169,13 @@ impl Host for SimHost {
             ["mkdir", "-p", _] => out(""),
             ["systemctl", "daemon-reload"] if st.world.boot.systemd => out(""),
             ["mount", mp] => tools::mount(&mut st, mp),
+            ["dumpe2fs", "-h", dev] => tools::fs_info(&mut st, "dumpe2fs", dev),
+            ["xfs_info", dev] => tools::fs_info(&mut st, "xfs_info", dev),
+            ["resize2fs", dev] => tools::grow_fs(&mut st, "resize2fs", dev),
+            ["xfs_growfs", mp] => tools::grow_fs(&mut st, "xfs_growfs", mp),
+            ["e2fsck", "-f", "-p", dev] if st.resolve(dev).is_some() => out(&format!(
+                "{dev}: 11/65536 files (0.0% non-contiguous), 12955/262144 blocks\n"
+            )),
             ["sgdisk", ..] => tools::sgdisk(&mut st, &args[1..]),
             ["pvcreate", ..]
             | ["vgcreate", ..]

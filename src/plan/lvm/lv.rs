@@ -2,6 +2,15 @@
 
 use super::*;
 
+/// What a grown LV's filesystem does.
+fn fs_note(lv: &LvSpec) -> &'static str {
+    if lv.filesystem.is_some() {
+        "its filesystem grows in the step after the LV's"
+    } else {
+        "the filesystem on it is not resized (grow it yourself)"
+    }
+}
+
 impl<'a> Planner<'a> {
     pub(in crate::plan) fn logical_volume(
         &mut self,
@@ -103,7 +112,15 @@ impl<'a> Planner<'a> {
                     LvSize::Bytes(b) => {
                         let want = round(b);
                         if want > cur {
-                            self.steps.push(ps(Step::ExtendLv(ExtendLv { vg: vg.name.clone(), lv: lv.name.clone(), size: SizeArg::Bytes(want) }), Risk::Safe, format!("grow {} → {} bytes; the filesystem on it is not resized (grow it yourself)", cur, want)));
+                            self.steps.push(ps(
+                                Step::ExtendLv(ExtendLv {
+                                    vg: vg.name.clone(),
+                                    lv: lv.name.clone(),
+                                    size: SizeArg::Bytes(want),
+                                }),
+                                Risk::Safe,
+                                format!("grow {} → {} bytes; {}", cur, want, fs_note(lv)),
+                            ));
                         } else if want < cur {
                             self.refuse(&object, format!("is {}, larger than the file's {}; hyraid never shrinks an LV", human(cur), human(want)), format!("set its size to {} (or more) in the file; shrinking loses the data past the new end", human(cur)));
                         }

@@ -1,4 +1,4 @@
-//! Steps on the filesystem of an LV: make it, mount it.
+//! Steps on the filesystem of an LV: make it, mount it, grow it after its LV.
 
 use super::{Command, StepKind};
 use crate::config::filesystem::FsType;
@@ -117,5 +117,49 @@ impl StepKind for MountFilesystem {
     }
     fn summary(&self) -> String {
         format!("mount at {}", self.mountpoint)
+    }
+}
+
+/// Grow an LV's filesystem to the size of its LV, after the lvextend: ext4 with resize2fs
+/// (online when mounted; unmounted after `e2fsck -f -p`, which resize2fs demands), xfs with
+/// xfs_growfs on its mount point (xfs grows only mounted).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GrowFilesystem {
+    pub vg: String,
+    pub lv: String,
+    pub fstype: FsType,
+    /// Where it is mounted when the step runs; None = not mounted (ext4 only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mountpoint: Option<String>,
+}
+
+impl StepKind for GrowFilesystem {
+    fn commands(&self) -> Vec<Command> {
+        let dev = format!("/dev/{}/{}", self.vg, self.lv);
+        match (self.fstype, &self.mountpoint) {
+            (FsType::Xfs, m) => vec![Command::run(&["xfs_growfs", m.as_deref().unwrap_or(&dev)])],
+            (FsType::Ext4, Some(_)) => vec![Command::run(&["resize2fs", &dev])],
+            (FsType::Ext4, None) => vec![
+                Command::run(&["e2fsck", "-f", "-p", &dev]),
+                Command::run(&["resize2fs", &dev]),
+            ],
+        }
+    }
+    fn symbol(&self) -> char {
+        '~'
+    }
+    fn object(&self) -> Address {
+        lv_address(&self.vg, &self.lv)
+    }
+    fn summary(&self) -> String {
+        format!(
+            "grow the {} filesystem to the LV's size{}",
+            self.fstype.as_str(),
+            if self.mountpoint.is_some() {
+                ", online"
+            } else {
+                ", unmounted"
+            }
+        )
     }
 }

@@ -14,7 +14,7 @@ mod md_width;
 pub use boot::{RegenerateInitramfs, ReloadUdev, WriteFile};
 pub use command::{Command, command_line, quote, wait_path};
 pub use disk::{CacheTool, CreatePartitions, NewPartition, SetWriteCache, WipeSignatures};
-pub use fs::{FS_BLOCK_SIZE, MakeFilesystem, MountFilesystem};
+pub use fs::{FS_BLOCK_SIZE, GrowFilesystem, MakeFilesystem, MountFilesystem};
 pub use lvm::{
     AttachWritecache, CreateCachevol, CreateLv, CreatePv, CreateVg, DeactivateLv, DetachWritecache,
     ExtendLv, ExtendVg, RemoveLv, RemoveVg, SetWritecacheSettings, SizeArg,
@@ -105,6 +105,7 @@ pub enum Step {
     RemoveMember(RemoveMember),
     MakeFilesystem(MakeFilesystem),
     MountFilesystem(MountFilesystem),
+    GrowFilesystem(GrowFilesystem),
 }
 
 impl Step {
@@ -146,6 +147,7 @@ impl Step {
             Step::RemoveMember(s) => s,
             Step::MakeFilesystem(s) => s,
             Step::MountFilesystem(s) => s,
+            Step::GrowFilesystem(s) => s,
         }
     }
 
