@@ -194,7 +194,9 @@ impl<'a> Planner<'a> {
                     options: fs.options_field(),
                     pass: fs.fstype.fsck_pass(),
                 });
-                if have.and_then(|h| h.mountpoint.as_ref()).is_none() {
+                if have.and_then(|h| h.mountpoint.as_ref()).is_none()
+                    || self.shrinks(&vg.name, &lv.name)
+                {
                     mounts.push(ps(
                         Step::MountFilesystem(MountFilesystem {
                             vg: vg.name.clone(),
@@ -252,7 +254,7 @@ impl<'a> Planner<'a> {
                     (Some(s), Some(l)) => l.size.saturating_sub(s) >= 1 << 20,
                     _ => false,
                 };
-                if !extends && !short {
+                if !extends && !short || self.shrinks(&vg.name, &lv.name) {
                     continue;
                 }
                 let mounts = self.steps.iter().any(|s| {

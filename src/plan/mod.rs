@@ -17,6 +17,7 @@ mod lvm;
 mod mirror;
 pub mod persist;
 pub mod planfile;
+mod shrink;
 pub mod step;
 
 pub use address::Address;

@@ -172,6 +172,8 @@ impl Host for SimHost {
             ["dumpe2fs", "-h", dev] => tools::fs_info(&mut st, "dumpe2fs", dev),
             ["xfs_info", dev] => tools::fs_info(&mut st, "xfs_info", dev),
             ["resize2fs", dev] => tools::grow_fs(&mut st, "resize2fs", dev),
+            ["resize2fs", dev, size] => tools::resize2fs_to(&mut st, dev, size),
+            ["umount", mp] => tools::umount(&mut st, mp),
             ["xfs_growfs", mp] => tools::grow_fs(&mut st, "xfs_growfs", mp),
             ["e2fsck", "-f", "-p", dev] if st.resolve(dev).is_some() => out(&format!(
                 "{dev}: 11/65536 files (0.0% non-contiguous), 12955/262144 blocks\n"
@@ -182,6 +184,7 @@ impl Host for SimHost {
             | ["vgextend", ..]
             | ["lvcreate", ..]
             | ["lvextend", ..]
+            | ["lvreduce", ..]
             | ["lvchange", ..]
             | ["lvconvert", ..]
             | ["lvremove", ..]

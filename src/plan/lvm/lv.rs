@@ -122,7 +122,7 @@ impl<'a> Planner<'a> {
                                 format!("grow {} → {} bytes; {}", cur, want, fs_note(lv)),
                             ));
                         } else if want < cur {
-                            self.refuse(&object, format!("is {}, larger than the file's {}; hyraid never shrinks an LV", human(cur), human(want)), format!("set its size to {} (or more) in the file; shrinking loses the data past the new end", human(cur)));
+                            self.shrink_lv(vg, lv, l, want);
                         }
                     }
                     LvSize::PercentVg(p) => {

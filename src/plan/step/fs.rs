@@ -1,4 +1,5 @@
-//! Steps on the filesystem of an LV: make it, mount it, grow it after its LV.
+//! Steps on the filesystem of an LV: make it, mount it, grow it after its LV, shrink it with
+//! its LV.
 
 use super::{Command, StepKind};
 use crate::config::filesystem::FsType;
@@ -160,6 +161,68 @@ impl StepKind for GrowFilesystem {
             } else {
                 ", unmounted"
             }
+        )
+    }
+}
+
+/// Make an LV smaller: its ext4 first (unmounted, checked, resized to exactly the new size),
+/// then the LV to that size. Without a filesystem, the data past the new end is lost.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShrinkLv {
+    pub vg: String,
+    pub lv: String,
+    /// Bytes, a whole number of extents.
+    pub size: u64,
+    /// The LV carries an ext4 that is shrunk first.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ext4: bool,
+    /// Where the ext4 is mounted now: unmounted first (ext4 shrinks only offline).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unmount: Option<String>,
+}
+
+impl StepKind for ShrinkLv {
+    fn commands(&self) -> Vec<Command> {
+        let dev = format!("/dev/{}/{}", self.vg, self.lv);
+        let mut v = Vec::new();
+        if let Some(m) = &self.unmount {
+            v.push(Command::run(&["umount", m]));
+        }
+        if self.ext4 {
+            // -p: fix only what is safe to fix unattended; anything else stops apply here.
+            v.push(Command::run(&["e2fsck", "-f", "-p", &dev]));
+            v.push(Command::run(&[
+                "resize2fs",
+                &dev,
+                &format!("{}K", self.size >> 10),
+            ]));
+        }
+        v.push(Command::run_owned(vec![
+            "lvreduce".into(),
+            "--yes".into(),
+            "-L".into(),
+            format!("{}b", self.size),
+            format!("{}/{}", self.vg, self.lv),
+        ]));
+        v
+    }
+    fn symbol(&self) -> char {
+        '~'
+    }
+    fn object(&self) -> Address {
+        lv_address(&self.vg, &self.lv)
+    }
+    fn summary(&self) -> String {
+        use crate::config::size::human;
+        format!(
+            "shrink {}to {} bytes ({})",
+            if self.ext4 {
+                "the ext4 and the LV "
+            } else {
+                "LV "
+            },
+            self.size,
+            human(self.size)
         )
     }
 }

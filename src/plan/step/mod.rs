@@ -14,7 +14,7 @@ mod md_width;
 pub use boot::{RegenerateInitramfs, ReloadUdev, WriteFile};
 pub use command::{Command, command_line, quote, wait_path};
 pub use disk::{CacheTool, CreatePartitions, NewPartition, SetWriteCache, WipeSignatures};
-pub use fs::{FS_BLOCK_SIZE, GrowFilesystem, MakeFilesystem, MountFilesystem};
+pub use fs::{FS_BLOCK_SIZE, GrowFilesystem, MakeFilesystem, MountFilesystem, ShrinkLv};
 pub use lvm::{
     AttachWritecache, CreateCachevol, CreateLv, CreatePv, CreateVg, DeactivateLv, DetachWritecache,
     ExtendLv, ExtendVg, RemoveLv, RemoveVg, SetWritecacheSettings, SizeArg,
@@ -106,6 +106,7 @@ pub enum Step {
     MakeFilesystem(MakeFilesystem),
     MountFilesystem(MountFilesystem),
     GrowFilesystem(GrowFilesystem),
+    ShrinkLv(ShrinkLv),
 }
 
 impl Step {
@@ -148,6 +149,7 @@ impl Step {
             Step::MakeFilesystem(s) => s,
             Step::MountFilesystem(s) => s,
             Step::GrowFilesystem(s) => s,
+            Step::ShrinkLv(s) => s,
         }
     }
 

@@ -271,3 +271,82 @@ pub(in crate::sim) fn grow(
         )),
     }
 }
+
+/// `umount MOUNTPOINT`.
+pub(in crate::sim) fn umount(st: &mut SimState, mp: &str) -> Result<CmdOutput, HostError> {
+    match st
+        .world
+        .filesystems
+        .iter_mut()
+        .find(|f| f.mountpoint.as_deref() == Some(mp))
+    {
+        Some(f) => {
+            f.mountpoint = None;
+            out("")
+        }
+        None => fail(32, format!("umount: {mp}: not mounted.\n")),
+    }
+}
+
+/// `resize2fs DEV SIZE` with SIZE in KiB (`262144K`): an ext4 shrinks only unmounted, and never
+/// beyond its device.
+pub(in crate::sim) fn resize2fs_to(
+    st: &mut SimState,
+    dev: &str,
+    size: &str,
+) -> Result<CmdOutput, HostError> {
+    let Some(f) = fs_at(st, dev).cloned() else {
+        return fail(
+            1,
+            format!(
+                "resize2fs 1.47.0 (5-Feb-2023)\nresize2fs: Bad magic number in super-block while trying to open {dev}\n"
+            ),
+        );
+    };
+    let Some(kib) = size.strip_suffix('K').and_then(|k| k.parse::<u64>().ok()) else {
+        return fail(1, format!("resize2fs: Invalid new size: {size}\n"));
+    };
+    let to = kib * 1024 / 4096 * 4096;
+    let from = f.size.unwrap_or(0);
+    if to > lv_size(st, &f) {
+        return fail(
+            1,
+            format!(
+                "resize2fs 1.47.0 (5-Feb-2023)\nThe containing partition (or device) is only {} (4k) blocks.\nYou requested a new size of {} blocks.\n\n",
+                lv_size(st, &f) / 4096,
+                to / 4096
+            ),
+        );
+    }
+    if to < from && f.mountpoint.is_some() {
+        return fail(
+            1,
+            format!(
+                "resize2fs 1.47.0 (5-Feb-2023)\nFilesystem at {dev} is mounted on {}; on-line resizing required\nresize2fs: On-line shrinking not supported\n",
+                f.mountpoint.clone().unwrap_or_default()
+            ),
+        );
+    }
+    if let Some(x) = fs_at(st, dev) {
+        x.size = Some(to);
+    }
+    if to == from {
+        return Ok(CmdOutput {
+            status: 0,
+            stdout: String::new(),
+            stderr: format!(
+                "resize2fs 1.47.0 (5-Feb-2023)\nThe filesystem is already {} (4k) blocks long.  Nothing to do!\n\n",
+                to / 4096
+            ),
+        });
+    }
+    Ok(CmdOutput {
+        status: 0,
+        stdout: format!(
+            "Resizing the filesystem on {dev} to {} (4k) blocks.\nThe filesystem on {dev} is now {} (4k) blocks long.\n\n",
+            to / 4096,
+            to / 4096
+        ),
+        stderr: "resize2fs 1.47.0 (5-Feb-2023)\n".into(),
+    })
+}

@@ -3,7 +3,9 @@
 //! after each; and the PV and VG commands themselves (the LV ones are in `lvm_lv`) — lvm2 2.03.16
 //! behaviour, including its refusals.
 
-use super::lvm_lv::{activate, attach, change_settings, lvcreate, lvextend, lvremove, split};
+use super::lvm_lv::{
+    activate, attach, change_settings, lvcreate, lvextend, lvreduce, lvremove, split,
+};
 use crate::host::{CmdOutput, HostError};
 use crate::observe::{Lv, Pv, Signature, Vg};
 use crate::sim::world::{SimState, Target};
@@ -20,6 +22,7 @@ pub fn run(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> {
         ["vgextend", vg, devs @ ..] if !devs.is_empty() => vgextend(st, vg, devs),
         ["lvcreate", rest @ ..] => lvcreate(st, rest),
         ["lvextend", rest @ ..] => lvextend(st, rest),
+        ["lvreduce", "--yes", "-L", size, lv] => lvreduce(st, size, lv),
         ["lvchange", "--activate", yn, lv] => activate(st, lv, *yn == "y"),
         ["lvchange", "--yes", "--cachesettings", s, lv] => change_settings(st, s, lv),
         [

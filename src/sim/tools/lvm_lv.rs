@@ -252,6 +252,61 @@ pub(super) fn lvextend(st: &mut SimState, args: &[&str]) -> Result<String, Strin
     Ok(format!("  Logical volume {lvpath} successfully resized.\n"))
 }
 
+/// `lvreduce --yes -L SIZEb VG/LV` (lvm2 2.03.16): the size rounds up to whole extents (and
+/// stripes); the extents past it are freed, the last PV's first. A writecache LV is refused.
+pub(super) fn lvreduce(st: &mut SimState, size: &str, lvpath: &str) -> Result<String, String> {
+    let (vg, name) = split_lv(lvpath)?;
+    let Some(lv) = st.world.lv(&vg, &name).filter(|l| !l.hidden).cloned() else {
+        return Err(format!("  Failed to find logical volume \"{lvpath}\"\n"));
+    };
+    if lv.writecache.is_some() {
+        return Err(format!(
+            "  Operation not permitted on LV {vg}/{name} type writecache.\n"
+        ));
+    }
+    let bytes: u64 = size
+        .strip_suffix('b')
+        .and_then(|b| b.parse().ok())
+        .ok_or_else(|| {
+            format!("  the simulated host models `lvreduce --yes -L Nb`, not {size}\n")
+        })?;
+    let s = lv.stripes.max(1) as u64;
+    let target = bytes.div_ceil(EXTENT).div_ceil(s) * s;
+    let cur: u64 = lv.extents.values().sum();
+    if target >= cur {
+        return Err(format!(
+            "  New size ({target} extents) matches existing size ({cur} extents).\n"
+        ));
+    }
+    let l = st
+        .world
+        .lvm
+        .lvs
+        .iter_mut()
+        .find(|l| l.vg == vg && l.name == name)
+        .unwrap();
+    if s > 1 {
+        // Each stripe gives up the same number of extents.
+        for n in l.extents.values_mut() {
+            *n -= (cur - target) / s;
+        }
+    } else {
+        let mut drop = cur - target;
+        for n in l.extents.values_mut().rev() {
+            let take = (*n).min(drop);
+            *n -= take;
+            drop -= take;
+        }
+    }
+    l.extents.retain(|_, n| *n > 0);
+    let h = crate::config::size::human;
+    Ok(format!(
+        "  Size of logical volume {vg}/{name} changed from {} ({cur} extents) to {} ({target} extents).\n  Logical volume {vg}/{name} successfully resized.\n",
+        h(cur * EXTENT),
+        h(target * EXTENT)
+    ))
+}
+
 fn lv_mut<'a>(st: &'a mut SimState, path: &str) -> Result<&'a mut Lv, String> {
     let (vg, name) = split_lv(path)?;
     st.world
