@@ -120,13 +120,30 @@ fn xfs_is_made_before_the_writecache_is_attached() {
     let c = fs_commands(&h);
     let mkfs = c
         .iter()
-        .position(|c| c.starts_with("mkfs.xfs -b size=4096 -m uuid="))
+        .position(|c| c.starts_with("mkfs.xfs -b size=4096 -s size=4096 -m uuid="))
         .unwrap();
     let attach = c
         .iter()
         .position(|c| c.starts_with("lvconvert --yes --type writecache"))
         .unwrap();
     assert!(mkfs < attach, "{c:#?}");
+    // The writecache block matches the filesystem's, given explicitly.
+    assert!(
+        c[attach].contains("--cachesettings block_size=4096 vg0/nextcloud"),
+        "{c:#?}"
+    );
+    let wc = h
+        .world()
+        .lvm
+        .lvs
+        .iter()
+        .find_map(|l| l.writecache.clone())
+        .unwrap();
+    assert_eq!(wc.block_size, Some(4096));
+    assert!(
+        !wc.settings.contains_key("block_size"),
+        "not a setting: {wc:?}"
+    );
     assert!(
         h.world()
             .boot
@@ -459,4 +476,61 @@ fn xfs_never_shrinks_and_a_raw_lv_shrinks_as_destroys() {
         vec!["lvreduce --yes -L 64424509440b vg0/nextcloud"]
     );
     assert!(plan_for(&h, &sized("none", 60 << 30), allow).is_empty());
+}
+
+#[test]
+fn lvconvert_warns_only_without_a_filesystem_and_a_512_byte_block() {
+    // lvconvert.c `_set_writecache_block_size`, lvm2 2.03.16.
+    let h = machine();
+    apply(&h, &file("{ type: ext4 }", false), Policy::default()).unwrap();
+    let cache = "/dev/disk/by-id/ata-KINGSTON_SA400S37240G_50026B7782000001";
+    for (lv, pv) in [
+        ("a", "/dev/md/data0"),
+        ("a_c", cache),
+        ("b", "/dev/md/data0"),
+        ("b_c", cache),
+    ] {
+        let o = run(
+            &h,
+            &[
+                "lvcreate",
+                "--yes",
+                "-n",
+                lv,
+                "-L",
+                "1073741824b",
+                "vg0",
+                pv,
+            ],
+        );
+        assert_eq!(o.status, 0, "{o:?}");
+    }
+    for cv in ["a_c", "b_c"] {
+        run(&h, &["lvchange", "--activate", "n", &format!("vg0/{cv}")]);
+    }
+    let attach = |cv: &str, settings: &str, lv: &str| {
+        run(
+            &h,
+            &[
+                "lvconvert",
+                "--yes",
+                "--type",
+                "writecache",
+                "--cachevol",
+                cv,
+                "--cachesettings",
+                settings,
+                lv,
+            ],
+        )
+    };
+    let o = attach("a_c", "block_size=4096", "vg0/a");
+    assert_eq!(o.status, 0, "{o:?}");
+    assert!(
+        o.stderr.contains("may corrupt the file system"),
+        "no filesystem, 4096: {o:?}"
+    );
+    let o = attach("b_c", "block_size=512", "vg0/b");
+    assert_eq!(o.status, 0, "{o:?}");
+    assert!(o.stderr.is_empty(), "no filesystem, 512: {o:?}");
 }

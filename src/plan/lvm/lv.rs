@@ -11,6 +11,17 @@ fn fs_note(lv: &LvSpec) -> &'static str {
     }
 }
 
+/// `--cachesettings` of a writecache attach: the file's settings, and over a filesystem hyraid
+/// makes the block size it matches (lvconvert would otherwise pick it from libblkid, or warn).
+fn attach_settings(lv: &LvSpec, want: &crate::config::WritecacheSpec) -> String {
+    let s = want.settings_arg();
+    if lv.filesystem.is_none() || want.settings.contains_key("block_size") {
+        return s;
+    }
+    let b = format!("block_size={}", crate::plan::step::FS_BLOCK_SIZE);
+    if s.is_empty() { b } else { format!("{b} {s}") }
+}
+
 impl<'a> Planner<'a> {
     pub(in crate::plan) fn logical_volume(
         &mut self,
@@ -263,7 +274,7 @@ impl<'a> Planner<'a> {
                         vg: vg.name.clone(),
                         lv: lv.name.clone(),
                         cachevol: cv,
-                        settings: want.settings_arg(),
+                        settings: attach_settings(lv, want),
                     }),
                     risk,
                     why,

@@ -13,9 +13,10 @@ fn lv_address(vg: &str, lv: &str) -> Address {
     }
 }
 
-/// The block size hyraid gives every filesystem it makes (and a writecache above it): mke2fs
-/// would choose 1 KiB on an LV under 512 MiB, and the writecache block must not be larger than
-/// the filesystem's.
+/// The block size hyraid gives every filesystem it makes (xfs: also its sector size), and the
+/// writecache block size above one: mke2fs would choose 1 KiB on an LV under 512 MiB, mkfs.xfs
+/// a 512-byte sector on a 512-byte drive, and a writecache block larger than the filesystem's
+/// may corrupt it (lvconvert's warning).
 pub const FS_BLOCK_SIZE: u64 = 4096;
 
 /// Make a filesystem on an LV, with the UUID the plan chose (so the fstab line is known before).
@@ -46,6 +47,10 @@ impl StepKind for MakeFilesystem {
             FsType::Xfs => vec![
                 "mkfs.xfs".into(),
                 "-b".into(),
+                format!("size={FS_BLOCK_SIZE}"),
+                // The sector size is what libblkid reports as an xfs's BLOCK_SIZE, which
+                // lvconvert matches the writecache block to: 4 KiB on any drive.
+                "-s".into(),
                 format!("size={FS_BLOCK_SIZE}"),
                 "-m".into(),
                 format!("uuid={}", self.uuid),

@@ -16,6 +16,7 @@ pub(super) const EXTENT: u64 = 4 << 20;
 const PE_START: u64 = 1 << 20;
 
 pub fn run(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> {
+    let warns = super::lvm_lv::attach_warns(st, args);
     let r = match args {
         ["pvcreate", dev] => pvcreate(st, dev),
         ["vgcreate", vg, devs @ ..] if !devs.is_empty() => vgcreate(st, vg, devs),
@@ -46,8 +47,8 @@ pub fn run(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> {
     recompute(st);
     // lvm2 2.03.16 warns on stderr when it attaches a writecache and finds no filesystem block
     // size to match (seen on the real kernel, on a new LV), and succeeds.
-    let attach_warning = matches!(args, ["lvconvert", "--yes", "--type", "writecache", ..])
-        && !args.iter().any(|a| a.contains("block_size"));
+    let attach_warning =
+        matches!(args, ["lvconvert", "--yes", "--type", "writecache", ..]) && warns;
     match r {
         Ok(s) if attach_warning => Ok(CmdOutput {
             status: 0,

@@ -340,13 +340,57 @@ pub(super) fn change_settings(st: &mut SimState, s: &str, path: &str) -> Result<
     Ok(format!("  Logical volume {path} changed.\n"))
 }
 
+/// lvconvert.c `_set_writecache_block_size` (lvm2 2.03.16): the file system's block size as
+/// libblkid reports it (BLOCK_SIZE: the ext4 block size, the xfs sector size; every filesystem
+/// the simulator makes reports 4096) chooses the writecache block size, and a setting larger
+/// than it is refused; without a filesystem the setting, or 4096, is used.
+fn writecache_block_size(
+    st: &SimState,
+    vg: &str,
+    lv: &str,
+    setting: Option<u64>,
+) -> Result<u64, String> {
+    let has_fs = st
+        .world
+        .filesystems
+        .iter()
+        .any(|f| f.vg == vg && f.lv == lv);
+    match (has_fs, setting) {
+        (true, Some(b)) if b > 4096 => Err(format!(
+            "  Writecache block size {b} cannot be larger than file system block size 4096.\n"
+        )),
+        (_, Some(b)) => Ok(b),
+        (_, None) => Ok(4096),
+    }
+}
+
+/// lvm2 warns (and with --yes goes on) when no file system block size is found and the
+/// writecache block size is not 512.
+pub(super) fn attach_warns(st: &SimState, args: &[&str]) -> bool {
+    let Some(path) = args.last() else {
+        return false;
+    };
+    let Ok((vg, name)) = split_lv(path) else {
+        return false;
+    };
+    let has_fs = st
+        .world
+        .filesystems
+        .iter()
+        .any(|f| f.vg == vg && f.lv == name);
+    !has_fs && !args.iter().any(|a| a.contains("block_size=512"))
+}
+
 pub(super) fn attach(st: &mut SimState, cv: &str, rest: &[&str]) -> Result<String, String> {
-    let (settings, path) = match rest {
+    let (mut settings, path) = match rest {
         ["--cachesettings", s, lv] => (parse_settings(s), *lv),
         [lv] => (BTreeMap::new(), *lv),
         _ => return Err("  the simulated host models `lvconvert --yes --type writecache --cachevol CV [--cachesettings S] VG/LV`\n".into()),
     };
+    // toollib.c: "block_size is not a setting but is set with the --cachesettings option".
+    let setting: Option<u64> = settings.remove("block_size").and_then(|b| b.parse().ok());
     let (vg, name) = split_lv(path)?;
+    let block_size = writecache_block_size(st, &vg, &name, setting)?;
     let Some(main) = st.world.lv(&vg, &name).filter(|l| !l.hidden).cloned() else {
         return Err(format!("  Failed to find logical volume \"{path}\"\n"));
     };
@@ -393,7 +437,7 @@ pub(super) fn attach(st: &mut SimState, cv: &str, rest: &[&str]) -> Result<Strin
             cachevol: cvol,
             origin,
             settings,
-            block_size: Some(4096),
+            block_size: Some(block_size),
             writeback_blocks: Some(0),
         }),
         tags: main.tags.clone(),
