@@ -110,6 +110,13 @@ fn ext4_is_made_listed_and_mounted_and_converges() {
     let fs = &h.world().filesystems[0];
     assert_eq!(fs.mountpoint.as_deref(), Some("/srv/nextcloud"));
     assert!(plan_for(&h, &d, Policy::default()).is_empty());
+    // status reports it, with the size apply reads.
+    let found = hyraid::status::status(&observe(&h, &d), Some(&d), None);
+    assert!(
+        found.iter().any(|f| f.object == "lv vg0/nextcloud"
+            && f.message == "ext4 filesystem, 100.00 GiB, mounted at /srv/nextcloud"),
+        "{found:#?}"
+    );
 }
 
 #[test]
@@ -533,4 +540,44 @@ fn lvconvert_warns_only_without_a_filesystem_and_a_512_byte_block() {
     let o = attach("b_c", "block_size=512", "vg0/b");
     assert_eq!(o.status, 0, "{o:?}");
     assert!(o.stderr.is_empty(), "no filesystem, 512: {o:?}");
+}
+
+#[test]
+fn import_writes_the_filesystem_of_an_lv_with_an_fstab_line_and_plans_nothing() {
+    use hyraid::import;
+    let h = machine();
+    let d = file(
+        "{ type: ext4, mount: /srv/nextcloud, options: [noatime] }",
+        false,
+    );
+    apply(&h, &d, Policy::default()).unwrap();
+    let uuid = h.world().filesystems[0].uuid.clone().unwrap();
+    // hyraid's own block, and a line of the machine's own (written by hand before hyraid).
+    let own = format!("{FSTAB}UUID={uuid} /srv/nextcloud ext4 noatime,nodev 0 2\n");
+    for fstab in [h.world().boot.fstab.unwrap(), own] {
+        let mut w = h.world();
+        w.boot.fstab = Some(fstab.clone());
+        let obs = observe(&SimHost::new(w), &d);
+        let yaml = import::to_yaml(&import::import(&obs));
+        assert!(
+            yaml.contains("filesystem:")
+                && yaml.contains("mount: /srv/nextcloud")
+                && yaml.contains("noatime"),
+            "{yaml}"
+        );
+        let back = load_str("imported.yaml", &yaml).unwrap();
+        let p = hyraid::plan::plan(&back, &obs, Policy::default()).unwrap();
+        let fs_steps: Vec<String> = ops(&p)
+            .into_iter()
+            .filter(|o| o.contains("filesystem") || o == "write_file" && !p.steps.is_empty())
+            .collect();
+        assert!(p.refused.is_empty(), "{:#?}\n{yaml}", p.refused);
+        assert!(
+            !p.steps.iter().any(
+                |s| matches!(&s.step, Step::WriteFile(w) if w.path == "/etc/fstab")
+                    || matches!(s.step, Step::MakeFilesystem(_) | Step::MountFilesystem(_))
+            ),
+            "{fs_steps:?}\n{yaml}"
+        );
+    }
 }

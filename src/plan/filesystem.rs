@@ -2,7 +2,7 @@
 //! by UUID in hyraid's block of /etc/fstab, mounted. A filesystem of the file's type is adopted;
 //! anything else on the LV is overwritten only with --allow-destroy.
 
-use super::fstab::{FstabEntry, foreign_mountpoints, managed_fstab};
+use super::fstab::{FstabEntry, foreign_lines, foreign_mountpoints, managed_fstab};
 use super::*;
 use crate::config::filesystem::FilesystemSpec;
 use crate::observe::{FSTAB_PATH, Filesystem};
@@ -164,7 +164,22 @@ impl<'a> Planner<'a> {
                     );
                     continue;
                 }
-                if let Some(why) = self.mountpoint_taken(&vg.name, &lv.name, mp) {
+                let uuid = self.fs_uuid(&vg.name, &lv.name, fs);
+                // A line of the machine's own (say, from before `hyraid import`) that mounts this
+                // filesystem there already does what the file asks: it stays, and hyraid adds none.
+                let own_line = uuid.as_ref().is_some_and(|u| {
+                    self.o.boot.fstab.as_deref().is_some_and(|t| {
+                        foreign_lines(t)
+                            .iter()
+                            .any(|l| l.0 == format!("UUID={u}") && l.1 == *mp)
+                    })
+                });
+                let taken = if own_line {
+                    None
+                } else {
+                    self.mountpoint_taken(&vg.name, &lv.name, mp)
+                };
+                if let Some(why) = taken {
                     self.refuse(
                         &object,
                         format!("cannot mount at {mp}: {why}"),
@@ -184,16 +199,16 @@ impl<'a> Planner<'a> {
                     );
                     continue;
                 }
-                let Some(uuid) = self.fs_uuid(&vg.name, &lv.name, fs) else {
-                    continue;
-                };
-                entries.push(FstabEntry {
-                    uuid,
-                    mountpoint: mp.clone(),
-                    fstype: fs.fstype.as_str().into(),
-                    options: fs.options_field(),
-                    pass: fs.fstype.fsck_pass(),
-                });
+                let Some(uuid) = uuid else { continue };
+                if !own_line {
+                    entries.push(FstabEntry {
+                        uuid,
+                        mountpoint: mp.clone(),
+                        fstype: fs.fstype.as_str().into(),
+                        options: fs.options_field(),
+                        pass: fs.fstype.fsck_pass(),
+                    });
+                }
                 if have.and_then(|h| h.mountpoint.as_ref()).is_none()
                     || self.shrinks(&vg.name, &lv.name)
                 {

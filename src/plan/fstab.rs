@@ -46,8 +46,9 @@ fn outside(old: &str) -> (Vec<&str>, Option<usize>) {
     (keep, at)
 }
 
-/// Mount points of the lines hyraid does not own (comments and blank lines left out).
-pub fn foreign_mountpoints(old: &str) -> Vec<String> {
+/// (source, mount point, type, options) of the lines hyraid does not own (comments and blank
+/// lines left out).
+pub fn foreign_lines(old: &str) -> Vec<(String, String, String, String)> {
     outside(old)
         .0
         .iter()
@@ -56,9 +57,32 @@ pub fn foreign_mountpoints(old: &str) -> Vec<String> {
             if l.is_empty() || l.starts_with('#') {
                 return None;
             }
-            l.split_whitespace().nth(1).map(str::to_string)
+            let mut f = l.split_whitespace().map(str::to_string);
+            Some((
+                f.next()?,
+                f.next()?,
+                f.next().unwrap_or_default(),
+                f.next().unwrap_or_default(),
+            ))
         })
         .collect()
+}
+
+/// (source, mount point, type, options) of every line, hyraid's own included.
+pub fn lines(text: &str) -> Vec<(String, String, String, String)> {
+    let mut v = foreign_lines(text);
+    for l in text.lines().filter(|l| l.starts_with("UUID=")) {
+        let f: Vec<String> = l.split_whitespace().map(str::to_string).collect();
+        if f.len() >= 4 && !v.iter().any(|x| x.0 == f[0] && x.1 == f[1]) {
+            v.push((f[0].clone(), f[1].clone(), f[2].clone(), f[3].clone()));
+        }
+    }
+    v
+}
+
+/// Mount points of the lines hyraid does not own.
+pub fn foreign_mountpoints(old: &str) -> Vec<String> {
+    foreign_lines(old).into_iter().map(|l| l.1).collect()
 }
 
 /// /etc/fstab with hyraid's block holding `entries` (none: no block), where it was or at the end.

@@ -1,5 +1,5 @@
-//! The writecaches of the LVs: dirty blocks not yet written back, and a cache volume on a device
-//! without redundancy.
+//! The LVs: writecaches (dirty blocks not yet written back, a cache volume on a device without
+//! redundancy) and filesystems (size, mounted or not where the file mounts them).
 
 use super::{Findings, Severity, stable_name};
 use crate::config::Desired;
@@ -36,6 +36,47 @@ pub(super) fn writecaches(o: &Observed, desired: Option<&Desired>, f: &mut Findi
                     "put the cache volume on an SSD mirror (a `mirrors:` entry of two SSDs)",
                 );
             }
+        }
+    }
+}
+
+/// The filesystems on LVs: type, size (when apply or plan read it), mounted or not; with a file
+/// that mounts one, a filesystem that is not mounted there.
+pub(super) fn filesystems(o: &Observed, desired: Option<&Desired>, f: &mut Findings) {
+    for fs in o
+        .filesystems
+        .iter()
+        .filter(|x| matches!(x.fstype.as_str(), "ext4" | "xfs"))
+    {
+        let object = format!("lv {}/{}", fs.vg, fs.lv);
+        let size = fs
+            .size
+            .map(|s| format!(", {}", crate::config::size::human(s)))
+            .unwrap_or_default();
+        let at = match &fs.mountpoint {
+            Some(m) => format!("mounted at {m}"),
+            None => "not mounted".into(),
+        };
+        f.add(
+            Severity::Info,
+            object.clone(),
+            format!("{} filesystem{size}, {at}", fs.fstype),
+            "the filesystem on the LV",
+            "nothing to do",
+        );
+        let wanted = desired
+            .and_then(|d| d.volume_groups.get(&fs.vg))
+            .and_then(|v| v.lvs.get(&fs.lv))
+            .and_then(|l| l.filesystem.as_ref())
+            .and_then(|x| x.mount.clone());
+        if let Some(m) = wanted.filter(|m| fs.mountpoint.as_ref() != Some(m)) {
+            f.add(
+                Severity::Lint,
+                object,
+                format!("the file mounts its filesystem at {m}, and it is {at}"),
+                "what is written there does not land on the LV",
+                "run `hyraid apply` (it mounts it by its fstab line)",
+            );
         }
     }
 }

@@ -76,6 +76,7 @@ pub fn status(o: &Observed, desired: Option<&Desired>, mdadm_conf: Option<&str>)
     arrays::dev_md_strays(o, &mut f);
     drives::probe_errors(o, &mut f);
     lvm::writecaches(o, desired, &mut f);
+    lvm::filesystems(o, desired, &mut f);
     if let Some(d) = desired {
         drives::named_disks(o, d, &mut f);
     }
