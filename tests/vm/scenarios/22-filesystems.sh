@@ -15,7 +15,7 @@ blocks_xfs() { xfs_info /srv/media | sed -n 's/^data *= *bsize=[0-9]* *blocks=\(
 say "an ext4 and an xfs LV, made and mounted"
 hy plan $CFG/fs.yaml; expect "plan exits 0" $? 0
 U1=$(sed -n 's/.*mkfs.ext4 -b 4096 -U \([0-9a-f-]*\) -L files .*/\1/p' /tmp/hy.out)
-U2=$(sed -n 's/.*mkfs.xfs -b size=4096 -m uuid=\([0-9a-f-]*\) -L media .*/\1/p' /tmp/hy.out)
+U2=$(sed -n 's/.*mkfs.xfs -b size=4096 -s size=4096 -m uuid=\([0-9a-f-]*\) -L media .*/\1/p' /tmp/hy.out)
 [ -n "$U1" ] && [ -n "$U2" ] && ok "plan names both UUIDs ($U1, $U2)" || bad "no mkfs with a UUID in the plan"
 grep -q "+UUID=$U1 /srv/files ext4 noatime 0 2" /tmp/hy.out && ok "plan shows the ext4 fstab line" || bad "no ext4 fstab line in the diff"
 grep -q "+UUID=$U2 /srv/media xfs defaults 0 0" /tmp/hy.out && ok "plan shows the xfs fstab line" || bad "no xfs fstab line in the diff"
