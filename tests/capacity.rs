@@ -60,10 +60,11 @@ fn machine(disks: &[(&str, u64, bool)]) -> SimHost {
                 mdadm_conf: Some("HOMEHOST <system>\nMAILADDR root\n".into()),
                 initramfs_tool: Some("update-initramfs".into()),
                 write_cache_rule: None,
-                cache_check: None,
+                ..Boot::default()
             },
             dev_md_strays: vec![],
             other_devices: vec![],
+            ..Observed::default()
         }
         .normalized(),
     )

@@ -411,6 +411,22 @@ const EXPECTED: &[(&str, &str)] = &[
         "md-name-too-long.yaml",
         "6:3: mirrors.a-mirror-name-of-thirty-two-chrs: name `a-mirror-name-of-thirty-two-chrs` is longer than 31 characters",
     ),
+    (
+        "fs-label-too-long.yaml",
+        "8:59: volume_groups.vg0.lvs.data.filesystem.label: label `nextcloud-data` is 14 bytes; xfs keeps at most 12",
+    ),
+    (
+        "fs-mount-relative.yaml",
+        "8:60: volume_groups.vg0.lvs.data.filesystem.mount: mount point `srv/data` must be an absolute path without spaces, `.`, `..` or a trailing `/`",
+    ),
+    (
+        "fs-type-btrfs.yaml",
+        r#"8:47: volume_groups.vg0.lvs.data.filesystem.type: invalid value "btrfs": expected `ext4` or `xfs`"#,
+    ),
+    (
+        "fs-option-comma.yaml",
+        "8:81: volume_groups.vg0.lvs.data.filesystem.options[0]: mount option `noatime,nodev` must be one word without spaces or commas",
+    ),
 ];
 
 #[test]

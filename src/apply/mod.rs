@@ -140,6 +140,21 @@ pub fn observe_for(host: &dyn Host, desired: Option<&Desired>) -> Result<Observe
                 .any(|p| host.exists(p));
             obs.boot.cache_check = Some(found);
         }
+        // The sizes of the filesystems the file names: a grow interrupted after its lvextend
+        // shows as a filesystem smaller than its LV.
+        let with_fs: Vec<(String, String)> = d
+            .volume_groups
+            .values()
+            .flat_map(|vg| {
+                vg.lvs
+                    .values()
+                    .filter(|l| l.filesystem.is_some())
+                    .map(|l| (vg.name.clone(), l.name.clone()))
+            })
+            .collect();
+        if !with_fs.is_empty() {
+            crate::observe::probe_fs_sizes(host, &mut obs.filesystems, &with_fs);
+        }
     }
     Ok(obs)
 }

@@ -167,6 +167,9 @@ pub struct LvSpec {
     /// dm-cache (lvmcache); never together with `writecache`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache: Option<CacheSpec>,
+    /// The filesystem on the LV; None = hyraid leaves its content alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filesystem: Option<super::filesystem::FilesystemSpec>,
     pub absent: bool,
 }
 

@@ -2,6 +2,7 @@
 //! and resolve it into [`Desired`]. Every error names file:line:col, the field path and a fix.
 
 pub mod desired;
+pub mod filesystem;
 pub mod position;
 pub mod raw;
 pub mod size;

@@ -209,7 +209,7 @@ pub struct RawVolumeGroup {
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawLogicalVolume {
-    /// Bytes with a unit (`1TiB`), `N%FREE` or `N%VG`. Grown, never shrunk.
+    /// Bytes with a unit (`1TiB`), `N%FREE` or `N%VG`. Grown with its filesystem; shrunk only with --allow-destroy (an ext4 first; never an xfs).
     pub size: RawSize,
     /// Optional placement: a subset of the VG's PVs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -227,6 +227,9 @@ pub struct RawLogicalVolume {
     /// Optional dm-cache (lvmcache) on a fast PV; an LV has a writecache or a cache, not both.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache: Option<RawCache>,
+    /// Optional filesystem (ext4 or xfs), listed in /etc/fstab and mounted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filesystem: Option<super::filesystem::RawFilesystem>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state: Option<ObjectState>,
 }

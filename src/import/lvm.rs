@@ -155,6 +155,7 @@ pub(super) fn volume_groups(
                     stripe_size: data.stripe_size.filter(|s| *s != 64 << 10).map(size),
                     writecache,
                     cache,
+                    filesystem: filesystem(o, &vg.name, &l.name),
                     state: None,
                 },
             );
@@ -169,4 +170,45 @@ pub(super) fn volume_groups(
         );
     }
     vgs
+}
+
+/// The `filesystem:` of an LV that carries ext4 or xfs and has a line in /etc/fstab (by UUID or
+/// by its /dev/VG/LV or /dev/mapper name): its mount point and options as that line has them,
+/// which the plan then leaves where it is.
+fn filesystem(
+    o: &Observed,
+    vg: &str,
+    lv: &str,
+) -> Option<crate::config::filesystem::RawFilesystem> {
+    use crate::config::filesystem::{FsType, RawFilesystem};
+    let f = o.filesystems.iter().find(|f| f.vg == vg && f.lv == lv)?;
+    let fstype = match f.fstype.as_str() {
+        "ext4" => FsType::Ext4,
+        "xfs" => FsType::Xfs,
+        _ => return None,
+    };
+    let names = [
+        f.uuid.as_ref().map(|u| format!("UUID={u}")),
+        Some(format!("/dev/{vg}/{lv}")),
+        Some(format!(
+            "/dev/mapper/{}",
+            crate::observe::filesystems::dm_name(vg, lv)
+        )),
+    ];
+    let fstab = o.boot.fstab.as_deref()?;
+    let line = crate::plan::fstab::lines(fstab)
+        .into_iter()
+        .find(|l| names.iter().flatten().any(|n| *n == l.0))?;
+    let options: Vec<String> = line
+        .3
+        .split(',')
+        .filter(|x| !x.is_empty() && *x != "defaults")
+        .map(str::to_string)
+        .collect();
+    Some(RawFilesystem {
+        fstype,
+        label: None,
+        mount: Some(line.1),
+        options,
+    })
 }

@@ -41,6 +41,8 @@ struct RawNode {
     #[serde(default)]
     fstype: Flex,
     #[serde(default)]
+    uuid: Flex,
+    #[serde(default)]
     partlabel: Flex,
     #[serde(default)]
     mountpoint: Flex,
@@ -57,6 +59,8 @@ struct RawNode {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Node {
     pub kname: String,
+    /// NAME: the device-mapper name of an LV (`vg-lv`, dashes doubled), else the kernel name.
+    pub name: String,
     pub kind: String,
     pub size: u64,
     pub rotational: bool,
@@ -65,6 +69,8 @@ pub struct Node {
     pub model: Option<String>,
     pub tran: Option<String>,
     pub fstype: Option<String>,
+    /// The filesystem's UUID (lsblk's UUID column, from udev's blkid probe).
+    pub uuid: Option<String>,
     pub partlabel: Option<String>,
     pub mountpoint: Option<String>,
     pub pttype: Option<String>,
@@ -134,6 +140,7 @@ fn walk(n: &RawNode, parent: Option<&str>, out: &mut Nodes) -> Result<(), ParseE
     } else {
         out.push(Node {
             kname: kname.clone(),
+            name: n.name.text().unwrap_or(&kname).to_string(),
             kind: n.kind.string(),
             size,
             rotational: n.rota.bool(),
@@ -142,6 +149,7 @@ fn walk(n: &RawNode, parent: Option<&str>, out: &mut Nodes) -> Result<(), ParseE
             model: trim(&n.model),
             tran: trim(&n.tran),
             fstype: trim(&n.fstype),
+            uuid: trim(&n.uuid),
             partlabel: trim(&n.partlabel),
             mountpoint: trim(&n.mountpoint),
             pttype: trim(&n.pttype),

@@ -2,6 +2,7 @@
 //! the host for as few outputs as possible and builds the [`Observed`] model.
 
 pub mod capture;
+pub mod filesystems;
 pub mod lookup;
 pub mod lsblk;
 pub mod lvm;
@@ -15,6 +16,7 @@ pub mod parse_util;
 pub mod wipefs;
 pub mod write_cache;
 
+pub use filesystems::{FSTAB_PATH, Filesystem, SYSTEMD_PATH, probe_sizes as probe_fs_sizes};
 pub use lookup::Lookup;
 pub use model::*;
 pub use observer::{ObserveError, observe, probe_write_cache};

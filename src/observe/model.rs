@@ -26,6 +26,9 @@ pub struct Observed {
     /// failed mdadm left, a link to an array that is gone.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dev_md_strays: Vec<DevMdStray>,
+    /// Filesystems on LVs, as lsblk reports them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub filesystems: Vec<super::filesystems::Filesystem>,
 }
 
 /// A block device hyraid does not model, as lsblk reports it.
@@ -91,6 +94,13 @@ pub struct Boot {
     /// is installed; probed only when the file asks for a dm-cache.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_check: Option<bool>,
+    /// /etc/fstab, when it exists.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fstab: Option<String>,
+    /// systemd runs (`/run/systemd/system` exists): it makes mount units from fstab, which
+    /// `systemctl daemon-reload` regenerates after fstab changes.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub systemd: bool,
 }
 
 pub const MDADM_CONF_PATHS: [&str; 2] = ["/etc/mdadm.conf", "/etc/mdadm/mdadm.conf"];

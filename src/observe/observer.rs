@@ -82,6 +82,7 @@ pub fn observe(host: &dyn Host) -> Result<Observed, ObserveError> {
     let other_devices = other_devices(&nodes, &mdstat_arrays);
     let lvm = lvm_report(host, &nodes)?;
     let boot = boot(host)?;
+    let filesystems = super::filesystems::on_lvs(&nodes, &lvm);
     Ok(Observed {
         format: SNAPSHOT_FORMAT,
         hostname: host.hostname(),
@@ -91,6 +92,7 @@ pub fn observe(host: &dyn Host) -> Result<Observed, ObserveError> {
         boot,
         other_devices,
         dev_md_strays,
+        filesystems,
     }
     .normalized())
 }
@@ -302,6 +304,8 @@ fn boot(host: &dyn Host) -> Result<Boot, ObserveError> {
         }
     }
     b.write_cache_rule = read_opt(host, WRITE_CACHE_RULE_PATH)?;
+    b.fstab = read_opt(host, super::FSTAB_PATH)?;
+    b.systemd = host.exists(super::SYSTEMD_PATH);
     Ok(b)
 }
 

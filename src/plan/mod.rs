@@ -9,12 +9,15 @@ pub mod address;
 mod boot;
 pub mod capacity;
 mod disk;
+mod filesystem;
 pub mod fingerprint;
 mod foreign;
+pub mod fstab;
 mod lvm;
 mod mirror;
 pub mod persist;
 pub mod planfile;
+mod shrink;
 pub mod step;
 
 pub use address::Address;
@@ -159,6 +162,8 @@ pub fn plan(d: &Desired, o: &Observed, policy: Policy) -> Result<Plan, PlanError
     p.mdadm_conf();
     // PVs, VGs, LVs and writecaches; removals last: VGs, then mirrors.
     let mut removals = p.volume_groups();
+    // hyraid's fstab block and the mounts, once every filesystem is made.
+    p.filesystems();
     removals.extend(p.removed_mirrors());
     p.steps.extend(removals);
     // Space is proven on the whole plan; when anything does not fit, no step is kept.

@@ -172,12 +172,27 @@ impl Host for SimHost {
                 out("")
             }
             ["mdadm", ..] => tools::mdadm(&mut st, &args[1..]),
+            ["mkfs.ext4", rest @ ..] => tools::mkfs(&mut st, "ext4", rest),
+            ["mkfs.xfs", rest @ ..] => tools::mkfs(&mut st, "xfs", rest),
+            ["mkdir", "-p", _] => out(""),
+            ["systemctl", "daemon-reload"] if st.world.boot.systemd => out(""),
+            ["mount", mp] => tools::mount(&mut st, mp),
+            ["dumpe2fs", "-h", dev] => tools::fs_info(&mut st, "dumpe2fs", dev),
+            ["xfs_info", dev] => tools::fs_info(&mut st, "xfs_info", dev),
+            ["resize2fs", dev] => tools::grow_fs(&mut st, "resize2fs", dev),
+            ["resize2fs", dev, size] => tools::resize2fs_to(&mut st, dev, size),
+            ["umount", mp] => tools::umount(&mut st, mp),
+            ["xfs_growfs", mp] => tools::grow_fs(&mut st, "xfs_growfs", mp),
+            ["e2fsck", "-f", "-p", dev] if st.resolve(dev).is_some() => out(&format!(
+                "{dev}: 11/65536 files (0.0% non-contiguous), 12955/262144 blocks\n"
+            )),
             ["sgdisk", ..] => tools::sgdisk(&mut st, &args[1..]),
             ["pvcreate", ..]
             | ["vgcreate", ..]
             | ["vgextend", ..]
             | ["lvcreate", ..]
             | ["lvextend", ..]
+            | ["lvreduce", ..]
             | ["lvchange", ..]
             | ["lvconvert", ..]
             | ["lvremove", ..]
@@ -207,6 +222,12 @@ impl Host for SimHost {
         if path == crate::observe::WRITE_CACHE_RULE_PATH {
             return b
                 .write_cache_rule
+                .clone()
+                .ok_or(HostError::NotFound { path: path.into() });
+        }
+        if path == crate::observe::FSTAB_PATH {
+            return b
+                .fstab
                 .clone()
                 .ok_or(HostError::NotFound { path: path.into() });
         }
@@ -324,6 +345,9 @@ impl Host for SimHost {
         if path == crate::observe::CACHE_CHECK_PATHS[0] {
             return st.world.boot.cache_check != Some(false);
         }
+        if path == crate::observe::SYSTEMD_PATH {
+            return st.world.boot.systemd;
+        }
         let tool = st.world.boot.initramfs_tool.as_deref();
         crate::observe::INITRAMFS_TOOLS
             .iter()
@@ -347,6 +371,8 @@ impl Host for SimHost {
             b.mdadm_conf = Some(content.into());
         } else if path == crate::observe::WRITE_CACHE_RULE_PATH {
             b.write_cache_rule = Some(content.into());
+        } else if path == crate::observe::FSTAB_PATH {
+            b.fstab = Some(content.into());
         } else {
             return Err(HostError::Io {
                 path: path.into(),

@@ -155,10 +155,11 @@ pub fn blank_machine(shape: Shape) -> Observed {
             ),
             initramfs_tool: Some("update-initramfs".into()),
             write_cache_rule: None,
-            cache_check: None,
+            ..Boot::default()
         },
         other_devices: vec![],
         dev_md_strays: vec![],
+        filesystems: vec![],
     }
     .normalized()
 }

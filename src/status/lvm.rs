@@ -1,5 +1,6 @@
-//! The writecaches and dm-caches of the LVs: dirty blocks not yet written back, and a cache volume
-//! on a device without redundancy; pvmoves in progress or interrupted.
+//! The LVs: writecaches and dm-caches (dirty blocks not yet written back, a cache volume on a
+//! device without redundancy), filesystems (size, mounted or not where the file mounts them), and
+//! pvmoves in progress or interrupted.
 
 use super::{Findings, Severity, stable_name};
 use crate::config::Desired;
@@ -112,6 +113,47 @@ pub(super) fn moves(o: &Observed, desired: Option<&Desired>, f: &mut Findings) {
                 "nothing copies and the LVs it moves stay locked until the move is resumed",
                 "run `hyraid apply` (it resumes it with `pvmove`), or `pvmove` by hand",
             ),
+        }
+    }
+}
+
+/// The filesystems on LVs: type, size (when apply or plan read it), mounted or not; with a file
+/// that mounts one, a filesystem that is not mounted there.
+pub(super) fn filesystems(o: &Observed, desired: Option<&Desired>, f: &mut Findings) {
+    for fs in o
+        .filesystems
+        .iter()
+        .filter(|x| matches!(x.fstype.as_str(), "ext4" | "xfs"))
+    {
+        let object = format!("lv {}/{}", fs.vg, fs.lv);
+        let size = fs
+            .size
+            .map(|s| format!(", {}", crate::config::size::human(s)))
+            .unwrap_or_default();
+        let at = match &fs.mountpoint {
+            Some(m) => format!("mounted at {m}"),
+            None => "not mounted".into(),
+        };
+        f.add(
+            Severity::Info,
+            object.clone(),
+            format!("{} filesystem{size}, {at}", fs.fstype),
+            "the filesystem on the LV",
+            "nothing to do",
+        );
+        let wanted = desired
+            .and_then(|d| d.volume_groups.get(&fs.vg))
+            .and_then(|v| v.lvs.get(&fs.lv))
+            .and_then(|l| l.filesystem.as_ref())
+            .and_then(|x| x.mount.clone());
+        if let Some(m) = wanted.filter(|m| fs.mountpoint.as_ref() != Some(m)) {
+            f.add(
+                Severity::Lint,
+                object,
+                format!("the file mounts its filesystem at {m}, and it is {at}"),
+                "what is written there does not land on the LV",
+                "run `hyraid apply` (it mounts it by its fstab line)",
+            );
         }
     }
 }

@@ -78,6 +78,7 @@ pub fn status(o: &Observed, desired: Option<&Desired>, mdadm_conf: Option<&str>)
     lvm::writecaches(o, desired, &mut f);
     lvm::dm_caches(o, desired, &mut f);
     lvm::moves(o, desired, &mut f);
+    lvm::filesystems(o, desired, &mut f);
     if let Some(d) = desired {
         drives::named_disks(o, d, &mut f);
     }

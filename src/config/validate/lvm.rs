@@ -235,6 +235,7 @@ fn lvs(
                 stripe_size,
                 writecache,
                 cache,
+                filesystem: lv.filesystem.as_ref().map(|f| filesystem(c, &lp, f)),
                 absent: lv.state == Some(ObjectState::Absent),
             },
         );
@@ -541,4 +542,16 @@ fn writecache_settings(c: &mut Ctx, wp: &str, wc: &RawWritecache) -> BTreeMap<St
         );
     }
     settings
+}
+
+/// An LV's filesystem: label, mount point and options checked at their keys.
+fn filesystem(
+    c: &mut Ctx,
+    lp: &str,
+    fs: &crate::config::filesystem::RawFilesystem,
+) -> crate::config::filesystem::FilesystemSpec {
+    for (key, message, hint) in crate::config::filesystem::check(fs) {
+        c.err(&format!("{lp}/filesystem/{key}"), false, message, hint);
+    }
+    fs.into()
 }

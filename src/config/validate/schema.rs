@@ -79,6 +79,10 @@ fn expectation(pointer: &str) -> &'static str {
         (_, "media") => "`ssd` or `hdd`",
         ("cache", "mode") => "`writethrough` or `writeback`",
         (_, "cache") => "`{ mode, size, pvs }`",
+        ("filesystem", "type") => "`ext4` or `xfs`",
+        ("filesystem", "label") | ("filesystem", "mount") => "a string",
+        ("filesystem", "options") => "a list of mount options (`[noatime]`)",
+        (_, "filesystem") => "`{ type: ext4|xfs, label: …, mount: /path, options: […] }`",
         _ => "a value of another type",
     }
 }

@@ -2,6 +2,26 @@
 
 use super::*;
 
+/// What a grown LV's filesystem does.
+fn fs_note(lv: &LvSpec) -> &'static str {
+    if lv.filesystem.is_some() {
+        "its filesystem grows in the step after the LV's"
+    } else {
+        "the filesystem on it is not resized (grow it yourself)"
+    }
+}
+
+/// `--cachesettings` of a writecache attach: the file's settings, and over a filesystem hyraid
+/// makes the block size it matches (lvconvert would otherwise pick it from libblkid, or warn).
+fn attach_settings(lv: &LvSpec, want: &crate::config::WritecacheSpec) -> String {
+    let s = want.settings_arg();
+    if lv.filesystem.is_none() || want.settings.contains_key("block_size") {
+        return s;
+    }
+    let b = format!("block_size={}", crate::plan::step::FS_BLOCK_SIZE);
+    if s.is_empty() { b } else { format!("{b} {s}") }
+}
+
 impl<'a> Planner<'a> {
     pub(in crate::plan) fn logical_volume(
         &mut self,
@@ -103,9 +123,17 @@ impl<'a> Planner<'a> {
                     LvSize::Bytes(b) => {
                         let want = round(b);
                         if want > cur {
-                            self.steps.push(ps(Step::ExtendLv(ExtendLv { vg: vg.name.clone(), lv: lv.name.clone(), size: SizeArg::Bytes(want) }), Risk::Safe, format!("grow {} → {} bytes; the filesystem on it is not resized (grow it yourself)", cur, want)));
+                            self.steps.push(ps(
+                                Step::ExtendLv(ExtendLv {
+                                    vg: vg.name.clone(),
+                                    lv: lv.name.clone(),
+                                    size: SizeArg::Bytes(want),
+                                }),
+                                Risk::Safe,
+                                format!("grow {} → {} bytes; {}", cur, want, fs_note(lv)),
+                            ));
                         } else if want < cur {
-                            self.refuse(&object, format!("is {}, larger than the file's {}; hyraid never shrinks an LV", human(cur), human(want)), format!("set its size to {} (or more) in the file; shrinking loses the data past the new end", human(cur)));
+                            self.shrink_lv(vg, lv, l, want);
                         }
                     }
                     LvSize::PercentVg(p) => {
@@ -257,7 +285,7 @@ impl<'a> Planner<'a> {
                         vg: vg.name.clone(),
                         lv: lv.name.clone(),
                         cachevol: cv,
-                        settings: want.settings_arg(),
+                        settings: attach_settings(lv, want),
                     }),
                     risk,
                     why,

@@ -205,6 +205,8 @@ impl<'a> Planner<'a> {
             }
             self.logical_volume(vg, lv, vg_grows, &mut wc_steps);
         }
+        // Filesystems before writecaches: lvconvert then sees the filesystem's block size.
+        self.make_filesystems(vg);
         self.steps.extend(wc_steps);
         self.steps.extend(removals);
     }

@@ -7,6 +7,7 @@ mod boot;
 mod cache;
 mod command;
 mod disk;
+mod fs;
 mod lvm;
 mod md;
 mod md_width;
@@ -16,6 +17,7 @@ pub use boot::{RegenerateInitramfs, ReloadUdev, WriteFile};
 pub use cache::{AttachCache, DetachCache, SetCacheMode};
 pub use command::{Command, command_line, quote, wait_path};
 pub use disk::{CacheTool, CreatePartitions, NewPartition, SetWriteCache, WipeSignatures};
+pub use fs::{FS_BLOCK_SIZE, GrowFilesystem, MakeFilesystem, MountFilesystem, ShrinkLv};
 pub use lvm::{
     AttachWritecache, CreateCachevol, CreateLv, CreatePv, CreateVg, DeactivateLv, DetachWritecache,
     ExtendLv, ExtendVg, RemoveLv, RemoveVg, SetWritecacheSettings, SizeArg,
@@ -113,6 +115,10 @@ pub enum Step {
     WaitMove(WaitMove),
     ReducePv(ReducePv),
     RemovePvLabel(RemovePvLabel),
+    MakeFilesystem(MakeFilesystem),
+    MountFilesystem(MountFilesystem),
+    GrowFilesystem(GrowFilesystem),
+    ShrinkLv(ShrinkLv),
 }
 
 impl Step {
@@ -160,6 +166,10 @@ impl Step {
             Step::WaitMove(s) => s,
             Step::ReducePv(s) => s,
             Step::RemovePvLabel(s) => s,
+            Step::MakeFilesystem(s) => s,
+            Step::MountFilesystem(s) => s,
+            Step::GrowFilesystem(s) => s,
+            Step::ShrinkLv(s) => s,
         }
     }
 

@@ -65,7 +65,7 @@ fn lv_node(w: &Observed, i: usize, l: &Lv) -> Value {
                     .any(|(o, cv)| **o == l.name || **cv == l.name)
         })
         .map(|(j, top)| {
-            node(
+            let mut n = node(
                 &lv_dm_name(top),
                 "lvm",
                 top.size,
@@ -73,7 +73,9 @@ fn lv_node(w: &Observed, i: usize, l: &Lv) -> Value {
                 &format!("254:{j}"),
                 Value::Null,
                 vec![],
-            )
+            );
+            with_fs(w, top, &mut n);
+            n
         })
         .collect();
     let mut n = node(
@@ -86,7 +88,21 @@ fn lv_node(w: &Observed, i: usize, l: &Lv) -> Value {
         above,
     );
     n["kname"] = json!(format!("dm-{i}"));
+    with_fs(w, l, &mut n);
     n
+}
+
+/// The FSTYPE, UUID and MOUNTPOINT of an LV's node, from the filesystem on it.
+fn with_fs(w: &Observed, l: &Lv, n: &mut Value) {
+    if let Some(f) = w
+        .filesystems
+        .iter()
+        .find(|f| f.vg == l.vg && f.lv == l.name && !l.hidden)
+    {
+        n["fstype"] = json!(f.fstype);
+        n["uuid"] = s(&f.uuid);
+        n["mountpoint"] = s(&f.mountpoint);
+    }
 }
 
 /// Holders a snapshot lists that the simulated world does not model as arrays or LVs (an open

@@ -4,7 +4,9 @@
 //! behaviour, including its refusals.
 
 use super::lvm_cache;
-use super::lvm_lv::{activate, attach, change_settings, lvcreate, lvextend, lvremove, split};
+use super::lvm_lv::{
+    activate, attach, change_settings, lvcreate, lvextend, lvreduce, lvremove, split,
+};
 use crate::host::{CmdOutput, HostError};
 use crate::observe::{Lv, Pv, Signature, Vg};
 use crate::sim::world::{SimState, Target};
@@ -15,12 +17,14 @@ pub(super) const EXTENT: u64 = 4 << 20;
 const PE_START: u64 = 1 << 20;
 
 pub fn run(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> {
+    let warns = super::lvm_lv::attach_warns(st, args);
     let r = match args {
         ["pvcreate", dev] => pvcreate(st, dev),
         ["vgcreate", vg, devs @ ..] if !devs.is_empty() => vgcreate(st, vg, devs),
         ["vgextend", vg, devs @ ..] if !devs.is_empty() => vgextend(st, vg, devs),
         ["lvcreate", rest @ ..] => lvcreate(st, rest),
         ["lvextend", rest @ ..] => lvextend(st, rest),
+        ["lvreduce", "--yes", "-L", size, lv] => lvreduce(st, size, lv),
         ["lvchange", "--activate", yn, lv] => activate(st, lv, *yn == "y"),
         ["lvchange", "--yes", "--cachesettings", s, lv] => change_settings(st, s, lv),
         [
@@ -61,8 +65,8 @@ pub fn run(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> {
     recompute(st);
     // lvm2 2.03.16 warns on stderr when it attaches a writecache and finds no filesystem block
     // size to match (seen on the real kernel, on a new LV), and succeeds.
-    let attach_warning = matches!(args, ["lvconvert", "--yes", "--type", "writecache", ..])
-        && !args.iter().any(|a| a.contains("block_size"));
+    let attach_warning =
+        matches!(args, ["lvconvert", "--yes", "--type", "writecache", ..]) && warns;
     match r {
         Ok(s) if attach_warning => Ok(CmdOutput {
             status: 0,

@@ -255,6 +255,61 @@ pub(super) fn lvextend(st: &mut SimState, args: &[&str]) -> Result<String, Strin
     Ok(format!("  Logical volume {lvpath} successfully resized.\n"))
 }
 
+/// `lvreduce --yes -L SIZEb VG/LV` (lvm2 2.03.16): the size rounds up to whole extents (and
+/// stripes); the extents past it are freed, the last PV's first. A writecache LV is refused.
+pub(super) fn lvreduce(st: &mut SimState, size: &str, lvpath: &str) -> Result<String, String> {
+    let (vg, name) = split_lv(lvpath)?;
+    let Some(lv) = st.world.lv(&vg, &name).filter(|l| !l.hidden).cloned() else {
+        return Err(format!("  Failed to find logical volume \"{lvpath}\"\n"));
+    };
+    if lv.writecache.is_some() {
+        return Err(format!(
+            "  Operation not permitted on LV {vg}/{name} type writecache.\n"
+        ));
+    }
+    let bytes: u64 = size
+        .strip_suffix('b')
+        .and_then(|b| b.parse().ok())
+        .ok_or_else(|| {
+            format!("  the simulated host models `lvreduce --yes -L Nb`, not {size}\n")
+        })?;
+    let s = lv.stripes.max(1) as u64;
+    let target = bytes.div_ceil(EXTENT).div_ceil(s) * s;
+    let cur: u64 = lv.extents.values().sum();
+    if target >= cur {
+        return Err(format!(
+            "  New size ({target} extents) matches existing size ({cur} extents).\n"
+        ));
+    }
+    let l = st
+        .world
+        .lvm
+        .lvs
+        .iter_mut()
+        .find(|l| l.vg == vg && l.name == name)
+        .unwrap();
+    if s > 1 {
+        // Each stripe gives up the same number of extents.
+        for n in l.extents.values_mut() {
+            *n -= (cur - target) / s;
+        }
+    } else {
+        let mut drop = cur - target;
+        for n in l.extents.values_mut().rev() {
+            let take = (*n).min(drop);
+            *n -= take;
+            drop -= take;
+        }
+    }
+    l.extents.retain(|_, n| *n > 0);
+    let h = crate::config::size::human;
+    Ok(format!(
+        "  Size of logical volume {vg}/{name} changed from {} ({cur} extents) to {} ({target} extents).\n  Logical volume {vg}/{name} successfully resized.\n",
+        h(cur * EXTENT),
+        h(target * EXTENT)
+    ))
+}
+
 pub(super) fn lv_mut<'a>(st: &'a mut SimState, path: &str) -> Result<&'a mut Lv, String> {
     let (vg, name) = split_lv(path)?;
     st.world
@@ -288,13 +343,57 @@ pub(super) fn change_settings(st: &mut SimState, s: &str, path: &str) -> Result<
     Ok(format!("  Logical volume {path} changed.\n"))
 }
 
+/// lvconvert.c `_set_writecache_block_size` (lvm2 2.03.16): the file system's block size as
+/// libblkid reports it (BLOCK_SIZE: the ext4 block size, the xfs sector size; every filesystem
+/// the simulator makes reports 4096) chooses the writecache block size, and a setting larger
+/// than it is refused; without a filesystem the setting, or 4096, is used.
+fn writecache_block_size(
+    st: &SimState,
+    vg: &str,
+    lv: &str,
+    setting: Option<u64>,
+) -> Result<u64, String> {
+    let has_fs = st
+        .world
+        .filesystems
+        .iter()
+        .any(|f| f.vg == vg && f.lv == lv);
+    match (has_fs, setting) {
+        (true, Some(b)) if b > 4096 => Err(format!(
+            "  Writecache block size {b} cannot be larger than file system block size 4096.\n"
+        )),
+        (_, Some(b)) => Ok(b),
+        (_, None) => Ok(4096),
+    }
+}
+
+/// lvm2 warns (and with --yes goes on) when no file system block size is found and the
+/// writecache block size is not 512.
+pub(super) fn attach_warns(st: &SimState, args: &[&str]) -> bool {
+    let Some(path) = args.last() else {
+        return false;
+    };
+    let Ok((vg, name)) = split_lv(path) else {
+        return false;
+    };
+    let has_fs = st
+        .world
+        .filesystems
+        .iter()
+        .any(|f| f.vg == vg && f.lv == name);
+    !has_fs && !args.iter().any(|a| a.contains("block_size=512"))
+}
+
 pub(super) fn attach(st: &mut SimState, cv: &str, rest: &[&str]) -> Result<String, String> {
-    let (settings, path) = match rest {
+    let (mut settings, path) = match rest {
         ["--cachesettings", s, lv] => (parse_settings(s), *lv),
         [lv] => (BTreeMap::new(), *lv),
         _ => return Err("  the simulated host models `lvconvert --yes --type writecache --cachevol CV [--cachesettings S] VG/LV`\n".into()),
     };
+    // toollib.c: "block_size is not a setting but is set with the --cachesettings option".
+    let setting: Option<u64> = settings.remove("block_size").and_then(|b| b.parse().ok());
     let (vg, name) = split_lv(path)?;
+    let block_size = writecache_block_size(st, &vg, &name, setting)?;
     let Some(main) = st.world.lv(&vg, &name).filter(|l| !l.hidden).cloned() else {
         return Err(format!("  Failed to find logical volume \"{path}\"\n"));
     };
@@ -341,7 +440,7 @@ pub(super) fn attach(st: &mut SimState, cv: &str, rest: &[&str]) -> Result<Strin
             cachevol: cvol,
             origin,
             settings,
-            block_size: Some(4096),
+            block_size: Some(block_size),
             writeback_blocks: Some(0),
             total_blocks: main.active.then_some(cache.size / 4096),
             free_blocks: main.active.then_some(cache.size / 4096),
@@ -418,6 +517,19 @@ pub(super) fn lvremove(st: &mut SimState, path: &str) -> Result<String, String> 
         .filter(|l| !l.hidden)
         .cloned()
         .ok_or_else(|| format!("  Failed to find logical volume \"{path}\"\n"))?;
+    if st
+        .world
+        .filesystems
+        .iter()
+        .any(|f| f.vg == vg && f.lv == name && f.mountpoint.is_some())
+    {
+        return Err(format!(
+            "  Logical volume {vg}/{name} contains a filesystem in use.\n"
+        ));
+    }
+    st.world
+        .filesystems
+        .retain(|f| !(f.vg == vg && f.lv == name));
     let mut gone = vec![name.clone()];
     if let Some(wc) = &lv.writecache {
         gone.push(wc.origin.clone());

@@ -2,6 +2,7 @@
 //! 2.03.16, GPT fdisk 1.0.9, util-linux, hdparm, sdparm; kernel 6.1), including their refusals.
 
 mod drive_cache;
+mod fs;
 mod lvm;
 mod lvm_alloc;
 mod lvm_cache;
@@ -15,6 +16,7 @@ mod sgdisk;
 mod wipefs;
 
 pub(super) use drive_cache::{hdparm, sdparm};
+pub(super) use fs::{fs_info, grow as grow_fs, mkfs, mount, resize2fs_to, umount};
 pub(super) use lvm::run as lvm;
 pub(super) use md_sysfs::sysfs_write as md_sysfs_write;
 pub(super) use mdadm::{finish_sync, mdadm};

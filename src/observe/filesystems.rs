@@ -1,0 +1,132 @@
+//! Filesystems on LVs: what lsblk reports of each LV's device (type, UUID, mount point).
+
+use super::lsblk::Node;
+use super::model::Lvm;
+use serde::{Deserialize, Serialize};
+
+/// Where the static mount table lives.
+pub const FSTAB_PATH: &str = "/etc/fstab";
+/// Exists when systemd is the running init (sd_booted(3)).
+pub const SYSTEMD_PATH: &str = "/run/systemd/system";
+
+/// A filesystem (or any signature udev's blkid found) on an LV.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Filesystem {
+    pub vg: String,
+    pub lv: String,
+    /// Kernel name of the LV's device (`dm-3`).
+    pub kname: String,
+    /// lsblk FSTYPE: `ext4`, `xfs`, or another signature (`LVM2_member`, `swap`, …).
+    pub fstype: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uuid: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mountpoint: Option<String>,
+    /// Bytes the filesystem spans (ext4: dumpe2fs's block count x block size; xfs: xfs_info's
+    /// data blocks x bsize); probed only for the LVs the file gives a filesystem.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+}
+
+/// The device-mapper name of an LV: `vg-lv`, each dash inside a name doubled.
+pub fn dm_name(vg: &str, lv: &str) -> String {
+    format!("{}-{}", vg.replace('-', "--"), lv.replace('-', "--"))
+}
+
+/// The LVs (visible ones) whose device carries a signature.
+pub fn on_lvs(nodes: &[Node], lvm: &Lvm) -> Vec<Filesystem> {
+    let mut out: Vec<Filesystem> = lvm
+        .lvs
+        .iter()
+        .filter(|l| !l.hidden)
+        .filter_map(|l| {
+            let name = dm_name(&l.vg, &l.name);
+            let n = nodes.iter().find(|n| n.kind == "lvm" && n.name == name)?;
+            Some(Filesystem {
+                vg: l.vg.clone(),
+                lv: l.name.clone(),
+                kname: n.kname.clone(),
+                fstype: n.fstype.clone()?,
+                uuid: n.uuid.clone(),
+                mountpoint: n.mountpoint.clone(),
+                size: None,
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| (&a.vg, &a.lv).cmp(&(&b.vg, &b.lv)));
+    out
+}
+
+/// The value after `key` on a `key:   value` line of `dumpe2fs -h` (lib/e2p/ls.c).
+fn dumpe2fs_field(text: &str, key: &str) -> Option<u64> {
+    text.lines()
+        .find_map(|l| l.strip_prefix(key)?.strip_prefix(':'))
+        .and_then(|v| v.trim().parse().ok())
+}
+
+/// Bytes of an ext4 from `dumpe2fs -h`: `Block count:` x `Block size:`.
+pub fn ext4_size(dumpe2fs: &str) -> Option<u64> {
+    Some(dumpe2fs_field(dumpe2fs, "Block count")? * dumpe2fs_field(dumpe2fs, "Block size")?)
+}
+
+/// Bytes of an xfs data section from `xfs_info` (libfrog's xfs_report_geom): the line
+/// `data     =      bsize=4096   blocks=262144, imaxpct=25`.
+pub fn xfs_size(xfs_info: &str) -> Option<u64> {
+    let line = xfs_info.lines().find(|l| l.starts_with("data "))?;
+    let num = |key: &str| -> Option<u64> {
+        let rest = &line[line.find(key)? + key.len()..];
+        rest.split(|c: char| !c.is_ascii_digit())
+            .next()?
+            .parse()
+            .ok()
+    };
+    Some(num("bsize=")? * num("blocks=")?)
+}
+
+/// The argv that reads the size of a filesystem of `fstype` on `/dev/VG/LV` (xfs_info takes the
+/// mount point of a mounted xfs, and the device of an unmounted one).
+pub fn size_argv(f: &Filesystem) -> Option<Vec<String>> {
+    let dev = format!("/dev/{}/{}", f.vg, f.lv);
+    match f.fstype.as_str() {
+        "ext4" => Some(vec!["dumpe2fs".into(), "-h".into(), dev]),
+        "xfs" => Some(vec!["xfs_info".into(), f.mountpoint.clone().unwrap_or(dev)]),
+        _ => None,
+    }
+}
+
+/// The sizes of the filesystems on the LVs `wanted` names, each `None` where the tool gives no
+/// answer (observation never fails on it).
+pub fn probe_sizes(
+    host: &dyn crate::host::Host,
+    fs: &mut [Filesystem],
+    wanted: &[(String, String)],
+) {
+    for f in fs
+        .iter_mut()
+        .filter(|f| wanted.iter().any(|(vg, lv)| *vg == f.vg && *lv == f.lv))
+    {
+        let Some(argv) = size_argv(f) else { continue };
+        let Ok(out) = host.run(&argv) else { continue };
+        if out.status != 0 {
+            continue;
+        }
+        f.size = match f.fstype.as_str() {
+            "ext4" => ext4_size(&out.stdout),
+            _ => xfs_size(&out.stdout),
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_from_the_tools() {
+        let d = "Filesystem volume name:   nextcloud\nBlock count:              262144\nReserved block count:     13107\nBlock size:               4096\n";
+        assert_eq!(ext4_size(d), Some(1 << 30));
+        let x = "meta-data=/dev/vg0/data          isize=512    agcount=4, agsize=65536 blks\n         =                       sectsz=512   attr=2, projid32bit=1\ndata     =                       bsize=4096   blocks=262144, imaxpct=25\n         =                       sunit=0      swidth=0 blks\n";
+        assert_eq!(xfs_size(x), Some(1 << 30));
+        assert_eq!(xfs_size("naming   =version 2  bsize=4096"), None);
+    }
+}

@@ -1,0 +1,159 @@
+//! hyraid's block of /etc/fstab: the lines of the file's filesystems between two marker lines,
+//! every other line kept byte for byte. Pure text in, text out.
+
+/// First line of hyraid's block.
+pub const FSTAB_BEGIN: &str =
+    "# hyraid: the filesystems of hyraid.yaml; `hyraid apply` keeps the lines up to the end mark";
+/// Last line of hyraid's block.
+pub const FSTAB_END: &str = "# hyraid: end";
+
+/// One line of the block: `UUID=… mountpoint type options 0 pass`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FstabEntry {
+    pub uuid: String,
+    pub mountpoint: String,
+    pub fstype: String,
+    pub options: String,
+    pub pass: u8,
+}
+
+impl FstabEntry {
+    pub fn line(&self) -> String {
+        format!(
+            "UUID={} {} {} {} 0 {}",
+            self.uuid, self.mountpoint, self.fstype, self.options, self.pass
+        )
+    }
+}
+
+/// The lines outside hyraid's block, and where the block was (the index of the line it stood
+/// before), if there was one.
+fn outside(old: &str) -> (Vec<&str>, Option<usize>) {
+    let mut keep = Vec::new();
+    let mut at = None;
+    let mut inside = false;
+    for line in old.split_inclusive('\n') {
+        let bare = line.trim_end_matches('\n');
+        if !inside && bare == FSTAB_BEGIN {
+            inside = true;
+            at.get_or_insert(keep.len());
+        } else if inside && bare == FSTAB_END {
+            inside = false;
+        } else if !inside {
+            keep.push(line);
+        }
+    }
+    (keep, at)
+}
+
+/// (source, mount point, type, options) of the lines hyraid does not own (comments and blank
+/// lines left out).
+pub fn foreign_lines(old: &str) -> Vec<(String, String, String, String)> {
+    outside(old)
+        .0
+        .iter()
+        .filter_map(|l| {
+            let l = l.trim();
+            if l.is_empty() || l.starts_with('#') {
+                return None;
+            }
+            let mut f = l.split_whitespace().map(str::to_string);
+            Some((
+                f.next()?,
+                f.next()?,
+                f.next().unwrap_or_default(),
+                f.next().unwrap_or_default(),
+            ))
+        })
+        .collect()
+}
+
+/// (source, mount point, type, options) of every line, hyraid's own included.
+pub fn lines(text: &str) -> Vec<(String, String, String, String)> {
+    let mut v = foreign_lines(text);
+    for l in text.lines().filter(|l| l.starts_with("UUID=")) {
+        let f: Vec<String> = l.split_whitespace().map(str::to_string).collect();
+        if f.len() >= 4 && !v.iter().any(|x| x.0 == f[0] && x.1 == f[1]) {
+            v.push((f[0].clone(), f[1].clone(), f[2].clone(), f[3].clone()));
+        }
+    }
+    v
+}
+
+/// Mount points of the lines hyraid does not own.
+pub fn foreign_mountpoints(old: &str) -> Vec<String> {
+    foreign_lines(old).into_iter().map(|l| l.1).collect()
+}
+
+/// /etc/fstab with hyraid's block holding `entries` (none: no block), where it was or at the end.
+pub fn managed_fstab(old: Option<&str>, entries: &[FstabEntry]) -> String {
+    let (mut keep, at) = outside(old.unwrap_or(""));
+    let mut block = String::new();
+    if !entries.is_empty() {
+        block.push_str(FSTAB_BEGIN);
+        block.push('\n');
+        for e in entries {
+            block.push_str(&e.line());
+            block.push('\n');
+        }
+        block.push_str(FSTAB_END);
+        block.push('\n');
+    }
+    let at = at.unwrap_or(keep.len());
+    // The line before the block must end, or the block would join it.
+    let mut fixed_last = String::new();
+    if at > 0 && !keep[at - 1].ends_with('\n') && !block.is_empty() {
+        fixed_last = format!("{}\n", keep[at - 1]);
+    }
+    if !fixed_last.is_empty() {
+        keep[at - 1] = &fixed_last;
+    }
+    let mut out = String::new();
+    for l in &keep[..at] {
+        out.push_str(l);
+    }
+    out.push_str(&block);
+    for l in &keep[at..] {
+        out.push_str(l);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn e(m: &str) -> FstabEntry {
+        FstabEntry {
+            uuid: "0b5a2f3c-0000-4000-8000-000000000001".into(),
+            mountpoint: m.into(),
+            fstype: "ext4".into(),
+            options: "noatime".into(),
+            pass: 2,
+        }
+    }
+
+    #[test]
+    fn keeps_other_lines_byte_for_byte() {
+        let old = "# /etc/fstab\nUUID=abc / ext4 errors=remount-ro 0 1\n\t/dev/sr0  /media/cdrom0 udf,iso9660 user,noauto 0 0";
+        let new = managed_fstab(Some(old), &[e("/srv/a")]);
+        assert_eq!(
+            new,
+            format!(
+                "{old}\n{FSTAB_BEGIN}\nUUID=0b5a2f3c-0000-4000-8000-000000000001 /srv/a ext4 noatime 0 2\n{FSTAB_END}\n"
+            )
+        );
+        // The block is rewritten in place, the rest untouched; no entries, no block.
+        let moved = format!("{new}# after\n");
+        let again = managed_fstab(Some(&moved), &[e("/srv/b")]);
+        assert!(again.ends_with(&format!("/srv/b ext4 noatime 0 2\n{FSTAB_END}\n# after\n")));
+        assert_eq!(
+            managed_fstab(Some(&moved), &[]),
+            format!("{old}\n# after\n")
+        );
+        assert_eq!(
+            foreign_mountpoints(&moved),
+            vec!["/".to_string(), "/media/cdrom0".into()]
+        );
+    }
+}

@@ -1,0 +1,352 @@
+//! mkfs.ext4, dumpe2fs, e2fsck and resize2fs (e2fsprogs 1.47.0), mkfs.xfs, xfs_info and
+//! xfs_growfs (xfsprogs 6.1), mkdir, `systemctl daemon-reload` and mount as they behave on an LV of the simulated machine: the filesystem and its mount point go
+//! into the world, where lsblk reports them.
+
+use crate::host::{CmdOutput, HostError};
+use crate::observe::Filesystem;
+use crate::sim::world::{SimState, Target};
+use crate::sim::{fail, out};
+
+/// The LV a /dev/VG/LV path names.
+fn lv_of(st: &SimState, dev: &str) -> Option<(String, String)> {
+    match st.resolve(dev) {
+        Some(Target::Lv(vg, lv)) => Some((vg, lv)),
+        _ => None,
+    }
+}
+
+fn option<'a>(args: &[&'a str], flag: &str) -> Option<&'a str> {
+    args.iter()
+        .position(|a| *a == flag)
+        .and_then(|i| args.get(i + 1).copied())
+}
+
+/// `mkfs.ext4 [-b N] [-U UUID] [-L LABEL] [-F] DEV` or `mkfs.xfs [-b size=N] [-m uuid=UUID] [-L LABEL] [-f] DEV`.
+pub(in crate::sim) fn mkfs(
+    st: &mut SimState,
+    fstype: &str,
+    args: &[&str],
+) -> Result<CmdOutput, HostError> {
+    let dev = args.last().copied().unwrap_or("");
+    let prog = format!("mkfs.{fstype}");
+    // Filesystems are modelled on LVs only: on anything else mkfs is a command the simulated
+    // machine does not know.
+    let Some((vg, lv)) = lv_of(st, dev) else {
+        return Err(HostError::Spawn {
+            program: format!("{prog} {}", args.join(" ")),
+            detail: "the simulated host models filesystems on LVs only".into(),
+        });
+    };
+    let force = args.contains(&if fstype == "xfs" { "-f" } else { "-F" });
+    let existing = st
+        .world
+        .filesystems
+        .iter()
+        .find(|f| f.vg == vg && f.lv == lv)
+        .cloned();
+    if let Some(e) = &existing {
+        if e.mountpoint.is_some() {
+            return fail(1, format!("{prog}: {dev} contains a mounted filesystem\n"));
+        }
+        if !force {
+            return match fstype {
+                "xfs" => fail(
+                    1,
+                    format!(
+                        "mkfs.xfs: {dev} appears to contain an existing filesystem ({}).\nmkfs.xfs: Use the -f option to force overwrite.\n",
+                        e.fstype
+                    ),
+                ),
+                // stdin is /dev/null: mke2fs's "Proceed anyway?" reads EOF and gives up.
+                _ => fail(
+                    1,
+                    format!(
+                        "mke2fs 1.47.0 (5-Feb-2023)\n{dev} contains a {} file system\nProceed anyway? (y,N) ",
+                        e.fstype
+                    ),
+                ),
+            };
+        }
+    }
+    let uuid = match fstype {
+        "xfs" => option(args, "-m").and_then(|m| m.strip_prefix("uuid=")),
+        _ => option(args, "-U"),
+    }
+    .map(str::to_string)
+    .unwrap_or_else(|| {
+        let n = st.next_serial();
+        format!("{n:08x}-0000-4000-8000-000000000000")
+    });
+    let size = st.world.lv(&vg, &lv).map(|l| l.size).unwrap_or(0);
+    let kname = format!(
+        "dm-{}",
+        st.world
+            .lvm
+            .lvs
+            .iter()
+            .position(|l| l.vg == vg && l.name == lv)
+            .unwrap_or(0)
+    );
+    st.world.filesystems.retain(|f| !(f.vg == vg && f.lv == lv));
+    st.world.filesystems.push(Filesystem {
+        vg,
+        lv,
+        kname,
+        fstype: fstype.into(),
+        uuid: Some(uuid.clone()),
+        mountpoint: None,
+        size: Some(size / 4096 * 4096),
+    });
+    let blocks = size / 4096;
+    match fstype {
+        "xfs" => out(&xfs_geometry(dev, blocks)),
+        _ => Ok(CmdOutput {
+            status: 0,
+            stdout: format!(
+                "Creating filesystem with {blocks} 4k blocks and {} inodes\nFilesystem UUID: {uuid}\nAllocating group tables: done                            \nWriting inode tables: done                            \nCreating journal (8192 blocks): done\nWriting superblocks and filesystem accounting information: done\n\n",
+                blocks / 4
+            ),
+            stderr: "mke2fs 1.47.0 (5-Feb-2023)\n".into(),
+        }),
+    }
+}
+
+/// `mount MOUNTPOINT`: by its /etc/fstab line, as util-linux's mount does.
+pub(in crate::sim) fn mount(st: &mut SimState, mp: &str) -> Result<CmdOutput, HostError> {
+    let fstab = st.world.boot.fstab.clone().unwrap_or_default();
+    let line = fstab.lines().find(|l| {
+        let l = l.trim();
+        !l.starts_with('#') && l.split_whitespace().nth(1) == Some(mp)
+    });
+    let Some(line) = line else {
+        return fail(1, format!("mount: {mp}: can't find in /etc/fstab.\n"));
+    };
+    let source = line.split_whitespace().next().unwrap_or("");
+    let uuid = source.strip_prefix("UUID=").unwrap_or(source);
+    let Some(f) = st
+        .world
+        .filesystems
+        .iter_mut()
+        .find(|f| f.uuid.as_deref() == Some(uuid))
+    else {
+        return fail(
+            32,
+            format!("mount: {mp}: special device {source} does not exist.\n"),
+        );
+    };
+    if f.mountpoint.is_some() {
+        return fail(
+            32,
+            format!("mount: {mp}: {source} already mounted or mount point busy.\n"),
+        );
+    }
+    f.mountpoint = Some(mp.to_string());
+    out("")
+}
+
+/// The geometry mkfs.xfs and xfs_info print (libfrog's xfs_report_geom), for 4 KiB blocks.
+fn xfs_geometry(name: &str, blocks: u64) -> String {
+    format!(
+        "meta-data={name:<22} isize=512    agcount=4, agsize={} blks\n         =                       sectsz=512   attr=2, projid32bit=1\n         =                       crc=1        finobt=1, sparse=1, rmapbt=0\n         =                       reflink=1    bigtime=1 inobtcount=1 nrext64=0\ndata     =                       bsize=4096   blocks={blocks}, imaxpct=25\n         =                       sunit=0      swidth=0 blks\nnaming   =version 2              bsize=4096   ascii-ci=0, ftype=1\nlog      =internal log           bsize=4096   blocks=16384, version=2\n         =                       sectsz=512   sunit=0 blks, lazy-count=1\nrealtime =none                   extsz=4096   blocks=0, rtextents=0\n",
+        blocks.div_ceil(4)
+    )
+}
+
+/// The filesystem on the LV `dev` names (a /dev/VG/LV path), or the one mounted at `dev`.
+fn fs_at<'a>(st: &'a mut SimState, dev: &str) -> Option<&'a mut Filesystem> {
+    let lv = lv_of(st, dev);
+    st.world.filesystems.iter_mut().find(|f| match &lv {
+        Some((vg, name)) => f.vg == *vg && f.lv == *name,
+        None => f.mountpoint.as_deref() == Some(dev),
+    })
+}
+
+fn lv_size(st: &SimState, f: &Filesystem) -> u64 {
+    st.world.lv(&f.vg, &f.lv).map(|l| l.size).unwrap_or(0) / 4096 * 4096
+}
+
+/// `dumpe2fs -h DEV` and `xfs_info DEV|MOUNTPOINT`: the superblock's geometry.
+pub(in crate::sim) fn fs_info(
+    st: &mut SimState,
+    prog: &str,
+    dev: &str,
+) -> Result<CmdOutput, HostError> {
+    let Some(f) = fs_at(st, dev).cloned() else {
+        return match prog {
+            "dumpe2fs" => fail(
+                1,
+                format!(
+                    "dumpe2fs 1.47.0 (5-Feb-2023)\ndumpe2fs: Bad magic number in super-block while trying to open {dev}\nCouldn't find valid filesystem superblock.\n"
+                ),
+            ),
+            _ => fail(
+                1,
+                format!(
+                    "{dev}: is not a valid XFS filesystem (unexpected SB magic number 0x00000000)\n"
+                ),
+            ),
+        };
+    };
+    let blocks = f.size.unwrap_or(0) / 4096;
+    match (prog, f.fstype.as_str()) {
+        ("dumpe2fs", "ext4") => Ok(CmdOutput {
+            status: 0,
+            stdout: format!(
+                "Filesystem volume name:   <none>\nLast mounted on:          <not available>\nFilesystem UUID:          {}\nFilesystem magic number:  0xEF53\nFilesystem revision #:    1 (dynamic)\nFilesystem state:         clean\nInode count:              {}\nBlock count:              {blocks}\nReserved block count:     {}\nFree blocks:              {}\nFirst block:              0\nBlock size:               4096\nFragment size:            4096\n",
+                f.uuid.clone().unwrap_or_default(),
+                blocks / 4,
+                blocks / 20,
+                blocks * 9 / 10
+            ),
+            stderr: "dumpe2fs 1.47.0 (5-Feb-2023)\n".into(),
+        }),
+        ("xfs_info", "xfs") => out(&xfs_geometry(dev, blocks)),
+        ("dumpe2fs", _) => fail(
+            1,
+            format!(
+                "dumpe2fs 1.47.0 (5-Feb-2023)\ndumpe2fs: Bad magic number in super-block while trying to open {dev}\n"
+            ),
+        ),
+        _ => fail(
+            1,
+            format!(
+                "{dev}: is not a valid XFS filesystem (unexpected SB magic number 0x58465342)\n"
+            ),
+        ),
+    }
+}
+
+/// `resize2fs DEV` (online when mounted; an unmounted one must have been checked by `e2fsck -f`
+/// since it was last mounted, which the simulator does not track) and `xfs_growfs MOUNTPOINT`
+/// (xfs grows only mounted): to the size of the LV.
+pub(in crate::sim) fn grow(
+    st: &mut SimState,
+    prog: &str,
+    dev: &str,
+) -> Result<CmdOutput, HostError> {
+    let Some(f) = fs_at(st, dev).cloned() else {
+        return fail(1, format!("{prog}: {dev}: no such filesystem\n"));
+    };
+    let to = lv_size(st, &f);
+    let from = f.size.unwrap_or(0);
+    if prog == "xfs_growfs" && f.mountpoint.as_deref() != Some(dev) {
+        return fail(
+            1,
+            format!("xfs_growfs: {dev} is not a mounted XFS filesystem\n"),
+        );
+    }
+    if let Some(x) = fs_at(st, dev) {
+        x.size = Some(to.max(from));
+    }
+    match prog {
+        "resize2fs" if to <= from => Ok(CmdOutput {
+            status: 0,
+            stdout: String::new(),
+            stderr: format!(
+                "resize2fs 1.47.0 (5-Feb-2023)\nThe filesystem is already {} (4k) blocks long.  Nothing to do!\n\n",
+                from / 4096
+            ),
+        }),
+        "resize2fs" => Ok(CmdOutput {
+            status: 0,
+            stdout: format!(
+                "{}The filesystem on {dev} is now {} (4k) blocks long.\n\n",
+                if f.mountpoint.is_some() {
+                    format!(
+                        "Filesystem at {dev} is mounted on {}; on-line resizing required\nold_desc_blocks = 1, new_desc_blocks = 1\n",
+                        f.mountpoint.clone().unwrap_or_default()
+                    )
+                } else {
+                    String::new()
+                },
+                to / 4096
+            ),
+            stderr: "resize2fs 1.47.0 (5-Feb-2023)\n".into(),
+        }),
+        _ => out(&format!(
+            "{}data blocks changed from {} to {}\n",
+            xfs_geometry(dev, from / 4096),
+            from / 4096,
+            to / 4096
+        )),
+    }
+}
+
+/// `umount MOUNTPOINT`.
+pub(in crate::sim) fn umount(st: &mut SimState, mp: &str) -> Result<CmdOutput, HostError> {
+    match st
+        .world
+        .filesystems
+        .iter_mut()
+        .find(|f| f.mountpoint.as_deref() == Some(mp))
+    {
+        Some(f) => {
+            f.mountpoint = None;
+            out("")
+        }
+        None => fail(32, format!("umount: {mp}: not mounted.\n")),
+    }
+}
+
+/// `resize2fs DEV SIZE` with SIZE in KiB (`262144K`): an ext4 shrinks only unmounted, and never
+/// beyond its device.
+pub(in crate::sim) fn resize2fs_to(
+    st: &mut SimState,
+    dev: &str,
+    size: &str,
+) -> Result<CmdOutput, HostError> {
+    let Some(f) = fs_at(st, dev).cloned() else {
+        return fail(
+            1,
+            format!(
+                "resize2fs 1.47.0 (5-Feb-2023)\nresize2fs: Bad magic number in super-block while trying to open {dev}\n"
+            ),
+        );
+    };
+    let Some(kib) = size.strip_suffix('K').and_then(|k| k.parse::<u64>().ok()) else {
+        return fail(1, format!("resize2fs: Invalid new size: {size}\n"));
+    };
+    let to = kib * 1024 / 4096 * 4096;
+    let from = f.size.unwrap_or(0);
+    if to > lv_size(st, &f) {
+        return fail(
+            1,
+            format!(
+                "resize2fs 1.47.0 (5-Feb-2023)\nThe containing partition (or device) is only {} (4k) blocks.\nYou requested a new size of {} blocks.\n\n",
+                lv_size(st, &f) / 4096,
+                to / 4096
+            ),
+        );
+    }
+    if to < from && f.mountpoint.is_some() {
+        return fail(
+            1,
+            format!(
+                "resize2fs 1.47.0 (5-Feb-2023)\nFilesystem at {dev} is mounted on {}; on-line resizing required\nresize2fs: On-line shrinking not supported\n",
+                f.mountpoint.clone().unwrap_or_default()
+            ),
+        );
+    }
+    if let Some(x) = fs_at(st, dev) {
+        x.size = Some(to);
+    }
+    if to == from {
+        return Ok(CmdOutput {
+            status: 0,
+            stdout: String::new(),
+            stderr: format!(
+                "resize2fs 1.47.0 (5-Feb-2023)\nThe filesystem is already {} (4k) blocks long.  Nothing to do!\n\n",
+                to / 4096
+            ),
+        });
+    }
+    Ok(CmdOutput {
+        status: 0,
+        stdout: format!(
+            "Resizing the filesystem on {dev} to {} (4k) blocks.\nThe filesystem on {dev} is now {} (4k) blocks long.\n\n",
+            to / 4096,
+            to / 4096
+        ),
+        stderr: "resize2fs 1.47.0 (5-Feb-2023)\n".into(),
+    })
+}
