@@ -62,6 +62,8 @@ fn machine(disks: &[(&str, u64, bool)]) -> SimHost {
                 write_cache_rule: None,
             },
             dev_md_strays: vec![],
+            partition_tables: Default::default(),
+            missing_tools: vec![],
             other_devices: vec![],
         }
         .normalized(),

@@ -246,6 +246,35 @@ fn cases() -> Vec<Case> {
         }),
         policy: Policy::default(),
     });
+
+    // A partition added beside open ones (sgdisk, then partx --add).
+    let (_, full, h) = partitioned_without_cache();
+    v.push(Case {
+        name: "partition added to an in-use disk".into(),
+        desired: full,
+        before: h.world(),
+        allowed_removals: vec![],
+        finally: Some(|w| w.partition_tables.is_empty() && w.array_named("cache").is_some()),
+        policy: Policy::default(),
+    });
+
+    // The last partition grows into free space (growpart), its PV follows (pvresize).
+    let (_, h) = example("microserver-partitioned");
+    apply(&h, &pv_partition_file("20GiB"), Policy::default()).unwrap();
+    h.finish_syncs();
+    v.push(Case {
+        name: "grow the last partition and its PV".into(),
+        desired: pv_partition_file("rest"),
+        before: h.world(),
+        allowed_removals: vec![],
+        finally: Some(|w| {
+            let p = w.by_id("ata-ST1000LM048-2E7172_WDE00001-part2");
+            p.is_some_and(|p| {
+                p.size > 20 << 30 && w.pv(&p.kname).is_some_and(|v| v.dev_size == p.size)
+            })
+        }),
+        policy: Policy::default(),
+    });
     v
 }
 

@@ -12,6 +12,7 @@ pub mod model;
 pub mod names;
 pub mod observer;
 pub mod parse_util;
+pub mod partx;
 pub mod wipefs;
 pub mod write_cache;
 

@@ -91,6 +91,8 @@ pub fn observe(host: &dyn Host) -> Result<Observed, ObserveError> {
         boot,
         other_devices,
         dev_md_strays,
+        partition_tables: Default::default(),
+        missing_tools: vec![],
     }
     .normalized())
 }

@@ -165,6 +165,8 @@ impl Host for SimHost {
             }
             ["mdadm", ..] => tools::mdadm(&mut st, &args[1..]),
             ["sgdisk", ..] => tools::sgdisk(&mut st, &args[1..]),
+            ["partx", ..] => tools::partx(&mut st, &args[1..]),
+            ["growpart", ..] => tools::growpart(&mut st, &args[1..]),
             ["pvcreate", ..]
             | ["vgcreate", ..]
             | ["vgextend", ..]
@@ -174,7 +176,8 @@ impl Host for SimHost {
             | ["lvconvert", ..]
             | ["lvremove", ..]
             | ["vgremove", ..]
-            | ["pvremove", ..] => tools::lvm(&mut st, &args),
+            | ["pvremove", ..]
+            | ["pvresize", ..] => tools::lvm(&mut st, &args),
             _ => unsupported(argv),
         }
     }
@@ -308,6 +311,13 @@ impl Host for SimHost {
 
     fn exists(&self, path: &str) -> bool {
         let st = self.state.borrow();
+        // The partition tools are where Debian puts them, unless the model says they are missing.
+        if let Some((t, _)) = crate::observe::partx::PARTITION_TOOLS
+            .iter()
+            .find(|(_, paths)| paths.first() == Some(&path))
+        {
+            return !st.world.missing_tools.iter().any(|m| m == t);
+        }
         let tool = st.world.boot.initramfs_tool.as_deref();
         crate::observe::INITRAMFS_TOOLS
             .iter()

@@ -9,6 +9,7 @@ mod disk;
 mod lvm;
 mod md;
 mod md_width;
+mod partition;
 
 pub use boot::{RegenerateInitramfs, ReloadUdev, WriteFile};
 pub use command::{Command, command_line, quote, wait_path};
@@ -23,6 +24,7 @@ pub use md::{
     chunk_arg,
 };
 pub use md_width::{GrowArray, RemoveMember};
+pub use partition::{GrowPartition, RegisterPartitions, ResizePv, partx_add};
 
 use super::address::Address;
 use serde::{Deserialize, Serialize};
@@ -101,6 +103,9 @@ pub enum Step {
     StopArray(StopArray),
     GrowArray(GrowArray),
     RemoveMember(RemoveMember),
+    RegisterPartitions(RegisterPartitions),
+    GrowPartition(GrowPartition),
+    ResizePv(ResizePv),
 }
 
 impl Step {
@@ -140,6 +145,9 @@ impl Step {
             Step::StopArray(s) => s,
             Step::GrowArray(s) => s,
             Step::RemoveMember(s) => s,
+            Step::RegisterPartitions(s) => s,
+            Step::GrowPartition(s) => s,
+            Step::ResizePv(s) => s,
         }
     }
 
