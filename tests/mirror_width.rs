@@ -117,6 +117,7 @@ fn a_member_leaves_a_three_way_mirror_only_with_allow_destroy() {
         vec![
             format!("mdadm /dev/md/tank --fail {HDD1}"),
             format!("mdadm /dev/md/tank --remove {HDD1}"),
+            format!("mdadm --zero-superblock {HDD1}"),
             "mdadm --grow /dev/md/tank --raid-devices=2".into(),
         ]
     );
@@ -260,4 +261,70 @@ fn a_disk_smaller_than_the_array_is_refused_at_plan_time() {
         "{:#?}",
         p.refused
     );
+}
+
+/// The removed member's superblock is erased with it; a removal killed before that leaves a
+/// former member, erased next time when the file still names the disk, noted when it does not.
+#[test]
+fn a_removed_member_loses_its_superblock_and_an_interrupted_erase_is_finished() {
+    let (d, h) = three_way_without_hdd1();
+    let hdd1 = |h: &SimHost| {
+        h.world()
+            .by_id("wwn-0x50014ee2b0000002")
+            .unwrap()
+            .signatures
+            .clone()
+            .unwrap_or_default()
+    };
+    assert!(hdd1(&h).iter().any(|s| s.kind == "linux_raid_member"));
+    apply(&h, &d, ALLOW).unwrap();
+    assert!(
+        !hdd1(&h).iter().any(|s| s.kind == "linux_raid_member"),
+        "{:?}",
+        hdd1(&h)
+    );
+
+    // Killed after --remove: the disk keeps the superblock of an array it left.
+    let (d, h) = three_way_without_hdd1();
+    h.inject_fault(hyraid::sim::Fault {
+        needle: "--zero-superblock".into(),
+        status: 137,
+        stderr: "Killed".into(),
+    });
+    assert!(apply(&h, &d, ALLOW).is_err());
+    h.clear_faults();
+    // The file no longer names hdd1: the rest of the removal is finished, the erase said.
+    apply(&h, &d, ALLOW).unwrap();
+    let p = plan_for(&h, &d, ALLOW);
+    assert!(p.steps.is_empty(), "{:?}", p.steps);
+    assert!(
+        p.notes
+            .iter()
+            .any(|n| n.contains(&format!("mdadm --zero-superblock {HDD1}"))),
+        "{:?}",
+        p.notes
+    );
+    // The file still names hdd1 (not as a member): erased, with --allow-destroy only.
+    let (full, _) = example("nvme-plus-two-hdd");
+    let mut named = d.clone();
+    named
+        .disks
+        .insert("hdd1".into(), full.disks["hdd1"].clone());
+    let p = plan_for(&h, &named, Policy::default());
+    assert!(
+        p.refused
+            .iter()
+            .any(|r| r.object == "mirror tank" && r.fix.contains("--allow-destroy")),
+        "{:?}",
+        p.refused
+    );
+    let p = plan_for(&h, &named, ALLOW);
+    assert_eq!(
+        commands(&p),
+        vec![format!("mdadm --zero-superblock {HDD1}")]
+    );
+    assert_eq!(p.steps[0].risk, Risk::Destroys);
+    apply(&h, &named, ALLOW).unwrap();
+    assert!(plan_for(&h, &named, ALLOW).steps.is_empty());
+    assert!(!hdd1(&h).iter().any(|s| s.kind == "linux_raid_member"));
 }

@@ -23,7 +23,7 @@ pub use md::{
     RemoveFailed, ReplaceMember, SetWriteBehind, SetWriteMostly, StartArray, StopArray, WaitIdle,
     chunk_arg,
 };
-pub use md_width::{GrowArray, RemoveMember};
+pub use md_width::{GrowArray, RemoveMember, ZeroSuperblock};
 pub use partition::{GrowPartition, RegisterPartitions, ResizePv, partx_add};
 
 use super::address::Address;
@@ -106,6 +106,7 @@ pub enum Step {
     RegisterPartitions(RegisterPartitions),
     GrowPartition(GrowPartition),
     ResizePv(ResizePv),
+    ZeroSuperblock(ZeroSuperblock),
 }
 
 impl Step {
@@ -148,6 +149,7 @@ impl Step {
             Step::RegisterPartitions(s) => s,
             Step::GrowPartition(s) => s,
             Step::ResizePv(s) => s,
+            Step::ZeroSuperblock(s) => s,
         }
     }
 
