@@ -328,3 +328,63 @@ fn a_removed_member_loses_its_superblock_and_an_interrupted_erase_is_finished() 
     assert!(plan_for(&h, &named, ALLOW).steps.is_empty());
     assert!(!hdd1(&h).iter().any(|s| s.kind == "linux_raid_member"));
 }
+
+/// A joining disk must hold the array's size after the members' data offset (mdadm 4.2 checks
+/// its room past that offset, not its raw size): one that is larger than the array but not by
+/// the offset is refused at plan time; one with exactly the room joins.
+#[test]
+fn a_joining_disk_needs_room_for_the_data_offset() {
+    for (extra_sectors, fits) in [(2048u64, false), (0, true)] {
+        let (mut d, h) = two_hdd_mirror();
+        let a = h.world().array_named("tank").unwrap().clone();
+        let offset = a.members[0].data_offset.expect("sysfs dev-*/offset");
+        assert!(offset > 2048, "mdadm's default data offset: {offset}");
+        let mut w = h.world();
+        plug_blank_disk(&mut w, "sdb", "sdd", 48, "JOIN01", "ata-JOIN_DISK_JOIN01");
+        let sectors = a.size_kib * 2 + offset - extra_sectors;
+        w.block_devices.last_mut().unwrap().size = sectors * 512;
+        assert!(sectors * 512 > a.size_kib * 1024, "larger than the array");
+        let h = SimHost::new(w);
+        let mut disk = d.disks["hdd1"].clone();
+        disk.name = "join".into();
+        disk.id = Some("ata-JOIN_DISK_JOIN01".into());
+        disk.serial = None;
+        d.disks.insert("join".into(), disk);
+        d.mirrors
+            .get_mut("tank")
+            .unwrap()
+            .members
+            .push("join".into());
+        let p = plan_for(&h, &d, Policy::default());
+        let refused = p
+            .refused
+            .iter()
+            .any(|r| r.object == "mirror tank" && r.reason.contains("data offset"));
+        assert_eq!(refused, !fits, "{:?}", p.refused);
+        if !fits {
+            // mdadm itself refuses it so.
+            let o = run(
+                &h,
+                &[
+                    "mdadm",
+                    "/dev/md/tank",
+                    "--add",
+                    "/dev/disk/by-id/ata-JOIN_DISK_JOIN01",
+                ],
+            );
+            assert_eq!(
+                (o.status, o.stderr.as_str()),
+                (
+                    1,
+                    "mdadm: /dev/disk/by-id/ata-JOIN_DISK_JOIN01 not large enough to join array\n"
+                )
+            );
+        }
+        if fits {
+            apply(&h, &d, Policy::default()).unwrap();
+            h.finish_syncs();
+            apply(&h, &d, Policy::default()).unwrap();
+            assert!(plan_for(&h, &d, Policy::default()).steps.is_empty());
+        }
+    }
+}

@@ -261,6 +261,17 @@ impl MdArray {
     pub fn superblock_version(&self) -> &str {
         self.superblock.as_deref().unwrap_or("1.2")
     }
+    /// Sectors a device of `sectors` offers this array's data when it joins, as mdadm 4.2 checks
+    /// it (`avail_size1` on the superblock of a member: 1.1/1.2 keep the members' data offset;
+    /// 1.0 keeps the 8 KiB superblock and the 4 KiB bad-block log at the end). None when the
+    /// members' data offset is not known.
+    pub fn join_avail_sectors(&self, sectors: u64) -> Option<u64> {
+        if self.superblock_version() == "1.0" {
+            return Some(sectors.saturating_sub(16 + 8));
+        }
+        let offset = self.members.iter().find_map(|m| m.data_offset)?;
+        Some(sectors.saturating_sub(offset))
+    }
     pub fn is_idle(&self) -> bool {
         self.sync_action == "idle"
     }
@@ -362,6 +373,9 @@ pub struct MdMember {
     pub slot: Option<u32>,
     /// Words of sysfs dev-*/state: in_sync, write_mostly, faulty, spare, replacement, …
     pub state: Vec<String>,
+    /// Where its data starts, in sectors (sysfs dev-*/offset).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_offset: Option<u64>,
 }
 
 impl MdMember {
