@@ -187,7 +187,6 @@ fn partx_and_growpart_answer_like_the_real_tools() {
         &h,
         &[
             "partx",
-            "--show",
             "--pairs",
             "--output",
             "NR,START,SECTORS,NAME",

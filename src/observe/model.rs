@@ -26,7 +26,7 @@ pub struct Observed {
     /// failed mdadm left, a link to an array that is gone.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dev_md_strays: Vec<DevMdStray>,
-    /// The on-disk partition tables of the disks the file partitions (`partx --show`), by the
+    /// The on-disk partition tables of the disks the file partitions (`partx --pairs`), by the
     /// disk's kernel name: what the kernel's view is compared with.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub partition_tables: BTreeMap<String, Vec<super::partx::TableEntry>>,

@@ -1,4 +1,5 @@
-//! `partx --show --pairs --output NR,START,SECTORS,NAME DISK`: the partition table as it is on
+//! `partx --pairs --output NR,START,SECTORS,NAME DISK` (the show action in key="value" form;
+//! util-linux refuses `--show` beside `--pairs`, the two are exclusive actions): the partition table as it is on
 //! the disk (libblkid reads the GPT itself), which the kernel's view (lsblk, sysfs) may lag: a
 //! partition added while other partitions of the disk were open (the kernel's re-read failed with
 //! EBUSY) is in the table and not in the kernel until `partx --add`; a grown one keeps its old
@@ -26,17 +27,10 @@ impl TableEntry {
 }
 
 pub fn argv(dev: &str) -> Vec<String> {
-    [
-        "partx",
-        "--show",
-        "--pairs",
-        "--output",
-        "NR,START,SECTORS,NAME",
-        dev,
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect()
+    ["partx", "--pairs", "--output", "NR,START,SECTORS,NAME", dev]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
 }
 
 /// Lines of `KEY="value"` pairs; a line without a number or a start is skipped.

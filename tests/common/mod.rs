@@ -67,7 +67,7 @@ pub fn changes_since(h: &SimHost, n: usize) -> Vec<String> {
         .filter(|c| !matches!(c[0].as_str(), "lsblk" | "lvm" | "hdparm" if c.get(1).map(|s| s.as_str()) != Some("-W0") && c.get(1).map(|s| s.as_str()) != Some("-W1")))
         .filter(|c| !(c[0] == "wipefs" && c[1] == "--no-act"))
         .filter(|c| !(c[0] == "hdparm" && c[1] == "-W"))
-        .filter(|c| !(c[0] == "partx" && c[1] == "--show"))
+        .filter(|c| !(c[0] == "partx" && c[1] == "--pairs"))
         .map(|c| c.join(" "))
         .collect()
 }

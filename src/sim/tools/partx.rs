@@ -1,4 +1,4 @@
-//! The kernel's view of a partition table and the tools that update it: `partx --show` (the
+//! The kernel's view of a partition table and the tools that update it: `partx --pairs` (the
 //! table on the disk), `partx --add --nr A:B` and `partx --update --nr N` (BLKPG, which works
 //! while other partitions are open), and growpart (cloud-guest-utils 0.33: the sfdisk resizer,
 //! then `partx --update`, then `pvresize` when the partition is a PV).
@@ -77,7 +77,7 @@ fn whole_disk(st: &SimState, dev: &str) -> Result<BlockDevice, String> {
     }
 }
 
-/// `partx --show --pairs --output NR,START,SECTORS,NAME DISK`, `partx --add --nr A[:B] DISK`,
+/// `partx --pairs --output NR,START,SECTORS,NAME DISK`, `partx --add --nr A[:B] DISK`,
 /// `partx --update --nr N DISK`.
 pub fn partx(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> {
     let Some((dev, opts)) = args.split_last() else {
@@ -93,7 +93,7 @@ pub fn partx(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> {
     }
     let table = table_of(st, &k);
     match opts {
-        ["--show", "--pairs", "--output", "NR,START,SECTORS,NAME"] => out(&table
+        ["--pairs", "--output", "NR,START,SECTORS,NAME"] => out(&table
             .iter()
             .map(|e| {
                 format!(
