@@ -63,6 +63,8 @@ fn machine(disks: &[(&str, u64, bool)]) -> SimHost {
                 ..Boot::default()
             },
             dev_md_strays: vec![],
+            partition_tables: Default::default(),
+            missing_tools: vec![],
             other_devices: vec![],
             ..Observed::default()
         }

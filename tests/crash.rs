@@ -315,7 +315,10 @@ fn cases() -> Vec<Case> {
         name: "remove a member from a 3-way mirror".into(),
         desired: d,
         before: h.world(),
-        allowed_removals: vec![],
+        // The member leaves for good: its superblock is erased so that no reboot takes it back.
+        allowed_removals: vec![
+            "mdadm --zero-superblock /dev/disk/by-id/wwn-0x50014ee2b0000002".into(),
+        ],
         finally: Some(|o| {
             let a = o.array_named("tank").unwrap();
             a.raid_disks == 2 && a.degraded == 0 && a.members.len() == 2
@@ -455,6 +458,35 @@ fn cases() -> Vec<Case> {
         policy: Policy {
             allow_destroy: true,
         },
+    });
+
+    // A partition added beside open ones (sgdisk, then partx --add).
+    let (_, full, h) = partitioned_without_cache();
+    v.push(Case {
+        name: "partition added to an in-use disk".into(),
+        desired: full,
+        before: h.world(),
+        allowed_removals: vec![],
+        finally: Some(|w| w.partition_tables.is_empty() && w.array_named("cache").is_some()),
+        policy: Policy::default(),
+    });
+
+    // The last partition grows into free space (growpart), its PV follows (pvresize).
+    let (_, h) = example("microserver-partitioned");
+    apply(&h, &pv_partition_file("20GiB"), Policy::default()).unwrap();
+    h.finish_syncs();
+    v.push(Case {
+        name: "grow the last partition and its PV".into(),
+        desired: pv_partition_file("rest"),
+        before: h.world(),
+        allowed_removals: vec![],
+        finally: Some(|w| {
+            let p = w.by_id("ata-ST1000LM048-2E7172_WDE00001-part2");
+            p.is_some_and(|p| {
+                p.size > 20 << 30 && w.pv(&p.kname).is_some_and(|v| v.dev_size == p.size)
+            })
+        }),
+        policy: Policy::default(),
     });
     v
 }

@@ -117,6 +117,7 @@ fn a_member_leaves_a_three_way_mirror_only_with_allow_destroy() {
         vec![
             format!("mdadm /dev/md/tank --fail {HDD1}"),
             format!("mdadm /dev/md/tank --remove {HDD1}"),
+            format!("mdadm --zero-superblock {HDD1}"),
             "mdadm --grow /dev/md/tank --raid-devices=2".into(),
         ]
     );
@@ -260,4 +261,130 @@ fn a_disk_smaller_than_the_array_is_refused_at_plan_time() {
         "{:#?}",
         p.refused
     );
+}
+
+/// The removed member's superblock is erased with it; a removal killed before that leaves a
+/// former member, erased next time when the file still names the disk, noted when it does not.
+#[test]
+fn a_removed_member_loses_its_superblock_and_an_interrupted_erase_is_finished() {
+    let (d, h) = three_way_without_hdd1();
+    let hdd1 = |h: &SimHost| {
+        h.world()
+            .by_id("wwn-0x50014ee2b0000002")
+            .unwrap()
+            .signatures
+            .clone()
+            .unwrap_or_default()
+    };
+    assert!(hdd1(&h).iter().any(|s| s.kind == "linux_raid_member"));
+    apply(&h, &d, ALLOW).unwrap();
+    assert!(
+        !hdd1(&h).iter().any(|s| s.kind == "linux_raid_member"),
+        "{:?}",
+        hdd1(&h)
+    );
+
+    // Killed after --remove: the disk keeps the superblock of an array it left.
+    let (d, h) = three_way_without_hdd1();
+    h.inject_fault(hyraid::sim::Fault {
+        needle: "--zero-superblock".into(),
+        status: 137,
+        stderr: "Killed".into(),
+    });
+    assert!(apply(&h, &d, ALLOW).is_err());
+    h.clear_faults();
+    // The file no longer names hdd1: the rest of the removal is finished, the erase said.
+    apply(&h, &d, ALLOW).unwrap();
+    let p = plan_for(&h, &d, ALLOW);
+    assert!(p.steps.is_empty(), "{:?}", p.steps);
+    assert!(
+        p.notes
+            .iter()
+            .any(|n| n.contains(&format!("mdadm --zero-superblock {HDD1}"))),
+        "{:?}",
+        p.notes
+    );
+    // The file still names hdd1 (not as a member): erased, with --allow-destroy only.
+    let (full, _) = example("nvme-plus-two-hdd");
+    let mut named = d.clone();
+    named
+        .disks
+        .insert("hdd1".into(), full.disks["hdd1"].clone());
+    let p = plan_for(&h, &named, Policy::default());
+    assert!(
+        p.refused
+            .iter()
+            .any(|r| r.object == "mirror tank" && r.fix.contains("--allow-destroy")),
+        "{:?}",
+        p.refused
+    );
+    let p = plan_for(&h, &named, ALLOW);
+    assert_eq!(
+        commands(&p),
+        vec![format!("mdadm --zero-superblock {HDD1}")]
+    );
+    assert_eq!(p.steps[0].risk, Risk::Destroys);
+    apply(&h, &named, ALLOW).unwrap();
+    assert!(plan_for(&h, &named, ALLOW).steps.is_empty());
+    assert!(!hdd1(&h).iter().any(|s| s.kind == "linux_raid_member"));
+}
+
+/// A joining disk must hold the array's size after the members' data offset (mdadm 4.2 checks
+/// its room past that offset, not its raw size): one that is larger than the array but not by
+/// the offset is refused at plan time; one with exactly the room joins.
+#[test]
+fn a_joining_disk_needs_room_for_the_data_offset() {
+    for (extra_sectors, fits) in [(2048u64, false), (0, true)] {
+        let (mut d, h) = two_hdd_mirror();
+        let a = h.world().array_named("tank").unwrap().clone();
+        let offset = a.members[0].data_offset.expect("sysfs dev-*/offset");
+        assert!(offset > 2048, "mdadm's default data offset: {offset}");
+        let mut w = h.world();
+        plug_blank_disk(&mut w, "sdb", "sdd", 48, "JOIN01", "ata-JOIN_DISK_JOIN01");
+        let sectors = a.size_kib * 2 + offset - extra_sectors;
+        w.block_devices.last_mut().unwrap().size = sectors * 512;
+        assert!(sectors * 512 > a.size_kib * 1024, "larger than the array");
+        let h = SimHost::new(w);
+        let mut disk = d.disks["hdd1"].clone();
+        disk.name = "join".into();
+        disk.id = Some("ata-JOIN_DISK_JOIN01".into());
+        disk.serial = None;
+        d.disks.insert("join".into(), disk);
+        d.mirrors
+            .get_mut("tank")
+            .unwrap()
+            .members
+            .push("join".into());
+        let p = plan_for(&h, &d, Policy::default());
+        let refused = p
+            .refused
+            .iter()
+            .any(|r| r.object == "mirror tank" && r.reason.contains("data offset"));
+        assert_eq!(refused, !fits, "{:?}", p.refused);
+        if !fits {
+            // mdadm itself refuses it so.
+            let o = run(
+                &h,
+                &[
+                    "mdadm",
+                    "/dev/md/tank",
+                    "--add",
+                    "/dev/disk/by-id/ata-JOIN_DISK_JOIN01",
+                ],
+            );
+            assert_eq!(
+                (o.status, o.stderr.as_str()),
+                (
+                    1,
+                    "mdadm: /dev/disk/by-id/ata-JOIN_DISK_JOIN01 not large enough to join array\n"
+                )
+            );
+        }
+        if fits {
+            apply(&h, &d, Policy::default()).unwrap();
+            h.finish_syncs();
+            apply(&h, &d, Policy::default()).unwrap();
+            assert!(plan_for(&h, &d, Policy::default()).steps.is_empty());
+        }
+    }
 }

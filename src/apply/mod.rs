@@ -155,6 +155,25 @@ pub fn observe_for(host: &dyn Host, desired: Option<&Desired>) -> Result<Observe
         if !with_fs.is_empty() {
             crate::observe::probe_fs_sizes(host, &mut obs.filesystems, &with_fs);
         }
+        // The on-disk tables of GPT disks the file partitions that have partitions: the kernel
+        // may lag them (a partition added while the disk was in use).
+        let tables: Vec<String> = d
+            .disks
+            .values()
+            .filter(|s| !s.partitions.is_empty())
+            .filter_map(|s| crate::plan::disk_for(&obs, s))
+            .filter(|b| b.pttype.as_deref() == Some("gpt"))
+            .filter(|b| {
+                obs.block_devices
+                    .iter()
+                    .any(|c| c.parent.as_deref() == Some(b.kname.as_str()))
+            })
+            .map(|b| b.kname.clone())
+            .collect();
+        crate::observe::partx::probe_partition_tables(host, &mut obs, &tables);
+        if d.disks.values().any(|s| !s.partitions.is_empty()) {
+            crate::observe::partx::probe_partition_tools(host, &mut obs);
+        }
     }
     Ok(obs)
 }

@@ -122,6 +122,9 @@ pub(super) fn md_array(
                     .get()
                     .map(|s| mdadm::parse_member_state(&s))
                     .unwrap_or_default(),
+                data_offset: attr(host, &format!("{dev}/offset"))
+                    .get()
+                    .and_then(|s| s.trim().parse().ok()),
             }
         })
         .collect();

@@ -6,6 +6,7 @@ pub mod filesystems;
 pub mod lookup;
 pub mod lsblk;
 pub mod lvm;
+pub mod lvm_model;
 pub mod md;
 pub mod mdadm;
 pub mod mdstat;
@@ -13,6 +14,7 @@ pub mod model;
 pub mod names;
 pub mod observer;
 pub mod parse_util;
+pub mod partx;
 pub mod wipefs;
 pub mod write_cache;
 

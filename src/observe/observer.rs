@@ -93,6 +93,8 @@ pub fn observe(host: &dyn Host) -> Result<Observed, ObserveError> {
         other_devices,
         dev_md_strays,
         filesystems,
+        partition_tables: Default::default(),
+        missing_tools: vec![],
     }
     .normalized())
 }

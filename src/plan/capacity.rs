@@ -350,6 +350,7 @@ impl Model<'_> {
                 device,
                 new_table,
                 parts,
+                ..
             }) => self.partitions(disk, device, *new_table, parts),
             Step::CreateArray(CreateArray {
                 array,

@@ -187,6 +187,8 @@ impl Host for SimHost {
                 "{dev}: 11/65536 files (0.0% non-contiguous), 12955/262144 blocks\n"
             )),
             ["sgdisk", ..] => tools::sgdisk(&mut st, &args[1..]),
+            ["partx", ..] => tools::partx(&mut st, &args[1..]),
+            ["growpart", ..] => tools::growpart(&mut st, &args[1..]),
             ["pvcreate", ..]
             | ["vgcreate", ..]
             | ["vgextend", ..]
@@ -199,7 +201,8 @@ impl Host for SimHost {
             | ["vgremove", ..]
             | ["pvremove", ..]
             | ["pvmove", ..]
-            | ["vgreduce", ..] => tools::lvm(&mut st, &args),
+            | ["vgreduce", ..]
+            | ["pvresize", ..] => tools::lvm(&mut st, &args),
             ["lvs", .., vg] if argv == crate::observe::lvm::moves_argv(vg) => {
                 out(&answer::moves(&st.world, vg))
             }
@@ -347,6 +350,13 @@ impl Host for SimHost {
         }
         if path == crate::observe::SYSTEMD_PATH {
             return st.world.boot.systemd;
+        }
+        // The partition tools are where Debian puts them, unless the model says they are missing.
+        if let Some((t, _)) = crate::observe::partx::PARTITION_TOOLS
+            .iter()
+            .find(|(_, paths)| paths.first() == Some(&path))
+        {
+            return !st.world.missing_tools.iter().any(|m| m == t);
         }
         let tool = st.world.boot.initramfs_tool.as_deref();
         crate::observe::INITRAMFS_TOOLS

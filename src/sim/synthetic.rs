@@ -160,6 +160,8 @@ pub fn blank_machine(shape: Shape) -> Observed {
         other_devices: vec![],
         dev_md_strays: vec![],
         filesystems: vec![],
+        partition_tables: Default::default(),
+        missing_tools: vec![],
     }
     .normalized()
 }

@@ -67,6 +67,7 @@ pub fn changes_since(h: &SimHost, n: usize) -> Vec<String> {
         .filter(|c| !matches!(c[0].as_str(), "lsblk" | "lvm" | "hdparm" if c.get(1).map(|s| s.as_str()) != Some("-W0") && c.get(1).map(|s| s.as_str()) != Some("-W1")))
         .filter(|c| !(c[0] == "wipefs" && c[1] == "--no-act"))
         .filter(|c| !(c[0] == "hdparm" && c[1] == "-W"))
+        .filter(|c| !(c[0] == "partx" && c[1] == "--pairs"))
         .map(|c| c.join(" "))
         .collect()
 }
@@ -156,4 +157,40 @@ pub fn seed_004_box(chunk: &str) -> (Desired, SimHost) {
         assert_eq!(o.status, 0, "{argv}: {}", o.stderr);
     }
     (d, h)
+}
+
+/// microserver-partitioned built without the cache partitions and the cache mirror (every SSD's
+/// `raid` partition an md member, so open); and the example's own file, which then asks for the
+/// cache partitions beside them. Returns (the file it was built with, the full file, the host).
+pub fn partitioned_without_cache() -> (Desired, Desired, SimHost) {
+    let (full, h) = example("microserver-partitioned");
+    let mut d = full.clone();
+    for s in ["ssd0", "ssd1"] {
+        d.disks.get_mut(s).unwrap().partitions.truncate(1);
+    }
+    d.mirrors.remove("cache");
+    let vg = d.volume_groups.get_mut("vg0").unwrap();
+    vg.pvs.retain(|p| p.name() != "cache");
+    vg.lvs.get_mut("nextcloud").unwrap().writecache = None;
+    apply(&h, &d, Policy::default()).unwrap();
+    h.finish_syncs();
+    (d, full, h)
+}
+
+/// microserver-partitioned where hdd0 also carries a `pv` partition of `pv_size` after its
+/// `raid` one, the only PV of vg1 (which holds an 8GiB LV).
+pub fn pv_partition_file(pv_size: &str) -> Desired {
+    let text = std::fs::read_to_string("examples/microserver-partitioned.yaml")
+        .unwrap()
+        .replace(
+            "    partitions: [{ name: raid, size: 900GiB }]\n  hdd1:",
+            &format!(
+                "    partitions: [{{ name: raid, size: 900GiB }}, {{ name: pv, size: {pv_size} }}]\n  hdd1:"
+            ),
+        )
+        .replace(
+            "volume_groups:\n",
+            "volume_groups:\n  vg1:\n    pvs: [\"hdd0:pv\"]\n    lvs:\n      scratch: { size: 8GiB }\n",
+        );
+    hyraid::config::load_str("pv-partition.yaml", &text).unwrap()
 }

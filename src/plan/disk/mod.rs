@@ -2,6 +2,7 @@
 
 use super::*;
 
+mod grow;
 mod partitions;
 mod write_cache;
 
@@ -219,9 +220,15 @@ impl<'a> Planner<'a> {
     /// get the next numbers (created by this plan when the disk is present).
     fn resolve_partitions(&mut self, whole: &Resolved<'a>, children: &[&'a BlockDevice]) {
         let spec = whole.spec;
+        // A partition in the table on the disk that the kernel does not know yet (its re-read
+        // failed while the disk was in use) keeps its number: this plan registers it.
+        let table = whole
+            .dev
+            .and_then(|d| self.o.partition_tables.get(&d.kname));
         let mut next = children
             .iter()
             .filter_map(|b| part_number(&b.kname))
+            .chain(table.into_iter().flatten().map(|e| e.number))
             .max()
             .unwrap_or(0);
         for ps_ in &spec.partitions {
@@ -229,9 +236,14 @@ impl<'a> Planner<'a> {
                 .iter()
                 .find(|b| b.partlabel.as_deref() == Some(ps_.name.as_str()))
                 .copied();
-            let (pdev, number, pending) = match found {
-                Some(b) => (Some(b), part_number(&b.kname).unwrap_or(0), false),
-                None => {
+            let listed = table
+                .into_iter()
+                .flatten()
+                .find(|e| e.name.as_deref() == Some(ps_.name.as_str()));
+            let (pdev, number, pending) = match (found, listed) {
+                (Some(b), _) => (Some(b), part_number(&b.kname).unwrap_or(0), false),
+                (None, Some(e)) => (None, e.number, true),
+                (None, None) => {
                     next += 1;
                     (None, next, whole.dev.is_some())
                 }

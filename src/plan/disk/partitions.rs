@@ -1,7 +1,7 @@
 //! GPT partitions the file declares: a new table on a blank disk, or new partitions in free space.
 
 use super::*;
-use crate::plan::step::{CreatePartitions, WipeSignatures};
+use crate::plan::step::{CreatePartitions, RegisterPartitions, WipeSignatures};
 
 impl<'a> Planner<'a> {
     /// GPT partitions the file declares and the disk lacks: a new table on a blank disk, or new
@@ -20,43 +20,28 @@ impl<'a> Planner<'a> {
                 .iter()
                 .filter(|b| b.parent.as_deref() == Some(dev.kname.as_str()))
                 .collect();
-            let mut new = Vec::new();
-            for ps_ in &spec.partitions {
-                let key = format!("{}:{}", spec.name, ps_.name);
-                let r = &self.disks[&key];
-                match (r.part, r.dev) {
-                    (Some((number, true)), _) => {
-                        let typecode = if self.d.mirrors.values().any(|m| m.members.contains(&key))
-                        {
-                            "fd00"
-                        } else if self
-                            .d
-                            .volume_groups
-                            .values()
-                            .any(|v| v.pvs.contains(&DeviceRef::Disk(key.clone())))
-                        {
-                            "8e00"
-                        } else {
-                            "8300"
-                        };
-                        new.push(NewPartition {
-                            number,
-                            name: ps_.name.clone(),
-                            size: ps_.size,
-                            typecode: typecode.into(),
-                        });
-                    }
-                    (_, Some(b)) => {
-                        if let Some(want) = ps_.size
-                            && b.size < want
-                        {
-                            self.refuse(format!("disk {}", spec.name), format!("partition {} is {}, smaller than the file's {}; hyraid never resizes partitions", ps_.name, human(b.size), human(want)), format!("set partition {}'s size to {} in the file, or resize it by hand", ps_.name, human(b.size)));
-                        }
-                    }
-                    _ => {}
-                }
+            let (new, register) = self.partition_changes(spec, dev, &path, &mut steps);
+            if (!register.add.is_empty() || !register.update.is_empty())
+                && !self.tool_missing(
+                    &object,
+                    "partx",
+                    "the kernel must be told of partitions in the table",
+                )
+            {
+                steps.push(ps(
+                    Step::RegisterPartitions(register),
+                    Risk::Safe,
+                    "the table on the disk has partitions the kernel does not know yet (its re-read failed while the disk was in use)",
+                ));
             }
             if new.is_empty() {
+                continue;
+            }
+            let in_use = children.iter().any(|c| self.is_open(c));
+            if in_use
+                && self.tool_missing(&object, "partx", "other partitions of the disk are in use, so the kernel must be told of the new ones with partx")
+            {
+                self.blocked_parts.insert(spec.name.clone());
                 continue;
             }
             let foreign_table = dev.pttype.as_deref().is_some_and(|t| t != "gpt");
@@ -136,15 +121,83 @@ impl<'a> Planner<'a> {
                     device: path,
                     new_table: new_table || !content.is_empty(),
                     parts: new,
+                    in_use,
                 }),
                 Risk::Safe,
                 if new_table {
                     "new GPT on a blank disk"
+                } else if in_use {
+                    "new partitions in free space; the disk's other partitions are in use and untouched, so the kernel is told of the new ones with partx"
                 } else {
                     "new partitions in free space; existing ones are not touched"
                 },
             ));
         }
         self.steps.extend(steps);
+    }
+
+    /// What the file's partitions of one disk need: the ones to create, and the ones the table
+    /// has that the kernel lacks or knows at another size; existing ones may grow (into `steps`).
+    fn partition_changes(
+        &mut self,
+        spec: &'a DiskSpec,
+        dev: &'a BlockDevice,
+        path: &str,
+        steps: &mut Vec<PlannedStep>,
+    ) -> (Vec<NewPartition>, RegisterPartitions) {
+        let mut new = Vec::new();
+        let o = self.o;
+        let table = o.partition_tables.get(&dev.kname);
+        let in_table = |n: u32, name: &str| {
+            table.is_some_and(|t| {
+                t.iter()
+                    .any(|e| e.number == n && e.name.as_deref() == Some(name))
+            })
+        };
+        let mut register = RegisterPartitions {
+            disk: spec.name.clone(),
+            device: path.to_string(),
+            add: vec![],
+            update: vec![],
+        };
+        for ps_ in &spec.partitions {
+            let key = format!("{}:{}", spec.name, ps_.name);
+            let r = &self.disks[&key];
+            match (r.part, r.dev) {
+                (Some((number, true)), _) if in_table(number, &ps_.name) => {
+                    register.add.push(number);
+                }
+                (Some((number, true)), _) => {
+                    let typecode = if self.d.mirrors.values().any(|m| m.members.contains(&key)) {
+                        "fd00"
+                    } else if self
+                        .d
+                        .volume_groups
+                        .values()
+                        .any(|v| v.pvs.contains(&DeviceRef::Disk(key.clone())))
+                    {
+                        "8e00"
+                    } else {
+                        "8300"
+                    };
+                    new.push(NewPartition {
+                        number,
+                        name: ps_.name.clone(),
+                        size: ps_.size,
+                        typecode: typecode.into(),
+                    });
+                }
+                (_, Some(b)) => {
+                    let entry = table
+                        .and_then(|t| t.iter().find(|e| Some(e.number) == part_number(&b.kname)));
+                    match entry {
+                        Some(e) if e.sectors * 512 != b.size => register.update.push(e.number),
+                        _ => steps.extend(self.grow_partition(spec, ps_, dev, b, table)),
+                    }
+                }
+                _ => {}
+            }
+        }
+        (new, register)
     }
 }

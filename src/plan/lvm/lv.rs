@@ -146,23 +146,7 @@ impl<'a> Planner<'a> {
                     }
                     LvSize::PercentFree(_) => {}
                 }
-                // A writecache's stripes are those of its hidden data LV.
-                let data = match (&l.writecache, &l.cache) {
-                    (Some(wc), _) => self.o.lv(&vg.name, &wc.origin),
-                    (None, Some(c)) => self.o.lv(&vg.name, &c.origin),
-                    (None, None) => Some(l),
-                };
-                if let Some(s) = lv.stripes {
-                    let have = data.map(|x| x.stripes).unwrap_or(1);
-                    if have != s {
-                        self.refuse(&object, format!("has {have} stripe(s), the file says {s}; an existing LV is not restriped"), format!("set `stripes: {have}` in the file"));
-                    }
-                }
-                if let (Some(want), Some(have)) = (lv.stripe_size, data.and_then(|x| x.stripe_size))
-                    && want != have
-                {
-                    self.refuse(&object, format!("has a stripe size of {}, the file says {}; the stripe size of an existing LV cannot be changed in place", human(have), human(want)), format!("set `stripe_size: {}` in the file (a different one means a new LV and copying the data)", human(have).replace(".00 ", "").replace(' ', "")));
-                }
+                self.keep_stripes(vg, lv, l, &object);
             }
         }
         let Some(detached) = self.dm_cache_detach(vg, lv, observed, wc_steps) else {
@@ -173,6 +157,33 @@ impl<'a> Planner<'a> {
             .and_then(|l| l.cache.as_ref())
             .filter(|_| !detached);
         self.dm_cache_attach(vg, lv, have, wc_steps);
+    }
+
+    /// An existing LV keeps its stripes and stripe size: a different one in the file is refused.
+    fn keep_stripes(&mut self, vg: &VgSpec, lv: &LvSpec, l: &crate::observe::Lv, object: &str) {
+        // A writecache's stripes are those of its hidden data LV.
+        let data = match (&l.writecache, &l.cache) {
+            (Some(wc), _) => self.o.lv(&vg.name, &wc.origin),
+            (None, Some(c)) => self.o.lv(&vg.name, &c.origin),
+            (None, None) => Some(l),
+        };
+        if let Some(s) = lv.stripes {
+            let have = data.map(|x| x.stripes).unwrap_or(1);
+            if have != s {
+                self.refuse(
+                    object,
+                    format!(
+                        "has {have} stripe(s), the file says {s}; an existing LV is not restriped"
+                    ),
+                    format!("set `stripes: {have}` in the file"),
+                );
+            }
+        }
+        if let (Some(want), Some(have)) = (lv.stripe_size, data.and_then(|x| x.stripe_size))
+            && want != have
+        {
+            self.refuse(object, format!("has a stripe size of {}, the file says {}; the stripe size of an existing LV cannot be changed in place", human(have), human(want)), format!("set `stripe_size: {}` in the file (a different one means a new LV and copying the data)", human(have).replace(".00 ", "").replace(' ', "")));
+        }
     }
 
     pub(in crate::plan) fn writecache(

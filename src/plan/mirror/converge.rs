@@ -33,6 +33,7 @@ impl<'a> Planner<'a> {
         }
         let replaced = slots.replaced;
         let grown = self.change_width(m, a, &object, slots, &mut out);
+        self.former_members(m, a, &object, &mut out);
         self.note_array_state(m, a);
         if inactive {
             return out;

@@ -95,9 +95,9 @@ impl<'a> Planner<'a> {
                             format!("{} carries {} — adding it to mirror {} destroys that", r.path, found.join(", "), m.name),
                             "check the disk holds nothing you need, then run with --allow-destroy",
                         ),
-                        Ok(_) if dev.size / 1024 < a.size_kib => self.refuse(
+                        Ok(_) if a.join_avail_sectors(dev.size / 512).unwrap_or(dev.size / 512) < a.size_kib * 2 => self.refuse(
                             object,
-                            format!("cannot add {name}: {} ({}) is smaller than the array's members ({}); md refuses it, and the array (and the LVM on it) cannot shrink", r.path, human(dev.size), human(a.size_kib * 1024)),
+                            format!("cannot add {name}: {} ({}) is smaller than the array's members: it must hold the array's {} after {} of md metadata (the members' data offset); md refuses it, and the array (and the LVM on it) cannot shrink", r.path, human(dev.size), human(a.size_kib * 1024), human((dev.size / 512).saturating_sub(a.join_avail_sectors(dev.size / 512).unwrap_or(dev.size / 512)) * 512)),
                             "use a disk at least as large as the array's members",
                         ),
                         Ok(found) => joining.push((name, Some(found))),

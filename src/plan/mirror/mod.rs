@@ -5,6 +5,7 @@ use super::*;
 mod adopt;
 mod bitmap;
 mod converge;
+mod former;
 mod members;
 mod width;
 use crate::plan::step::{CreateArray, StopArray, WipeSignatures};

@@ -111,9 +111,9 @@ impl<'a> Planner<'a> {
         self.wait_first(m, busy, out);
         for x in leaving {
             out.push(ps(
-                Step::RemoveMember(RemoveMember { array: m.name.clone(), md_device: m.md_device(), device: self.stable_path(&x.kname) }),
+                Step::RemoveMember(RemoveMember { array: m.name.clone(), md_device: m.md_device(), device: self.stable_path(&x.kname), zero_superblock: true }),
                 Risk::Degrades,
-                format!("/dev/{} is no longer in the file: the mirror keeps one copy fewer (allowed by --allow-destroy)", x.kname),
+                format!("/dev/{} is no longer in the file: the mirror keeps one copy fewer (allowed by --allow-destroy); its superblock is erased so that no reboot assembles it again", x.kname),
             ));
         }
         if width < a.raid_disks {

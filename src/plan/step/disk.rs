@@ -118,6 +118,10 @@ pub struct CreatePartitions {
     pub device: String,
     pub new_table: bool,
     pub parts: Vec<NewPartition>,
+    /// Other partitions of the disk are open, so the kernel cannot re-read the table: the new
+    /// ones are added to it with `partx --add`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub in_use: bool,
 }
 
 impl StepKind for CreatePartitions {
@@ -126,6 +130,7 @@ impl StepKind for CreatePartitions {
             device,
             new_table,
             parts,
+            in_use,
             ..
         } = self;
         let mut c = Vec::new();
@@ -144,6 +149,9 @@ impl StepKind for CreatePartitions {
         }
         a.push(device.clone());
         c.push(Command::run_owned(a));
+        if let (true, Some(first), Some(last)) = (*in_use, parts.first(), parts.last()) {
+            c.push(super::partx_add(device, first.number, last.number));
+        }
         c.push(Command::run(&["udevadm", "settle"]));
         c
     }
@@ -156,7 +164,7 @@ impl StepKind for CreatePartitions {
     fn summary(&self) -> String {
         use crate::config::size::human;
         format!(
-            "{}partitions {}",
+            "{}partitions {}{}",
             if self.new_table { "new GPT; " } else { "" },
             self.parts
                 .iter()
@@ -167,7 +175,12 @@ impl StepKind for CreatePartitions {
                     p.size.map(human).unwrap_or_else(|| "rest".into())
                 ))
                 .collect::<Vec<_>>()
-                .join(", ")
+                .join(", "),
+            if self.in_use {
+                " (the disk is in use: partx adds them to the kernel)"
+            } else {
+                ""
+            }
         )
     }
 }

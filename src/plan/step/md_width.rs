@@ -45,12 +45,16 @@ pub struct RemoveMember {
     pub md_device: Option<String>,
     /// Stable path of the member (/dev/disk/by-id/…).
     pub device: String,
+    /// Erase its md superblock once removed, so that no later assembly (a reboot, udev's
+    /// incremental one) takes it back into the array or starts it as a stale copy.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub zero_superblock: bool,
 }
 
 impl StepKind for RemoveMember {
     fn commands(&self) -> Vec<Command> {
         let md = md_path(&self.array, &self.md_device);
-        ["--fail", "--remove"]
+        let mut c: Vec<Command> = ["--fail", "--remove"]
             .into_iter()
             .map(|op| {
                 Command::run_owned(vec![
@@ -60,7 +64,11 @@ impl StepKind for RemoveMember {
                     self.device.clone(),
                 ])
             })
-            .collect()
+            .collect();
+        if self.zero_superblock {
+            c.push(zero_superblock(&self.device));
+        }
+        c
     }
     fn symbol(&self) -> char {
         '-'
@@ -69,6 +77,41 @@ impl StepKind for RemoveMember {
         Address::Mirror(self.array.clone())
     }
     fn summary(&self) -> String {
-        format!("fail and remove member {}", self.device)
+        if self.zero_superblock {
+            format!(
+                "fail and remove member {}, and erase its md superblock",
+                self.device
+            )
+        } else {
+            format!("fail and remove member {}", self.device)
+        }
+    }
+}
+
+fn zero_superblock(device: &str) -> Command {
+    Command::run(&["mdadm", "--zero-superblock", device])
+}
+
+/// Erase the md superblock a former member of a mirror still carries (`mdadm
+/// --zero-superblock DEV`): left there, a reboot may assemble it into the array again or start it
+/// as a stale copy.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ZeroSuperblock {
+    pub array: String,
+    pub device: String,
+}
+
+impl StepKind for ZeroSuperblock {
+    fn commands(&self) -> Vec<Command> {
+        vec![zero_superblock(&self.device)]
+    }
+    fn symbol(&self) -> char {
+        '-'
+    }
+    fn object(&self) -> Address {
+        Address::Mirror(self.array.clone())
+    }
+    fn summary(&self) -> String {
+        format!("erase the md superblock of former member {}", self.device)
     }
 }

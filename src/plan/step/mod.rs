@@ -11,6 +11,7 @@ mod fs;
 mod lvm;
 mod md;
 mod md_width;
+mod partition;
 mod pvmove;
 
 pub use boot::{RegenerateInitramfs, ReloadUdev, WriteFile};
@@ -27,7 +28,8 @@ pub use md::{
     RemoveFailed, ReplaceMember, SetWriteBehind, SetWriteMostly, StartArray, StopArray, WaitIdle,
     chunk_arg,
 };
-pub use md_width::{GrowArray, RemoveMember};
+pub use md_width::{GrowArray, RemoveMember, ZeroSuperblock};
+pub use partition::{GrowPartition, RegisterPartitions, ResizePv, partx_add};
 pub use pvmove::{MovePv, ReducePv, RemovePvLabel, ResumeMove, WaitMove};
 
 use super::address::Address;
@@ -119,6 +121,10 @@ pub enum Step {
     MountFilesystem(MountFilesystem),
     GrowFilesystem(GrowFilesystem),
     ShrinkLv(ShrinkLv),
+    RegisterPartitions(RegisterPartitions),
+    GrowPartition(GrowPartition),
+    ResizePv(ResizePv),
+    ZeroSuperblock(ZeroSuperblock),
 }
 
 impl Step {
@@ -170,6 +176,10 @@ impl Step {
             Step::MountFilesystem(s) => s,
             Step::GrowFilesystem(s) => s,
             Step::ShrinkLv(s) => s,
+            Step::RegisterPartitions(s) => s,
+            Step::GrowPartition(s) => s,
+            Step::ResizePv(s) => s,
+            Step::ZeroSuperblock(s) => s,
         }
     }
 

@@ -19,6 +19,7 @@ pub fn sysfs_read(w: &Observed, path: &str) -> Option<String> {
                         .map(|s| s.to_string())
                         .unwrap_or_else(|| "none".into())
                 )),
+                "offset" => mem.data_offset.map(|o| format!("{o}\n")),
                 _ => None,
             };
         }

@@ -57,6 +57,7 @@ pub fn run(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> {
         ["pvremove", "--yes", dev] => pvremove(st, dev),
         ["pvmove", "--background", rest @ ..] => super::pvmove::pvmove(st, rest),
         ["vgreduce", vg, dev] => super::pvmove::vgreduce(st, vg, dev),
+        ["pvresize", dev] => pvresize(st, dev),
         _ => Err(format!(
             "  the simulated host does not model `{}`\n",
             args.join(" ")
@@ -76,6 +77,28 @@ pub fn run(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> {
         Ok(s) => out(&s),
         Err(e) => fail(if e.starts_with("  Invalid") { 3 } else { 5 }, e),
     }
+}
+
+/// [`recompute`], for the tools outside LVM that change a PV's device (growpart).
+pub(super) fn recompute_sizes(st: &mut SimState) {
+    recompute(st);
+}
+
+/// `pvresize DEV`: the PV takes its device's size.
+fn pvresize(st: &mut SimState, dev: &str) -> Result<String, String> {
+    let k = pv_target(st, dev)?;
+    let size = match st.resolve(dev) {
+        Some(Target::Md(m)) => st.world.array(&m).map(|a| a.size_kib * 1024),
+        Some(Target::Block(b)) => st.world.device(&b).map(|d| d.size),
+        _ => None,
+    };
+    let (Some(size), Some(pv)) = (size, st.world.lvm.pvs.iter_mut().find(|p| p.kname == k)) else {
+        return Err(format!("  Failed to find physical volume \"{dev}\".\n"));
+    };
+    pv.dev_size = size;
+    Ok(format!(
+        "  Physical volume \"{dev}\" changed\n  1 physical volume(s) resized or updated / 0 physical volume(s) not resized\n"
+    ))
 }
 
 /// Keep derived sizes consistent: PV sizes/free, VG size/free, LV sizes.

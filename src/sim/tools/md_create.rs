@@ -382,6 +382,17 @@ pub(super) fn create(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOu
         Ok(b) => b,
         Err(e) => return e,
     };
+    // Every member gets the data offset the first one decided (1.2); 1.0 data starts at 0.
+    let first = knames
+        .first()
+        .and_then(|k| st.world.device(k))
+        .map(|d| d.size / 512)
+        .unwrap_or(0);
+    let offset = if c.metadata.as_deref() == Some("1.0") {
+        0
+    } else {
+        data_offset(first)
+    };
     let members = c
         .devices
         .iter()
@@ -395,6 +406,7 @@ pub(super) fn create(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOu
             } else {
                 vec!["in_sync".into()]
             },
+            data_offset: Some(offset),
         })
         .collect();
     st.world.arrays.push(MdArray {

@@ -272,10 +272,12 @@ pub(super) fn re_add(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOu
         state.insert(0, "write_mostly".into());
     }
     let a = st.array_mut(&k).unwrap();
+    let data_offset = a.members.iter().find_map(|m| m.data_offset);
     a.members.push(MdMember {
         kname: dk.clone(),
         slot: free_slot,
         state,
+        data_offset,
     });
     a.sync_action = "recover".into();
     a.sync_completed = Some((0, a.size_kib * 2));
@@ -336,7 +338,11 @@ pub(super) fn add(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutpu
         );
     }
     let a = st.world.array(&k).unwrap();
-    if st.world.device(&dk).unwrap().size / 1024 < a.size_kib {
+    // mdadm 4.2 (Manage_add): the device's room after the members' data offset (1.0: before
+    // the superblock at its end) against the component size.
+    let sectors = st.world.device(&dk).unwrap().size / 512;
+    let avail = a.join_avail_sectors(sectors).unwrap_or(sectors);
+    if avail < a.size_kib * 2 {
         return fail(1, format!("mdadm: {dev} not large enough to join array\n"));
     }
     let free_slot =
@@ -346,10 +352,12 @@ pub(super) fn add(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutpu
     if wm {
         state.insert(0, "write_mostly".into());
     }
+    let data_offset = a.members.iter().find_map(|m| m.data_offset);
     a.members.push(MdMember {
         kname: dk.clone(),
         slot: free_slot,
         state,
+        data_offset,
     });
     if free_slot.is_some() {
         a.sync_action = "recover".into();

@@ -1,5 +1,5 @@
 //! The tools that change the simulated machine, as the real ones behave (mdadm 4.2, lvm2
-//! 2.03.16, GPT fdisk 1.0.9, util-linux, hdparm, sdparm; kernel 6.1), including their refusals.
+//! 2.03.16, GPT fdisk 1.0.9, util-linux, cloud-guest-utils, hdparm, sdparm; kernel 6.1), including their refusals.
 
 mod drive_cache;
 mod fs;
@@ -11,6 +11,7 @@ mod md_create;
 mod md_manage;
 mod md_sysfs;
 mod mdadm;
+mod partx;
 mod pvmove;
 mod sgdisk;
 mod wipefs;
@@ -20,6 +21,7 @@ pub(super) use fs::{fs_info, grow as grow_fs, mkfs, mount, resize2fs_to, umount}
 pub(super) use lvm::run as lvm;
 pub(super) use md_sysfs::sysfs_write as md_sysfs_write;
 pub(super) use mdadm::{finish_sync, mdadm};
+pub(super) use partx::{growpart, partx};
 pub(super) use pvmove::advance_moves;
 pub(super) use sgdisk::sgdisk;
 pub(super) use wipefs::wipefs_all;

@@ -6,7 +6,9 @@
 //! is 34 sectors before the end of the disk (the backup table and header). One `--new` that does
 //! not fit fails the whole call and nothing is written ("Error encountered; not saving changes").
 
+use super::partx::{open_partitions, table_of};
 use crate::host::{CmdOutput, HostError};
+use crate::observe::partx::TableEntry;
 use crate::observe::{BlockDevice, DevKind, Signature};
 use crate::sim::world::{SimState, Target};
 use crate::sim::{fail, out};
@@ -15,22 +17,38 @@ use std::collections::BTreeMap;
 const ALIGN: u64 = 2048;
 /// Sectors at the end of the disk that hold the backup GPT (32 of entries, 1 header) and
 /// the last one gdisk never hands out.
-const TAIL: u64 = 34;
+pub(super) const TAIL: u64 = 34;
 
-/// The end of the last partition, replaying the layout sgdisk makes: partitions in number order,
-/// each on the next 2048-sector boundary.
-fn used_end(parts: &[&BlockDevice]) -> u64 {
-    let mut v: Vec<(u32, u64)> = parts
-        .iter()
-        .map(|b| (part_number(&b.kname), b.size / 512))
-        .collect();
-    v.sort();
-    v.iter().fold(ALIGN, |cursor, (_, sectors)| {
-        cursor.div_ceil(ALIGN) * ALIGN + sectors
-    })
+/// The table the kernel's partitions imply, replaying the layout sgdisk makes: partitions in
+/// number order, each on the next 2048-sector boundary.
+pub(super) fn replay(parts: &[&BlockDevice]) -> Vec<TableEntry> {
+    let mut v: Vec<&&BlockDevice> = parts.iter().collect();
+    v.sort_by_key(|b| part_number(&b.kname));
+    let mut cursor = ALIGN;
+    v.iter()
+        .map(|b| {
+            let start = cursor.div_ceil(ALIGN) * ALIGN;
+            cursor = start + b.size / 512;
+            TableEntry {
+                number: part_number(&b.kname),
+                start,
+                sectors: b.size / 512,
+                name: b.partlabel.clone(),
+            }
+        })
+        .collect()
 }
 
-fn part_number(kname: &str) -> u32 {
+/// The end of the last partition of the replayed layout.
+#[cfg(test)]
+fn used_end(parts: &[&BlockDevice]) -> u64 {
+    replay(parts)
+        .last()
+        .map(|e| e.start + e.sectors)
+        .unwrap_or(ALIGN)
+}
+
+pub(super) fn part_number(kname: &str) -> u32 {
     let digits = kname.len() - kname.trim_end_matches(|c: char| c.is_ascii_digit()).len();
     kname[kname.len() - digits..].parse().unwrap_or(0)
 }
@@ -87,11 +105,6 @@ pub fn sgdisk(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> 
         return fail(2, format!("{dev}: no GPT (run sgdisk --clear first)\n"));
     }
     let last = (disk.size / 512).saturating_sub(TAIL);
-    let (maj, min) = disk
-        .maj_min
-        .split_once(':')
-        .map(|(a, b)| (a.to_string(), b.parse::<u64>().unwrap_or(0)))
-        .unwrap_or_default();
     let mut names: BTreeMap<u32, String> = BTreeMap::new();
     for o in opts {
         if let Some(v) = o.strip_prefix("--change-name=") {
@@ -99,13 +112,8 @@ pub fn sgdisk(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> 
             names.insert(n.parse().unwrap_or(0), name.to_string());
         }
     }
-    let existing: Vec<&BlockDevice> = st
-        .world
-        .block_devices
-        .iter()
-        .filter(|b| b.parent.as_deref() == Some(k.as_str()))
-        .collect();
-    let mut cursor = used_end(&existing);
+    let table = table_of(st, &k);
+    let mut cursor = table.iter().map(|e| e.end() + 1).max().unwrap_or(ALIGN);
     let mut new = Vec::new();
     for o in opts {
         let Some(v) = o.strip_prefix("--new=") else {
@@ -124,12 +132,7 @@ pub fn sgdisk(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> 
         ) else {
             return fail(2, format!("bad --new={v}\n"));
         };
-        let kname = if k.ends_with(|c: char| c.is_ascii_digit()) {
-            format!("{k}p{n}")
-        } else {
-            format!("{k}{n}")
-        };
-        if st.world.device(&kname).is_some() {
+        if table.iter().any(|e| e.number == n) {
             return fail(4, format!("Could not create partition {n}: it exists\n"));
         }
         let start = cursor.div_ceil(ALIGN) * ALIGN;
@@ -153,27 +156,71 @@ pub fn sgdisk(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> 
             );
         }
         cursor = stop + 1;
-        let mut p = disk.clone();
-        p.kname = kname.clone();
-        p.kind = DevKind::Part;
-        p.maj_min = format!("{maj}:{}", min + n as u64);
-        p.size = (stop + 1 - start) * 512;
-        p.by_id = disk.by_id.iter().map(|i| format!("{i}-part{n}")).collect();
-        p.parent = Some(k.clone());
-        p.partlabel = names.get(&n).cloned();
-        p.pttype = None;
-        p.fstype = None;
-        p.holders = vec![];
-        p.signatures = Some(vec![]);
-        p.write_cache = None;
-        p.serial = None;
-        p.model = None;
-        p.tran = None;
-        new.push(p);
+        new.push(TableEntry {
+            number: n,
+            start,
+            sectors: stop + 1 - start,
+            name: names.get(&n).cloned(),
+        });
     }
-    st.world.block_devices.extend(new);
+    let mut table = table;
+    table.extend(new);
+    table.sort_by_key(|e| e.number);
+    if open_partitions(st, &k) {
+        // The kernel's re-read (BLKRRPART) fails with EBUSY: the table is written, the kernel
+        // keeps the partitions it had.
+        st.world.partition_tables.insert(k.clone(), table);
+        return out(
+            "Warning: The kernel is still using the old partition table.\nThe new table will be used at the next reboot or after you\nrun partprobe(8) or kpartx(8)\nThe operation has completed successfully.\n",
+        );
+    }
+    for e in &table {
+        if !st
+            .world
+            .block_devices
+            .iter()
+            .any(|b| b.parent.as_deref() == Some(k.as_str()) && part_number(&b.kname) == e.number)
+        {
+            st.world.block_devices.push(partition_device(&disk, e));
+        }
+    }
+    st.world.partition_tables.remove(&k);
     st.world.block_devices.sort_by(|a, b| a.kname.cmp(&b.kname));
     out("The operation has completed successfully.\n")
+}
+
+/// The kernel's block device for a table entry of `disk`.
+pub(super) fn partition_device(disk: &BlockDevice, e: &TableEntry) -> BlockDevice {
+    let k = &disk.kname;
+    let n = e.number;
+    let (maj, min) = disk
+        .maj_min
+        .split_once(':')
+        .map(|(a, b)| (a.to_string(), b.parse::<u64>().unwrap_or(0)))
+        .unwrap_or_default();
+    let kname = if k.ends_with(|c: char| c.is_ascii_digit()) {
+        format!("{k}p{n}")
+    } else {
+        format!("{k}{n}")
+    };
+    let mut p = disk.clone();
+    p.kname = kname;
+    p.kind = DevKind::Part;
+    p.maj_min = format!("{maj}:{}", min + n as u64);
+    p.size = e.sectors * 512;
+    p.by_id = disk.by_id.iter().map(|i| format!("{i}-part{n}")).collect();
+    p.parent = Some(k.clone());
+    p.partlabel = e.name.clone();
+    p.pttype = None;
+    p.fstype = None;
+    p.holders = vec![];
+    p.mountpoint = None;
+    p.signatures = Some(vec![]);
+    p.write_cache = None;
+    p.serial = None;
+    p.model = None;
+    p.tran = None;
+    p
 }
 
 #[cfg(test)]
