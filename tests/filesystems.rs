@@ -5,48 +5,12 @@
 
 mod common;
 
+use common::fs::*;
 use common::*;
-use hyraid::config::{Desired, load_str};
+use hyraid::config::load_str;
 use hyraid::observe::Observed;
 use hyraid::plan::{Policy, Step};
 use hyraid::sim::SimHost;
-
-const FSTAB: &str = "# /etc/fstab: static file system information.\nUUID=6a1e2b7c-93f1-4a57-9d62-0c2a5b8f1e01 / ext4 errors=remount-ro 0 1\n/dev/sr0        /media/cdrom0   udf,iso9660 user,noauto     0       0\n";
-
-fn file(fs: &str, wc: bool) -> Desired {
-    let wc = if wc {
-        ", writecache: { size: 32GiB, pvs: [cache0] }"
-    } else {
-        ""
-    };
-    load_str(
-        "fs.yaml",
-        &format!(
-            r#"version: 1
-disks:
-  ssd0: {{ id: ata-Samsung_SSD_870_EVO_1TB_S6PTNM0T100001A }}
-  hdd0: {{ id: ata-ST1000LM048-2E7172_WDE00001 }}
-  cache0: {{ id: ata-KINGSTON_SA400S37240G_50026B7782000001 }}
-mirrors:
-  data0: {{ members: [ssd0, hdd0] }}
-volume_groups:
-  vg0:
-    pvs: [data0, cache0]
-    lvs:
-      nextcloud: {{ size: 100GiB, pvs: [data0]{wc}, filesystem: {fs} }}
-"#
-        ),
-    )
-    .unwrap()
-}
-
-/// The microserver, running systemd, with a distribution's fstab.
-fn machine() -> SimHost {
-    let mut w: Observed = example("microserver-gen8").1.world();
-    w.boot.fstab = Some(FSTAB.into());
-    w.boot.systemd = true;
-    SimHost::new(w)
-}
 
 fn fs_commands(h: &SimHost) -> Vec<String> {
     changes(h)
@@ -368,121 +332,6 @@ fn the_example_with_filesystems_and_a_cache_builds_and_converges() {
         vec![Some("/srv/media".into()), Some("/srv/nextcloud".into())]
     );
     assert!(plan_for(&h, &d, Policy::default()).is_empty());
-}
-
-fn sized(fs: &str, bytes: u64) -> Desired {
-    let mut d = file(if fs == "none" { "{ type: ext4 }" } else { fs }, false);
-    nextcloud(&mut d).size = hyraid::config::size::LvSize::Bytes(bytes);
-    if fs == "none" {
-        nextcloud(&mut d).filesystem = None;
-    }
-    d
-}
-
-#[test]
-fn a_mounted_ext4_shrinks_offline_with_allow_destroy_and_is_mounted_again() {
-    let h = machine();
-    let fs = "{ type: ext4, mount: /srv/nextcloud }";
-    apply(&h, &sized(fs, 100 << 30), Policy::default()).unwrap();
-    let small = sized(fs, 60 << 30);
-    let p = plan_for(&h, &small, Policy::default());
-    assert!(p.steps.is_empty());
-    assert!(
-        p.refused[0]
-            .reason
-            .contains("shrink the ext4 and the LV to 64424509440 bytes"),
-        "{:#?}",
-        p.refused
-    );
-    assert!(p.refused[0].fix.contains("--allow-destroy"));
-    let allow = Policy {
-        allow_destroy: true,
-    };
-    let p = plan_for(&h, &small, allow);
-    assert_eq!(ops(&p), vec!["shrink_lv", "mount_filesystem"]);
-    assert_eq!(p.steps[0].risk, hyraid::plan::Risk::DataAtRisk);
-    println!(
-        "{}",
-        hyraid::render::render(&p, hyraid::render::Format::Text, false)
-    );
-    let before = h.commands().len();
-    apply(&h, &small, allow).unwrap();
-    let ran: Vec<String> = changes_since(&h, before)
-        .into_iter()
-        .filter(|c| !c.starts_with("dumpe2fs"))
-        .collect();
-    assert_eq!(
-        ran,
-        vec![
-            "umount /srv/nextcloud",
-            "e2fsck -f -p /dev/vg0/nextcloud",
-            "resize2fs /dev/vg0/nextcloud 62914560K",
-            "lvreduce --yes -L 64424509440b vg0/nextcloud",
-            "mkdir -p /srv/nextcloud",
-            "systemctl daemon-reload",
-            "mount /srv/nextcloud",
-        ]
-    );
-    let w = h.world();
-    assert_eq!(w.filesystems[0].size, Some(60 << 30));
-    assert_eq!(
-        w.lvm
-            .lvs
-            .iter()
-            .find(|l| l.name == "nextcloud")
-            .unwrap()
-            .size,
-        60 << 30
-    );
-    assert!(plan_for(&h, &small, allow).is_empty());
-}
-
-#[test]
-fn xfs_never_shrinks_and_a_raw_lv_shrinks_as_destroys() {
-    let h = machine();
-    apply(
-        &h,
-        &sized("{ type: xfs, mount: /srv/m }", 100 << 30),
-        Policy::default(),
-    )
-    .unwrap();
-    let p = plan_for(
-        &h,
-        &sized("{ type: xfs, mount: /srv/m }", 60 << 30),
-        Policy {
-            allow_destroy: true,
-        },
-    );
-    assert!(p.steps.is_empty());
-    assert!(
-        p.refused[0]
-            .reason
-            .contains("carries xfs, which cannot shrink"),
-        "{:#?}",
-        p.refused
-    );
-    let h = machine();
-    apply(&h, &sized("none", 100 << 30), Policy::default()).unwrap();
-    let p = plan_for(&h, &sized("none", 60 << 30), Policy::default());
-    assert!(
-        p.refused[0]
-            .reason
-            .contains("the data past the new end is lost"),
-        "{:#?}",
-        p.refused
-    );
-    let allow = Policy {
-        allow_destroy: true,
-    };
-    let p = plan_for(&h, &sized("none", 60 << 30), allow);
-    assert_eq!(p.steps[0].risk, hyraid::plan::Risk::Destroys);
-    let before = h.commands().len();
-    apply(&h, &sized("none", 60 << 30), allow).unwrap();
-    assert_eq!(
-        changes_since(&h, before),
-        vec!["lvreduce --yes -L 64424509440b vg0/nextcloud"]
-    );
-    assert!(plan_for(&h, &sized("none", 60 << 30), allow).is_empty());
 }
 
 #[test]

@@ -245,3 +245,41 @@ fn a_host_without_growpart_is_refused_with_the_package() {
             .all(|s| !matches!(s.step, Step::GrowPartition(_)))
     );
 }
+
+#[test]
+fn a_partition_larger_than_the_file_says_is_refused_never_shrunk() {
+    let (_, h) = example("microserver-partitioned");
+    apply(&h, &pv_partition_file("rest"), Policy::default()).unwrap();
+    h.finish_syncs();
+    // The file now says 20GiB for a partition that fills the rest of the disk.
+    let before = h.world();
+    let p = plan_for(&h, &pv_partition_file("20GiB"), Policy::default());
+    assert!(
+        p.steps.iter().all(|s| !matches!(
+            s.step,
+            Step::CreatePartitions(_) | Step::GrowPartition(_) | Step::WipeSignatures(_)
+        )),
+        "{:?}",
+        p.steps
+    );
+    let r = p
+        .refused
+        .iter()
+        .find(|r| r.object == "disk hdd0")
+        .expect("a refusal for the shrink");
+    assert!(
+        r.reason.contains("partition pv is")
+            && r.reason.contains("larger than the file's 20.00 GiB"),
+        "{}",
+        r.reason
+    );
+    assert!(
+        r.reason.contains("never shrinks a partition"),
+        "{}",
+        r.reason
+    );
+    assert!(r.fix.contains("set partition pv's size to"), "{}", r.fix);
+    // Apply runs nothing for a refused plan.
+    assert!(apply(&h, &pv_partition_file("20GiB"), Policy::default()).is_err());
+    assert_eq!(h.world(), before);
+}

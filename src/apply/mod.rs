@@ -155,6 +155,23 @@ pub fn observe_for(host: &dyn Host, desired: Option<&Desired>) -> Result<Observe
         if !with_fs.is_empty() {
             crate::observe::probe_fs_sizes(host, &mut obs.filesystems, &with_fs);
         }
+        // The smallest size of an ext4 on an LV the file makes smaller: a shrink below it is
+        // refused at plan time, before the filesystem is unmounted.
+        let shrinking: Vec<(String, String)> = d
+            .volume_groups
+            .values()
+            .flat_map(|vg| vg.lvs.values().map(move |l| (vg, l)))
+            .filter(|(vg, l)| match l.size {
+                crate::config::size::LvSize::Bytes(b) => {
+                    obs.lv(&vg.name, &l.name).is_some_and(|o| b < o.size)
+                }
+                _ => false,
+            })
+            .map(|(vg, l)| (vg.name.clone(), l.name.clone()))
+            .collect();
+        if !shrinking.is_empty() {
+            crate::observe::filesystems::probe_min_sizes(host, &mut obs.filesystems, &shrinking);
+        }
         // The on-disk tables of GPT disks the file partitions that have partitions: the kernel
         // may lag them (a partition added while the disk was in use).
         let tables: Vec<String> = d

@@ -26,6 +26,10 @@ pub struct Filesystem {
     /// data blocks x bsize); probed only for the LVs the file gives a filesystem.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<u64>,
+    /// The smallest size an ext4 shrinks to (`resize2fs -P`: its estimate in blocks x the block
+    /// size); probed only for an LV the file makes smaller.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_size: Option<u64>,
 }
 
 /// The device-mapper name of an LV: `vg-lv`, each dash inside a name doubled.
@@ -50,6 +54,7 @@ pub fn on_lvs(nodes: &[Node], lvm: &Lvm) -> Vec<Filesystem> {
                 uuid: n.uuid.clone(),
                 mountpoint: n.mountpoint.clone(),
                 size: None,
+                min_size: None,
             })
         })
         .collect();
@@ -117,6 +122,39 @@ pub fn probe_sizes(
     }
 }
 
+/// `resize2fs -P`'s estimate, in filesystem blocks (e2fsprogs resize/main.c: `Estimated minimum
+/// size of the filesystem: N`).
+pub fn ext4_min_blocks(resize2fs_p: &str) -> Option<u64> {
+    resize2fs_p
+        .lines()
+        .find_map(|l| l.strip_prefix("Estimated minimum size of the filesystem:"))
+        .and_then(|v| v.trim().parse().ok())
+}
+
+/// The smallest sizes of the ext4s on the LVs `shrinking` names (`resize2fs -P`, read-only, also
+/// on a mounted one; its blocks are `dumpe2fs -h`'s block size), `None` where a tool gives none.
+pub fn probe_min_sizes(
+    host: &dyn crate::host::Host,
+    fs: &mut [Filesystem],
+    shrinking: &[(String, String)],
+) {
+    for f in fs.iter_mut().filter(|f| {
+        f.fstype == "ext4" && shrinking.iter().any(|(vg, lv)| *vg == f.vg && *lv == f.lv)
+    }) {
+        let dev = format!("/dev/{}/{}", f.vg, f.lv);
+        let run = |argv: &[&str]| {
+            let argv: Vec<String> = argv.iter().map(|a| a.to_string()).collect();
+            host.run(&argv)
+                .ok()
+                .filter(|o| o.status == 0)
+                .map(|o| o.stdout)
+        };
+        let block = run(&["dumpe2fs", "-h", &dev]).and_then(|d| dumpe2fs_field(&d, "Block size"));
+        let min = run(&["resize2fs", "-P", &dev]).and_then(|p| ext4_min_blocks(&p));
+        f.min_size = block.zip(min).map(|(b, m)| b * m);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,5 +166,8 @@ mod tests {
         let x = "meta-data=/dev/vg0/data          isize=512    agcount=4, agsize=65536 blks\n         =                       sectsz=512   attr=2, projid32bit=1\ndata     =                       bsize=4096   blocks=262144, imaxpct=25\n         =                       sunit=0      swidth=0 blks\n";
         assert_eq!(xfs_size(x), Some(1 << 30));
         assert_eq!(xfs_size("naming   =version 2  bsize=4096"), None);
+        let p = "Estimated minimum size of the filesystem: 1532418\n";
+        assert_eq!(ext4_min_blocks(p), Some(1532418));
+        assert_eq!(ext4_min_blocks("resize2fs 1.47.0 (5-Feb-2023)\n"), None);
     }
 }

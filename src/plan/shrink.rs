@@ -37,6 +37,22 @@ impl<'a> Planner<'a> {
             }
             None => false,
         };
+        if let Some(min) = fs.and_then(|f| f.min_size).filter(|m| want < *m) {
+            self.refuse(
+                &object,
+                format!(
+                    "is {}, and the file's {} is smaller than its ext4 can shrink to ({}, resize2fs -P): resize2fs would refuse after the filesystem was unmounted",
+                    human(cur),
+                    human(want),
+                    human(min)
+                ),
+                format!(
+                    "set its size to {} or more in the file, or free space on the filesystem first",
+                    human(min)
+                ),
+            );
+            return;
+        }
         let step = Step::ShrinkLv(ShrinkLv {
             vg: vg.name.clone(),
             lv: lv.name.clone(),

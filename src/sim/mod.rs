@@ -180,6 +180,7 @@ impl Host for SimHost {
             ["dumpe2fs", "-h", dev] => tools::fs_info(&mut st, "dumpe2fs", dev),
             ["xfs_info", dev] => tools::fs_info(&mut st, "xfs_info", dev),
             ["resize2fs", dev] => tools::grow_fs(&mut st, "resize2fs", dev),
+            ["resize2fs", "-P", dev] => tools::resize2fs_min(&mut st, dev),
             ["resize2fs", dev, size] => tools::resize2fs_to(&mut st, dev, size),
             ["umount", mp] => tools::umount(&mut st, mp),
             ["xfs_growfs", mp] => tools::grow_fs(&mut st, "xfs_growfs", mp),

@@ -2,6 +2,7 @@
 //! Helpers shared by the integration tests: examples on the simulated host, and a full apply.
 
 pub mod foreign;
+pub mod fs;
 
 use hyraid::apply::{self, ApplyError};
 use hyraid::config::{Desired, load_file};
@@ -68,6 +69,7 @@ pub fn changes_since(h: &SimHost, n: usize) -> Vec<String> {
         .filter(|c| !(c[0] == "wipefs" && c[1] == "--no-act"))
         .filter(|c| !(c[0] == "hdparm" && c[1] == "-W"))
         .filter(|c| !(c[0] == "partx" && c[1] == "--pairs"))
+        .filter(|c| !(c[0] == "resize2fs" && c[1] == "-P"))
         .map(|c| c.join(" "))
         .collect()
 }
@@ -193,4 +195,14 @@ pub fn pv_partition_file(pv_size: &str) -> Desired {
             "volume_groups:\n  vg1:\n    pvs: [\"hdd0:pv\"]\n    lvs:\n      scratch: { size: 8GiB }\n",
         );
     hyraid::config::load_str("pv-partition.yaml", &text).unwrap()
+}
+
+/// The machine as the observer sees it without a file (what `hyraid import` reads).
+pub fn observe_bare(h: &SimHost) -> Observed {
+    apply::observe_for(h, None).unwrap()
+}
+
+/// The UUID of array `kname` as mdadm writes it (`xxxxxxxx:xxxxxxxx:xxxxxxxx:xxxxxxxx`).
+pub fn uuid_of(obs: &Observed, kname: &str) -> String {
+    hyraid::observe::names::mdadm_uuid(obs.array(kname).unwrap().uuid.as_deref().unwrap())
 }

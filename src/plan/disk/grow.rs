@@ -61,6 +61,26 @@ impl<'a> Planner<'a> {
             self.disks[&spec.name].path,
             part_number(&b.kname).unwrap_or(0)
         );
+        // Larger than the file says (beyond sgdisk's 1 MiB alignment): a shrink, never made.
+        if let Some(want) = ps_.size
+            && b.size > want + (1 << 20)
+        {
+            self.refuse(
+                object,
+                format!(
+                    "partition {} is {}, larger than the file's {}; hyraid never shrinks a partition (what lies past the new end would be lost, and what sits on it would not fit)",
+                    ps_.name,
+                    human(b.size),
+                    human(want)
+                ),
+                format!(
+                    "set partition {}'s size to {} (or `rest` if it is the last one) in the file",
+                    ps_.name,
+                    human(b.size)
+                ),
+            );
+            return vec![];
+        }
         if let Some(want) = ps_.size
             && b.size < want
         {

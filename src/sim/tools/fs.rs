@@ -96,6 +96,7 @@ pub(in crate::sim) fn mkfs(
         uuid: Some(uuid.clone()),
         mountpoint: None,
         size: Some(size / 4096 * 4096),
+        min_size: None,
     });
     let blocks = size / 4096;
     match fstype {
@@ -288,6 +289,32 @@ pub(in crate::sim) fn umount(st: &mut SimState, mp: &str) -> Result<CmdOutput, H
     }
 }
 
+/// The simulated ext4's smallest size in 4 KiB blocks: the world's `min_size` (what a test puts
+/// there: the data and metadata it holds), else 1/16 of the filesystem.
+fn min_blocks(f: &Filesystem) -> u64 {
+    f.min_size.unwrap_or(f.size.unwrap_or(0) / 16) / 4096
+}
+
+/// `resize2fs -P DEV`: the estimate of the smallest size, in blocks (read-only; mounted or not).
+pub(in crate::sim) fn resize2fs_min(st: &mut SimState, dev: &str) -> Result<CmdOutput, HostError> {
+    let Some(f) = fs_at(st, dev).cloned() else {
+        return fail(
+            1,
+            format!(
+                "resize2fs 1.47.0 (5-Feb-2023)\nresize2fs: Bad magic number in super-block while trying to open {dev}\n"
+            ),
+        );
+    };
+    Ok(CmdOutput {
+        status: 0,
+        stdout: format!(
+            "Estimated minimum size of the filesystem: {}\n",
+            min_blocks(&f)
+        ),
+        stderr: "resize2fs 1.47.0 (5-Feb-2023)\n".into(),
+    })
+}
+
 /// `resize2fs DEV SIZE` with SIZE in KiB (`262144K`): an ext4 shrinks only unmounted, and never
 /// beyond its device.
 pub(in crate::sim) fn resize2fs_to(
@@ -315,6 +342,15 @@ pub(in crate::sim) fn resize2fs_to(
                 "resize2fs 1.47.0 (5-Feb-2023)\nThe containing partition (or device) is only {} (4k) blocks.\nYou requested a new size of {} blocks.\n\n",
                 lv_size(st, &f) / 4096,
                 to / 4096
+            ),
+        );
+    }
+    let min = min_blocks(&f);
+    if to / 4096 < min {
+        return fail(
+            1,
+            format!(
+                "resize2fs 1.47.0 (5-Feb-2023)\nresize2fs: New size smaller than minimum ({min})\n\n"
             ),
         );
     }

@@ -17,7 +17,7 @@ mod sgdisk;
 mod wipefs;
 
 pub(super) use drive_cache::{hdparm, sdparm};
-pub(super) use fs::{fs_info, grow as grow_fs, mkfs, mount, resize2fs_to, umount};
+pub(super) use fs::{fs_info, grow as grow_fs, mkfs, mount, resize2fs_min, resize2fs_to, umount};
 pub(super) use lvm::run as lvm;
 pub(super) use md_sysfs::sysfs_write as md_sysfs_write;
 pub(super) use mdadm::{finish_sync, mdadm};
