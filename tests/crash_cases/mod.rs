@@ -151,6 +151,23 @@ pub fn cases() -> Vec<Case> {
     });
     let h2 = SimHost::new(h.world());
     apply(&h2, &d, Policy::default()).unwrap();
+    // The attached writethrough cache switched to writeback online (lvchange --cachemode).
+    let mut writeback = d.clone();
+    if let Some(c) = nextcloud(&mut writeback).cache.as_mut() {
+        c.mode = hyraid::config::raw::CacheMode::Writeback;
+    }
+    v.push(Case {
+        name: "a dm-cache from writethrough to writeback".into(),
+        desired: writeback,
+        before: h2.world(),
+        allowed_removals: vec![],
+        finally: Some(|w| {
+            w.lvm.lvs.iter().any(|l| {
+                l.name == "nextcloud" && l.cache.as_ref().is_some_and(|c| c.mode == "writeback")
+            })
+        }),
+        policy: Policy::default(),
+    });
     let mut w = h2.world();
     if let Some(c) = w
         .lvm

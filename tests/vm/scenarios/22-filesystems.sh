@@ -5,7 +5,9 @@
 # checksummed; the file then grows both LVs and apply grows the filesystems while they stay
 # mounted (resize2fs online, xfs_growfs), after an lvextend run by hand as an apply killed
 # between the two commands leaves it. Checked with blkid, findmnt, df, dumpe2fs and xfs_info;
-# the second plan is empty.
+# the second plan is empty. Then the ext4 shrinks (refused below resize2fs -P's minimum and
+# without --allow-destroy; with it: unmounted, checked, resized, lvreduce, mounted again, data
+# intact) and an xfs shrink is refused.
 . /mnt/host/files/guest-lib.sh
 fsbytes() { df -B1 --output=size "$1" | tail -1 | tr -d ' '; }
 blocks_ext4() { dumpe2fs -h /dev/vg0/files 2>/dev/null | sed -n 's/^Block count: *//p'; }
@@ -59,4 +61,28 @@ sync; echo 3 > /proc/sys/vm/drop_caches
 expect "ext4 data intact (sha256)" "$(sha256sum /srv/files/data | cut -d' ' -f1)" "$S1"
 expect "xfs data intact (sha256)" "$(sha256sum /srv/media/data | cut -d' ' -f1)" "$S2"
 expect "plan after apply exits 0" "$(hy_rc plan $CFG/fs-grown.yaml --detailed-exitcode)" 0
+
+say "the ext4 shrinks offline, never below what it holds; the xfs never"
+sed 's/files: { size: 320MiB/files: { size: 64MiB/' $CFG/fs-grown.yaml > /tmp/fs-tiny.yaml
+sed 's/files: { size: 320MiB/files: { size: 160MiB/' $CFG/fs-grown.yaml > /tmp/fs-shrunk.yaml
+sed 's/media: { size: 480MiB/media: { size: 400MiB/' $CFG/fs-grown.yaml > /tmp/fs-xfs-small.yaml
+expect "a shrink below the data is refused, even with --allow-destroy" "$(hy_rc plan /tmp/fs-tiny.yaml --allow-destroy)" 1
+grep -E '^ *!|fix:' /tmp/hy.out
+grep -q "smaller than its ext4 can shrink to" /tmp/hy.out && ok "the refusal names resize2fs -P's minimum" || bad "no minimum in the refusal"
+expect "ext4 still mounted after the refused plan" "$(findmnt -n -o FSTYPE /srv/files)" ext4
+expect "a shrink without --allow-destroy is refused" "$(hy_rc plan /tmp/fs-shrunk.yaml)" 1
+grep -q -- "--allow-destroy" /tmp/hy.out && ok "the refusal names --allow-destroy" || bad "no flag in the refusal"
+hy plan /tmp/fs-shrunk.yaml --allow-destroy; expect "plan with --allow-destroy exits 0" $? 0
+grep -q '\$ resize2fs /dev/vg0/files 163840K' /tmp/hy.out && ok "plan resizes the ext4 to the LV's new size" || bad "no resize2fs to 163840K"
+grep -q 'data-at-risk' /tmp/hy.out && ok "the shrink is marked data-at-risk" || bad "no data-at-risk mark"
+hy apply /tmp/fs-shrunk.yaml --yes --allow-destroy; expect "shrink apply exits 0" $? 0
+expect "ext4 blocks after the shrink (dumpe2fs)" "$(blocks_ext4)" 40960
+expect "LV size after the shrink (lvs)" "$(lvfield vg0/files lv_size)" 160.00m
+expect "ext4 mounted again (findmnt)" "$(findmnt -n -o FSTYPE /srv/files)" ext4
+sync; echo 3 > /proc/sys/vm/drop_caches
+expect "ext4 data intact after the shrink (sha256)" "$(sha256sum /srv/files/data | cut -d' ' -f1)" "$S1"
+expect "plan after the shrink exits 0" "$(hy_rc plan /tmp/fs-shrunk.yaml --detailed-exitcode)" 0
+expect "an xfs shrink is refused" "$(hy_rc plan /tmp/fs-xfs-small.yaml --allow-destroy)" 1
+grep -E '^ *!|fix:' /tmp/hy.out
+grep -q "carries xfs, which cannot shrink" /tmp/hy.out && ok "the refusal says xfs cannot shrink" || bad "no xfs refusal"
 finish
