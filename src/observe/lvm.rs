@@ -284,8 +284,8 @@ pub fn moves_argv(vg: &str) -> Vec<String> {
     .collect()
 }
 
-/// The pvmove LVs (attr `p`) of a [`moves_argv`] report.
-pub fn parse_moves(text: &str) -> Result<Vec<MoveRow>, ParseError> {
+/// The LV rows of an `lvs --reportformat json[_std]` report (`{"report":[{"lv":[…]}]}`).
+fn lvs_rows(text: &str) -> Result<Vec<Row>, ParseError> {
     #[derive(Deserialize)]
     struct T {
         report: Vec<S>,
@@ -299,9 +299,13 @@ pub fn parse_moves(text: &str) -> Result<Vec<MoveRow>, ParseError> {
         tool: "lvs",
         detail: e.to_string(),
     })?;
-    Ok(t.report
+    Ok(t.report.into_iter().flat_map(|s| s.lv).collect())
+}
+
+/// The pvmove LVs (attr `p`) of a [`moves_argv`] report.
+pub fn parse_moves(text: &str) -> Result<Vec<MoveRow>, ParseError> {
+    Ok(lvs_rows(text)?
         .iter()
-        .flat_map(|s| s.lv.iter())
         .filter(|l| f(l, "lv_attr").is_some_and(|a| a.starts_with('p')))
         .map(|l| {
             let m = pvmove_of(l, &HashMap::new());
@@ -328,22 +332,8 @@ pub struct LvsRow {
 
 /// `lvs -a --reportformat json[_std] …`, for tolerance tests and verification.
 pub fn parse_lvs(text: &str) -> Result<Vec<LvsRow>, ParseError> {
-    #[derive(Deserialize)]
-    struct T {
-        report: Vec<S>,
-    }
-    #[derive(Deserialize)]
-    struct S {
-        #[serde(default)]
-        lv: Vec<Row>,
-    }
-    let t: T = serde_json::from_str(text).map_err(|e| ParseError::Json {
-        tool: "lvs",
-        detail: e.to_string(),
-    })?;
-    Ok(t.report
+    Ok(lvs_rows(text)?
         .iter()
-        .flat_map(|s| s.lv.iter())
         .map(|l| {
             let (name, hidden) = unbracket(f(l, "lv_name").unwrap_or(""));
             LvsRow {

@@ -5,8 +5,8 @@
 //! from one kind to the other is detached first.
 
 use super::*;
+use crate::config::dm_cachevol_name;
 use crate::config::raw::CacheMode;
-use crate::config::{CacheSpec, dm_cachevol_name};
 use crate::observe::LvCache;
 use crate::plan::step::{AttachCache, DetachCache, SetCacheMode};
 
@@ -33,7 +33,7 @@ impl<'a> Planner<'a> {
         let why = match &lv.cache {
             None => "the file has no dm-cache for this LV".to_string(),
             Some(want) => {
-                let new = self.dm_cachevol_bytes(vg, want);
+                let new = self.cachevol_bytes(vg, want.size);
                 match cv {
                     Some(c) if c.size != new && ours => {
                         format!("resize the dm-cache {} → {}", human(c.size), human(new))
@@ -56,15 +56,6 @@ impl<'a> Planner<'a> {
             format!("{why}: {}", flush_text(have)),
         ));
         Some(true)
-    }
-
-    fn dm_cachevol_bytes(&self, vg: &VgSpec, want: &CacheSpec) -> u64 {
-        let ext = self
-            .ix
-            .vg(&vg.name)
-            .map_or(4 << 20, |v| v.extent_size)
-            .max(1);
-        want.size.div_ceil(ext) * ext
     }
 
     /// The file's dm-cache after the detaches: its mode changed, or a cache volume created and
@@ -138,7 +129,7 @@ impl<'a> Planner<'a> {
             );
             return;
         }
-        let size = self.dm_cachevol_bytes(vg, want);
+        let size = self.cachevol_bytes(vg, want.size);
         match leftover {
             Some(_) if !ours => {
                 self.refuse(&object, format!("LV {}/{cv} exists and was not made by hyraid; attaching it as the cache volume would erase it", vg.name), "rename or remove that LV");

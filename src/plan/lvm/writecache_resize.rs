@@ -18,14 +18,15 @@ pub(in crate::plan) enum Resize {
 }
 
 impl<'a> Planner<'a> {
-    /// Bytes the file's writecache size takes in the VG (whole extents, as lvcreate rounds).
-    fn cachevol_bytes(&self, vg: &VgSpec, want: &WritecacheSpec) -> u64 {
+    /// Bytes a cache volume of `size` takes in the VG (whole extents, as lvcreate rounds); for a
+    /// writecache's and a dm-cache's alike.
+    pub(in crate::plan) fn cachevol_bytes(&self, vg: &VgSpec, size: u64) -> u64 {
         let ext = self
             .ix
             .vg(&vg.name)
             .map_or(4 << 20, |v| v.extent_size)
             .max(1);
-        want.size.div_ceil(ext) * ext
+        size.div_ceil(ext) * ext
     }
 
     /// An attached writecache whose cache volume is not the file's size: plan the flushing detach
@@ -41,7 +42,7 @@ impl<'a> Planner<'a> {
         let Some(cv) = self.ix.lv(&vg.name, &wc.cachevol) else {
             return Resize::Same;
         };
-        let new = self.cachevol_bytes(vg, want);
+        let new = self.cachevol_bytes(vg, want.size);
         if cv.size == new {
             return Resize::Same;
         }
@@ -103,7 +104,7 @@ impl<'a> Planner<'a> {
     ) -> Option<&'o Lv> {
         let e = existing?;
         let ours = e.tags.iter().any(|t| t == CACHEVOL_TAG);
-        if !ours || e.size == self.cachevol_bytes(vg, want) {
+        if !ours || e.size == self.cachevol_bytes(vg, want.size) {
             return Some(e);
         }
         out.push(ps(
@@ -115,7 +116,7 @@ impl<'a> Planner<'a> {
             format!(
                 "cache volume left at {} by an interrupted writecache resize (tagged {CACHEVOL_TAG}; flushed, holds no data); one of {} replaces it",
                 human(e.size),
-                human(self.cachevol_bytes(vg, want))
+                human(self.cachevol_bytes(vg, want.size))
             ),
         ));
         None

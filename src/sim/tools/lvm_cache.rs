@@ -121,25 +121,7 @@ pub(super) fn split(st: &mut SimState, path: &str) -> Result<String, String> {
         let dirty = c.dirty_blocks.unwrap_or(0);
         out.push_str(&format!("  Flushing {dirty} blocks for cache {path}.\n"));
     }
-    st.world.lvm.lvs.retain(|l| !(l.vg == vg && l.name == name));
-    let cv = c
-        .cachevol
-        .strip_suffix("_cvol")
-        .unwrap_or(&c.cachevol)
-        .to_string();
-    for l in st.world.lvm.lvs.iter_mut().filter(|l| l.vg == vg) {
-        if l.name == c.origin {
-            l.name = name.clone();
-            l.hidden = false;
-            l.uuid = lv.uuid.clone();
-            l.active = lv.active;
-            l.tags = lv.tags.clone();
-        } else if l.name == c.cachevol {
-            l.name = cv.clone();
-            l.hidden = false;
-            l.active = false;
-        }
-    }
+    let cv = super::lvm_lv::unstack(st, &lv, &c.origin, &c.cachevol);
     out.push_str(&format!(
         "  Logical volume {path} is not cached and {vg}/{cv} is unused.\n"
     ));

@@ -463,6 +463,35 @@ pub(super) fn attach(st: &mut SimState, cv: &str, rest: &[&str]) -> Result<Strin
     Ok(format!("  Logical volume {path} now has writecache.\n"))
 }
 
+/// What `lvconvert --splitcache` leaves of a cached LV (writecache or dm-cache): the stacked LV
+/// gone, its hidden origin back under its name (uuid, activation and tags kept), the cache
+/// volume visible again without its `_cvol` suffix, inactive. Returns the cache volume's name.
+pub(super) fn unstack(st: &mut SimState, lv: &Lv, origin: &str, cachevol: &str) -> String {
+    let (vg, name) = (&lv.vg, &lv.name);
+    st.world
+        .lvm
+        .lvs
+        .retain(|l| !(&l.vg == vg && &l.name == name));
+    let cv = cachevol
+        .strip_suffix("_cvol")
+        .unwrap_or(cachevol)
+        .to_string();
+    for l in st.world.lvm.lvs.iter_mut().filter(|l| &l.vg == vg) {
+        if l.name == origin {
+            l.name = name.clone();
+            l.hidden = false;
+            l.uuid = lv.uuid.clone();
+            l.active = lv.active;
+            l.tags = lv.tags.clone();
+        } else if l.name == cachevol {
+            l.name = cv.clone();
+            l.hidden = false;
+            l.active = false;
+        }
+    }
+    cv
+}
+
 pub(super) fn split(st: &mut SimState, path: &str) -> Result<String, String> {
     let (vg, name) = split_lv(path)?;
     let Some(lv) = st.world.lv(&vg, &name).filter(|l| !l.hidden).cloned() else {
@@ -473,25 +502,7 @@ pub(super) fn split(st: &mut SimState, path: &str) -> Result<String, String> {
             "  Operation not permitted on LV {path}: not a writecache LV\n"
         ));
     };
-    st.world.lvm.lvs.retain(|l| !(l.vg == vg && l.name == name));
-    let cv = wc
-        .cachevol
-        .strip_suffix("_cvol")
-        .unwrap_or(&wc.cachevol)
-        .to_string();
-    for l in st.world.lvm.lvs.iter_mut().filter(|l| l.vg == vg) {
-        if l.name == wc.origin {
-            l.name = name.clone();
-            l.hidden = false;
-            l.uuid = lv.uuid.clone();
-            l.active = lv.active;
-            l.tags = lv.tags.clone();
-        } else if l.name == wc.cachevol {
-            l.name = cv.clone();
-            l.hidden = false;
-            l.active = false;
-        }
-    }
+    unstack(st, &lv, &wc.origin, &wc.cachevol);
     // lvm2 2.03.16 lvconvert.c: a dirty cache is cleaned first (the cleaner policy, polled
     // outside the VG lock), and that path words its last line "write cache".
     let dirty = wc
