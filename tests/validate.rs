@@ -416,6 +416,10 @@ const EXPECTED: &[(&str, &str)] = &[
         "8:59: volume_groups.vg0.lvs.data.filesystem.label: label `nextcloud-data` is 14 bytes; xfs keeps at most 12",
     ),
     (
+        "fs-label-ext4-too-long.yaml",
+        "8:60: volume_groups.vg0.lvs.data.filesystem.label: label `nextcloud-archive` is 17 bytes; ext4 keeps at most 16",
+    ),
+    (
         "fs-mount-relative.yaml",
         "8:60: volume_groups.vg0.lvs.data.filesystem.mount: mount point `srv/data` must be an absolute path without spaces, `.`, `..` or a trailing `/`",
     ),

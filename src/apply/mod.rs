@@ -155,6 +155,18 @@ pub fn observe_for(host: &dyn Host, desired: Option<&Desired>) -> Result<Observe
         if !with_fs.is_empty() {
             crate::observe::probe_fs_sizes(host, &mut obs.filesystems, &with_fs);
         }
+        // The labels of the xfs filesystems the file labels (an ext4's came with its size).
+        let labelled: Vec<(String, String)> = d
+            .volume_groups
+            .values()
+            .flat_map(|vg| {
+                vg.lvs
+                    .values()
+                    .filter(|l| l.filesystem.as_ref().is_some_and(|f| f.label.is_some()))
+                    .map(|l| (vg.name.clone(), l.name.clone()))
+            })
+            .collect();
+        crate::observe::fs_label::probe_xfs_labels(host, &mut obs.filesystems, &labelled);
         // The smallest size of an ext4 on an LV the file makes smaller: a shrink below it is
         // refused at plan time, before the filesystem is unmounted.
         let shrinking: Vec<(String, String)> = d

@@ -11,7 +11,8 @@ pub struct RawFilesystem {
     /// `ext4` or `xfs`. A different type than the LV carries is a re-creation (needs --allow-destroy).
     #[serde(rename = "type")]
     pub fstype: FsType,
-    /// Filesystem label (ext4: 16 bytes at most, xfs: 12), set at creation.
+    /// Filesystem label (ext4: 16 bytes at most, xfs: 12), set at creation and changed in place
+    /// when the file changes it (a mounted xfs is unmounted for the moment).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
     /// Absolute mount point: listed in hyraid's block of /etc/fstab (by UUID) and mounted by apply.

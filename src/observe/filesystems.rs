@@ -30,6 +30,10 @@ pub struct Filesystem {
     /// size); probed only for an LV the file makes smaller.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_size: Option<u64>,
+    /// The filesystem's label (ext4: dumpe2fs's `Filesystem volume name`; xfs: `label = "…"` of
+    /// xfs_admin -l); probed only for the LVs the file gives a label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
 }
 
 /// The device-mapper name of an LV: `vg-lv`, each dash inside a name doubled.
@@ -55,6 +59,7 @@ pub fn on_lvs(nodes: &[Node], lvm: &Lvm) -> Vec<Filesystem> {
                 mountpoint: n.mountpoint.clone(),
                 size: None,
                 min_size: None,
+                label: None,
             })
         })
         .collect();
@@ -116,7 +121,10 @@ pub fn probe_sizes(
             continue;
         }
         f.size = match f.fstype.as_str() {
-            "ext4" => ext4_size(&out.stdout),
+            "ext4" => {
+                f.label = super::fs_label::ext4_label(&out.stdout);
+                ext4_size(&out.stdout)
+            }
             _ => xfs_size(&out.stdout),
         };
     }

@@ -12,6 +12,7 @@ mod disk;
 mod filesystem;
 pub mod fingerprint;
 mod foreign;
+mod fs_label;
 pub mod fstab;
 mod lvm;
 mod mirror;
@@ -162,8 +163,9 @@ pub fn plan(d: &Desired, o: &Observed, policy: Policy) -> Result<Plan, PlanError
     p.mdadm_conf();
     // PVs, VGs, LVs and writecaches; removals last: VGs, then mirrors.
     let mut removals = p.volume_groups();
-    // hyraid's fstab block and the mounts, once every filesystem is made.
+    // hyraid's fstab block and the mounts, once every filesystem is made; labels set in place.
     p.filesystems();
+    p.relabel_filesystems();
     removals.extend(p.removed_mirrors());
     p.steps.extend(removals);
     // Space is proven on the whole plan; when anything does not fit, no step is kept.

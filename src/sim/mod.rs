@@ -184,6 +184,9 @@ impl Host for SimHost {
             ["resize2fs", dev, size] => tools::resize2fs_to(&mut st, dev, size),
             ["umount", mp] => tools::umount(&mut st, mp),
             ["xfs_growfs", mp] => tools::grow_fs(&mut st, "xfs_growfs", mp),
+            ["e2label", dev, label] => tools::e2label(&mut st, dev, label),
+            ["xfs_admin", "-l", dev] => tools::xfs_admin(&mut st, None, dev),
+            ["xfs_admin", "-L", label, dev] => tools::xfs_admin(&mut st, Some(label), dev),
             ["e2fsck", "-f", "-p", dev] if st.resolve(dev).is_some() => out(&format!(
                 "{dev}: 11/65536 files (0.0% non-contiguous), 12955/262144 blocks\n"
             )),

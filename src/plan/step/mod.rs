@@ -8,6 +8,7 @@ mod cache;
 mod command;
 mod disk;
 mod fs;
+mod fs_label;
 mod lvm;
 mod md;
 mod md_width;
@@ -19,6 +20,7 @@ pub use cache::{AttachCache, DetachCache, SetCacheMode};
 pub use command::{Command, command_line, quote, wait_path};
 pub use disk::{CacheTool, CreatePartitions, NewPartition, SetWriteCache, WipeSignatures};
 pub use fs::{FS_BLOCK_SIZE, GrowFilesystem, MakeFilesystem, MountFilesystem, ShrinkLv};
+pub use fs_label::RelabelFilesystem;
 pub use lvm::{
     AttachWritecache, CreateCachevol, CreateLv, CreatePv, CreateVg, DeactivateLv, DetachWritecache,
     ExtendLv, ExtendVg, RemoveLv, RemoveVg, SetWritecacheSettings, SizeArg,
@@ -125,6 +127,7 @@ pub enum Step {
     GrowPartition(GrowPartition),
     ResizePv(ResizePv),
     ZeroSuperblock(ZeroSuperblock),
+    RelabelFilesystem(RelabelFilesystem),
 }
 
 impl Step {
@@ -180,6 +183,7 @@ impl Step {
             Step::GrowPartition(s) => s,
             Step::ResizePv(s) => s,
             Step::ZeroSuperblock(s) => s,
+            Step::RelabelFilesystem(s) => s,
         }
     }
 

@@ -97,6 +97,7 @@ pub(in crate::sim) fn mkfs(
         mountpoint: None,
         size: Some(size / 4096 * 4096),
         min_size: None,
+        label: option(args, "-L").map(str::to_string),
     });
     let blocks = size / 4096;
     match fstype {
@@ -154,7 +155,7 @@ fn xfs_geometry(name: &str, blocks: u64) -> String {
 }
 
 /// The filesystem on the LV `dev` names (a /dev/VG/LV path), or the one mounted at `dev`.
-fn fs_at<'a>(st: &'a mut SimState, dev: &str) -> Option<&'a mut Filesystem> {
+pub(super) fn fs_at<'a>(st: &'a mut SimState, dev: &str) -> Option<&'a mut Filesystem> {
     let lv = lv_of(st, dev);
     st.world.filesystems.iter_mut().find(|f| match &lv {
         Some((vg, name)) => f.vg == *vg && f.lv == *name,
@@ -193,7 +194,8 @@ pub(in crate::sim) fn fs_info(
         ("dumpe2fs", "ext4") => Ok(CmdOutput {
             status: 0,
             stdout: format!(
-                "Filesystem volume name:   <none>\nLast mounted on:          <not available>\nFilesystem UUID:          {}\nFilesystem magic number:  0xEF53\nFilesystem revision #:    1 (dynamic)\nFilesystem state:         clean\nInode count:              {}\nBlock count:              {blocks}\nReserved block count:     {}\nFree blocks:              {}\nFirst block:              0\nBlock size:               4096\nFragment size:            4096\n",
+                "Filesystem volume name:   {}\nLast mounted on:          <not available>\nFilesystem UUID:          {}\nFilesystem magic number:  0xEF53\nFilesystem revision #:    1 (dynamic)\nFilesystem state:         clean\nInode count:              {}\nBlock count:              {blocks}\nReserved block count:     {}\nFree blocks:              {}\nFirst block:              0\nBlock size:               4096\nFragment size:            4096\n",
+                f.label.as_deref().unwrap_or("<none>"),
                 f.uuid.clone().unwrap_or_default(),
                 blocks / 4,
                 blocks / 20,

@@ -3,6 +3,7 @@
 
 mod drive_cache;
 mod fs;
+mod fs_label;
 mod lvm;
 mod lvm_alloc;
 mod lvm_cache;
@@ -18,6 +19,7 @@ mod wipefs;
 
 pub(super) use drive_cache::{hdparm, sdparm};
 pub(super) use fs::{fs_info, grow as grow_fs, mkfs, mount, resize2fs_min, resize2fs_to, umount};
+pub(super) use fs_label::{e2label, xfs_admin};
 pub(super) use lvm::run as lvm;
 pub(super) use md_sysfs::sysfs_write as md_sysfs_write;
 pub(super) use mdadm::{finish_sync, mdadm};
