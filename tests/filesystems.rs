@@ -192,13 +192,11 @@ fn mount_points_in_use_are_refused() {
         "{:#?}",
         p.refused
     );
-    // A mounted filesystem of another type is never re-made.
+    // A mounted filesystem of another type is re-made only with --allow-destroy (tests/fs_remake.rs).
     let p = plan_for(
         &h,
         &file("{ type: xfs, mount: /srv/a }", false),
-        Policy {
-            allow_destroy: true,
-        },
+        Policy::default(),
     );
     assert!(
         p.refused

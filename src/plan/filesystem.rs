@@ -2,6 +2,7 @@
 //! by UUID in hyraid's block of /etc/fstab, mounted. A filesystem of the file's type is adopted;
 //! anything else on the LV is overwritten only with --allow-destroy.
 
+use super::fs_remake::remake_reason;
 use super::fstab::{FstabEntry, foreign_lines, foreign_mountpoints, managed_fstab};
 use super::*;
 use crate::config::filesystem::FilesystemSpec;
@@ -55,7 +56,6 @@ impl<'a> Planner<'a> {
                 continue;
             }
             let have = self.observed_fs(&vg.name, &lv.name);
-            let object = format!("lv {}/{}", vg.name, lv.name);
             if have.is_some_and(|h| h.fstype == fs.fstype.as_str()) {
                 continue;
             }
@@ -66,6 +66,7 @@ impl<'a> Planner<'a> {
                 uuid: new_fs_uuid(&self.o.hostname, &vg.name, &lv.name, &self.basis),
                 label: fs.label.clone(),
                 replaces: have.map(|h| h.fstype.clone()),
+                unmount: have.and_then(|h| h.mountpoint.clone()),
             });
             match have {
                 None => self.steps.push(ps(
@@ -73,16 +74,12 @@ impl<'a> Planner<'a> {
                     Risk::Safe,
                     "the LV carries no filesystem or other signature yet",
                 )),
-                Some(h) if h.mountpoint.is_some() => self.refuse(
-                    &object,
-                    format!(
-                        "carries {} mounted at {}; the file wants {}",
-                        h.fstype,
-                        h.mountpoint.clone().unwrap_or_default(),
-                        fs.fstype.as_str()
-                    ),
-                    "hyraid never unmounts to re-create a filesystem: move the data away, unmount it, then plan again with --allow-destroy",
-                ),
+                Some(h) if h.mountpoint.is_some() => {
+                    let reason = remake_reason(h, fs);
+                    let mut out = Vec::new();
+                    self.destroying(step, &reason, &mut out);
+                    self.steps.extend(out);
+                }
                 Some(h) => {
                     let reason = format!(
                         "the LV carries {}, the file wants {}: everything on the LV is lost",
@@ -199,7 +196,11 @@ impl<'a> Planner<'a> {
                     );
                     continue;
                 }
-                let Some(uuid) = uuid else { continue };
+                let Some(uuid) = uuid else {
+                    // A re-creation refused: the line of the filesystem that stays is kept.
+                    entries.extend(self.kept_fstab_entry(&vg.name, &lv.name));
+                    continue;
+                };
                 if !own_line {
                     entries.push(FstabEntry {
                         uuid,
@@ -211,6 +212,7 @@ impl<'a> Planner<'a> {
                 }
                 if have.and_then(|h| h.mountpoint.as_ref()).is_none()
                     || self.shrinks(&vg.name, &lv.name)
+                    || self.remakes_mounted(&vg.name, &lv.name)
                 {
                     mounts.push(ps(
                         Step::MountFilesystem(MountFilesystem {

@@ -1,7 +1,7 @@
 //! The crash matrix's cases: every example built from scratch, and the changes to a machine
 //! holding data that each kind of step makes (tests/crash.rs kills apply after each command).
 
-mod fs_label;
+mod fs_change;
 
 use super::common::*;
 use hyraid::config::Desired;
@@ -501,7 +501,7 @@ pub fn cases() -> Vec<Case> {
         }),
         policy: Policy::default(),
     });
-    v.extend(fs_label::cases());
+    v.extend(fs_change::cases());
     v
 }
 

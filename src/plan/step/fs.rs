@@ -31,6 +31,9 @@ pub struct MakeFilesystem {
     /// What the LV carries now, overwritten (`-F` / `-f`); None on a blank LV.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replaces: Option<String>,
+    /// Where the filesystem it replaces is mounted: unmounted and its signatures wiped first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unmount: Option<String>,
 }
 
 impl StepKind for MakeFilesystem {
@@ -69,8 +72,14 @@ impl StepKind for MakeFilesystem {
                 .into(),
             );
         }
-        a.push(dev);
-        vec![Command::run_owned(a)]
+        a.push(dev.clone());
+        let mut v = Vec::new();
+        if let Some(m) = &self.unmount {
+            v.push(Command::run(&["umount", m]));
+            v.push(Command::run(&["wipefs", "--all", &dev]));
+        }
+        v.push(Command::run_owned(a));
+        v
     }
     fn symbol(&self) -> char {
         '+'
@@ -80,7 +89,7 @@ impl StepKind for MakeFilesystem {
     }
     fn summary(&self) -> String {
         format!(
-            "make {} filesystem, UUID {}{}{}",
+            "make {} filesystem, UUID {}{}{}{}",
             self.fstype.as_str(),
             self.uuid,
             self.label
@@ -90,6 +99,10 @@ impl StepKind for MakeFilesystem {
             self.replaces
                 .as_ref()
                 .map(|r| format!(", over the {r} on it"))
+                .unwrap_or_default(),
+            self.unmount
+                .as_ref()
+                .map(|m| format!(" (unmounted from {m} and wiped first)"))
                 .unwrap_or_default()
         )
     }

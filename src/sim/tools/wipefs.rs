@@ -5,6 +5,9 @@ use crate::sim::world::{SimState, Target};
 use crate::sim::{fail, out};
 
 pub fn wipefs_all(st: &mut SimState, dev: &str) -> Result<CmdOutput, HostError> {
+    if let Some(Target::Lv(vg, lv)) = st.resolve(dev) {
+        return wipe_lv(st, dev, &vg, &lv);
+    }
     let Some(t @ Target::Block(_)) = st.resolve(dev) else {
         return fail(
             1,
@@ -29,4 +32,32 @@ pub fn wipefs_all(st: &mut SimState, dev: &str) -> Result<CmdOutput, HostError> 
     d.pttype = None;
     d.mountpoint = None;
     out(&format!("{k}: {n} signature(s) erased\n"))
+}
+
+/// `wipefs --all /dev/VG/LV`: the filesystem's magic erased (wipefs opens the device O_EXCL, so
+/// a mounted one is busy), as util-linux prints it: `DEV: N bytes were erased at offset 0x… (TYPE): …`.
+fn wipe_lv(st: &mut SimState, dev: &str, vg: &str, lv: &str) -> Result<CmdOutput, HostError> {
+    let at = st
+        .world
+        .filesystems
+        .iter()
+        .position(|f| f.vg == vg && f.lv == lv);
+    let Some(i) = at else { return out("") };
+    if st.world.filesystems[i].mountpoint.is_some() {
+        return fail(
+            1,
+            format!(
+                "wipefs: error: {dev}: probing initialization failed: Device or resource busy\n"
+            ),
+        );
+    }
+    let f = st.world.filesystems.remove(i);
+    let (n, offset, magic) = match f.fstype.as_str() {
+        "xfs" => (4, 0, "58 46 53 42"),
+        _ => (2, 0x438, "53 ef"),
+    };
+    out(&format!(
+        "{dev}: {n} bytes were erased at offset 0x{offset:08x} ({}): {magic}\n",
+        f.fstype
+    ))
 }

@@ -1,5 +1,6 @@
-//! Crash cases of a filesystem's label changed in place: a mounted xfs unmounted, relabelled
-//! with xfs_admin and mounted again; a mounted ext4 relabelled with e2label.
+//! Crash cases of a filesystem changed in place: its label (a mounted xfs unmounted, relabelled
+//! with xfs_admin and mounted again; a mounted ext4 relabelled with e2label), and its type (a
+//! mounted ext4 unmounted, wiped, made again as xfs, its fstab line replaced, mounted).
 
 use super::Case;
 use crate::common::*;
@@ -37,5 +38,24 @@ pub fn cases() -> Vec<Case> {
             policy: Policy::default(),
         });
     }
+    let (mut d, h) = example("microserver-gen8");
+    nextcloud(&mut d).filesystem = Some(labelled(FsType::Ext4, "media"));
+    apply(&h, &d, Policy::default()).unwrap();
+    h.finish_syncs();
+    nextcloud(&mut d).filesystem = Some(labelled(FsType::Xfs, "media"));
+    v.push(Case {
+        name: "a mounted ext4 made again as xfs".into(),
+        desired: d,
+        before: h.world(),
+        allowed_removals: vec!["wipefs --all /dev/vg0/nextcloud".into()],
+        finally: Some(|w| {
+            w.filesystems
+                .iter()
+                .any(|f| f.fstype == "xfs" && f.mountpoint.as_deref() == Some("/srv/nextcloud"))
+        }),
+        policy: Policy {
+            allow_destroy: true,
+        },
+    });
     v
 }

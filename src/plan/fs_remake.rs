@@ -1,0 +1,52 @@
+//! A mounted filesystem of another type than the file's is made again (only with
+//! --allow-destroy, marked `destroys`): unmounted, its signatures wiped, made with the file's
+//! type and a new UUID (MakeFilesystem with `unmount`), its fstab line replaced, mounted again.
+
+use super::*;
+use crate::config::filesystem::FilesystemSpec;
+use crate::observe::Filesystem;
+use crate::plan::fstab::{FSTAB_BEGIN, FSTAB_END, FstabEntry};
+
+/// Why a mounted filesystem is made again: the data on it is lost.
+pub(in crate::plan) fn remake_reason(have: &Filesystem, fs: &FilesystemSpec) -> String {
+    format!(
+        "the LV carries {} mounted at {}; the file wants {}: it is unmounted, wiped and made again, and everything on it is lost",
+        have.fstype,
+        have.mountpoint.as_deref().unwrap_or_default(),
+        fs.fstype.as_str()
+    )
+}
+
+impl<'a> Planner<'a> {
+    /// This plan unmounts the LV's filesystem to make it again (it is mounted again after its
+    /// new fstab line).
+    pub(in crate::plan) fn remakes_mounted(&self, vg: &str, lv: &str) -> bool {
+        self.steps.iter().any(|s| {
+            matches!(&s.step, Step::MakeFilesystem(m) if m.vg == vg && m.lv == lv && m.unmount.is_some())
+        })
+    }
+
+    /// The line of hyraid's fstab block that lists the LV's filesystem now (by its UUID), as it
+    /// stands: kept when the file's filesystem is not made in this plan (its re-creation refused).
+    pub(in crate::plan) fn kept_fstab_entry(&self, vg: &str, lv: &str) -> Option<FstabEntry> {
+        let uuid = self
+            .o
+            .filesystems
+            .iter()
+            .find(|f| f.vg == vg && f.lv == lv)?
+            .uuid
+            .clone()?;
+        let text = self.o.boot.fstab.as_deref()?;
+        let block = text.split_once(FSTAB_BEGIN)?.1.split_once(FSTAB_END)?.0;
+        block.lines().find_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (f.len() == 6 && f[0] == format!("UUID={uuid}")).then(|| FstabEntry {
+                uuid: uuid.clone(),
+                mountpoint: f[1].into(),
+                fstype: f[2].into(),
+                options: f[3].into(),
+                pass: f[5].parse().unwrap_or(0),
+            })
+        })
+    }
+}
