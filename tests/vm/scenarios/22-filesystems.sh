@@ -7,7 +7,11 @@
 # between the two commands leaves it. Checked with blkid, findmnt, df, dumpe2fs and xfs_info;
 # the second plan is empty. Then the ext4 shrinks (refused below resize2fs -P's minimum and
 # without --allow-destroy; with it: unmounted, checked, resized, lvreduce, mounted again, data
-# intact) and an xfs shrink is refused.
+# intact) and an xfs shrink is refused. Then both labels change in place (e2label on the mounted
+# ext4; the xfs unmounted, xfs_admin -L, mounted again, marked degrades), checked with blkid and
+# findmnt, data intact; and the mounted xfs is made again as ext4 (refused without
+# --allow-destroy; with it: umount, wipefs, mkfs with the plan's new UUID, its fstab line
+# replaced, mounted again, the old data gone and new data written).
 . /mnt/host/files/guest-lib.sh
 fsbytes() { df -B1 --output=size "$1" | tail -1 | tr -d ' '; }
 blocks_ext4() { dumpe2fs -h /dev/vg0/files 2>/dev/null | sed -n 's/^Block count: *//p'; }
@@ -85,4 +89,51 @@ expect "plan after the shrink exits 0" "$(hy_rc plan /tmp/fs-shrunk.yaml --detai
 expect "an xfs shrink is refused" "$(hy_rc plan /tmp/fs-xfs-small.yaml --allow-destroy)" 1
 grep -E '^ *!|fix:' /tmp/hy.out
 grep -q "carries xfs, which cannot shrink" /tmp/hy.out && ok "the refusal says xfs cannot shrink" || bad "no xfs refusal"
+
+say "both labels change in place"
+sed 's/label: files/label: docs/; s/label: media/label: films/' /tmp/fs-shrunk.yaml > /tmp/fs-relabel.yaml
+hy plan /tmp/fs-relabel.yaml; expect "relabel plan exits 0" $? 0
+grep -q '\$ e2label /dev/vg0/files docs' /tmp/hy.out && ok "plan relabels the mounted ext4 (e2label)" || bad "no e2label"
+grep -A4 'label the xfs filesystem films' /tmp/hy.out | grep -q '\$ umount /srv/media' && ok "the xfs is unmounted for xfs_admin" || bad "no umount before xfs_admin"
+grep -q '\$ xfs_admin -L films /dev/vg0/media' /tmp/hy.out && ok "plan relabels the xfs (xfs_admin -L)" || bad "no xfs_admin -L"
+grep 'label the xfs filesystem films' /tmp/hy.out | grep -q 'degrades' && ok "the xfs relabel is marked degrades" || bad "no degrades mark"
+hy apply /tmp/fs-relabel.yaml --yes; expect "relabel apply exits 0" $? 0
+expect "ext4 label (blkid)" "$(blkid -p -s LABEL -o value /dev/vg0/files)" docs
+expect "xfs label (blkid)" "$(blkid -p -s LABEL -o value /dev/vg0/media)" films
+expect "xfs label (xfs_admin -l)" "$(xfs_admin -l /dev/vg0/media 2>/dev/null)" 'label = "films"'
+expect "ext4 still mounted (findmnt)" "$(findmnt -n -o FSTYPE /srv/files)" ext4
+expect "xfs mounted again (findmnt)" "$(findmnt -n -o FSTYPE /srv/media)" xfs
+sync; echo 3 > /proc/sys/vm/drop_caches
+expect "ext4 data intact after the relabel (sha256)" "$(sha256sum /srv/files/data | cut -d' ' -f1)" "$S1"
+expect "xfs data intact after the relabel (sha256)" "$(sha256sum /srv/media/data | cut -d' ' -f1)" "$S2"
+expect "plan after the relabel exits 0" "$(hy_rc plan /tmp/fs-relabel.yaml --detailed-exitcode)" 0
+
+say "the mounted xfs made again as ext4"
+sed 's/media: { size: 480MiB, filesystem: { type: xfs/media: { size: 480MiB, filesystem: { type: ext4/' /tmp/fs-relabel.yaml > /tmp/fs-retype.yaml
+OLD=$(blkid -p -s UUID -o value /dev/vg0/media)
+expect "a type change without --allow-destroy is refused" "$(hy_rc plan /tmp/fs-retype.yaml)" 1
+grep -E '^ *!|fix:' /tmp/hy.out
+grep -q "mounted at /srv/media; the file wants ext4" /tmp/hy.out && ok "the refusal names the mounted xfs" || bad "no refusal reason"
+grep -q -- "--allow-destroy" /tmp/hy.out && ok "the refusal names --allow-destroy" || bad "no flag in the refusal"
+expect "xfs still mounted after the refused plan" "$(findmnt -n -o FSTYPE /srv/media)" xfs
+hy plan /tmp/fs-retype.yaml --allow-destroy; expect "type change plan exits 0" $? 0
+U3=$(sed -n 's/.*mkfs.ext4 -b 4096 -U \([0-9a-f-]*\) -L films -F \/dev\/vg0\/media.*/\1/p' /tmp/hy.out)
+[ -n "$U3" ] && ok "plan makes the ext4 with a new UUID ($U3)" || bad "no mkfs.ext4 -F in the plan"
+grep -A6 'make ext4 filesystem' /tmp/hy.out | grep -q '\$ umount /srv/media' && ok "plan unmounts the xfs first" || bad "no umount"
+grep -q '\$ wipefs --all /dev/vg0/media' /tmp/hy.out && ok "plan wipes the xfs" || bad "no wipefs"
+grep 'make ext4 filesystem' /tmp/hy.out | grep -q 'destroys' && ok "the re-creation is marked destroys" || bad "no destroys mark"
+grep -q "+UUID=$U3 /srv/media ext4 defaults 0 2" /tmp/hy.out && ok "plan shows the new fstab line" || bad "no new fstab line"
+grep -q -- "-UUID=$OLD /srv/media xfs" /tmp/hy.out && ok "plan removes the old fstab line" || bad "old line not removed"
+hy apply /tmp/fs-retype.yaml --yes --allow-destroy; expect "type change apply exits 0" $? 0
+expect "new type (blkid)" "$(blkid -p -s TYPE -o value /dev/vg0/media)" ext4
+expect "new UUID (blkid)" "$(blkid -p -s UUID -o value /dev/vg0/media)" "$U3"
+expect "ext4 mounted at /srv/media (findmnt)" "$(findmnt -n -o FSTYPE /srv/media)" ext4
+grep -q "UUID=$OLD" /etc/fstab && bad "the old UUID is still in fstab" || ok "the old fstab line is gone"
+check "the new fstab line" grep -qx "UUID=$U3 /srv/media ext4 defaults 0 2" /etc/fstab
+[ -e /srv/media/data ] && bad "the old data is still there" || ok "the old data is gone, as the plan said"
+dd if=/dev/urandom of=/srv/media/new bs=1M count=50 2>/dev/null; sync
+S3=$(sha256sum /srv/media/new | cut -d' ' -f1); sync; echo 3 > /proc/sys/vm/drop_caches
+expect "new data on the new ext4 (sha256)" "$(sha256sum /srv/media/new | cut -d' ' -f1)" "$S3"
+expect "ext4 on files untouched (sha256)" "$(sha256sum /srv/files/data | cut -d' ' -f1)" "$S1"
+expect "plan after the type change exits 0" "$(hy_rc plan /tmp/fs-retype.yaml --detailed-exitcode --allow-destroy)" 0
 finish
