@@ -10,6 +10,7 @@ mod disk;
 mod fs;
 mod lvm;
 mod md;
+mod md_size;
 mod md_width;
 mod partition;
 mod pvmove;
@@ -28,6 +29,7 @@ pub use md::{
     RemoveFailed, ReplaceMember, SetWriteBehind, SetWriteMostly, StartArray, StopArray, WaitIdle,
     chunk_arg,
 };
+pub use md_size::GrowArraySize;
 pub use md_width::{GrowArray, RemoveMember, ZeroSuperblock};
 pub use partition::{GrowPartition, RegisterPartitions, ResizePv, partx_add};
 pub use pvmove::{MovePv, ReducePv, RemovePvLabel, ResumeMove, WaitMove};
@@ -125,6 +127,7 @@ pub enum Step {
     GrowPartition(GrowPartition),
     ResizePv(ResizePv),
     ZeroSuperblock(ZeroSuperblock),
+    GrowArraySize(GrowArraySize),
 }
 
 impl Step {
@@ -180,6 +183,7 @@ impl Step {
             Step::GrowPartition(s) => s,
             Step::ResizePv(s) => s,
             Step::ZeroSuperblock(s) => s,
+            Step::GrowArraySize(s) => s,
         }
     }
 
