@@ -59,6 +59,10 @@ impl<'a> Planner<'a> {
         let (mine, others): (BTreeMap<_, _>, BTreeMap<_, _>) =
             growth.into_iter().partition(|(k, _)| a.member(k).is_some());
         self.member_growth = others;
+        // A mirror refused already: its refusal stands, nothing grows.
+        if self.blocked.contains(&m.name) {
+            return vec![];
+        }
         let members: Vec<Member> = a
             .members
             .iter()
