@@ -351,3 +351,56 @@ fn the_mirror_under_the_removed_pv_goes_only_when_the_file_removes_it() {
     apply(&h, &d, allow).unwrap();
     assert!(plan_for(&h, &d, allow).steps.is_empty());
 }
+
+#[test]
+fn after_a_power_loss_the_inactive_move_is_activated_then_resumed() {
+    let h = built("data0, data1", "{ data: { size: 100GiB } }");
+    let d = file("data1", "{ data: { size: 100GiB } }");
+    let md1 = kname(&h, "data1");
+    run(
+        &h,
+        &["pvmove", "--background", "/dev/md/data0", "/dev/md/data1"],
+    );
+    // The power is cut; the boot does not activate vg0: the move LV is there, inactive.
+    h.power_loss_during_moves();
+    let o = observe(&h, &d);
+    let seen = o.lvm.lvs.iter().find(|l| l.name == "pvmove0").unwrap();
+    assert!(!seen.active);
+    assert_eq!(seen.pvmove.as_ref().unwrap().copy_percent, None);
+    // Bare pvmove alone skips it, as lvm2's polldaemon does.
+    let skip = run(&h, &["pvmove", "--background"]);
+    assert_eq!(
+        (skip.status, skip.stdout.as_str()),
+        (
+            0,
+            format!(
+                "  /dev/{}: Skipping inactive LV. Try lvchange or vgchange.\n",
+                kname(&h, "data0")
+            )
+            .as_str()
+        )
+    );
+    h.power_loss_during_moves();
+    let p = plan_for(&h, &d, Policy::default());
+    eprintln!("{}", hyraid::render::text(&p, false));
+    assert_eq!(
+        commands(&p),
+        vec![
+            "vgchange --activate y --poll n vg0",
+            "pvmove --background",
+            WAIT,
+            "vgreduce vg0 /dev/md/data0",
+            "pvremove --yes /dev/md/data0",
+        ]
+    );
+    assert!(p.steps.iter().all(|s| s.risk == hyraid::plan::Risk::Safe));
+    apply(&h, &d, Policy::default()).unwrap();
+    assert_eq!(extents_on(&h, "data", &md1), 25600);
+    assert!(h.world().lv("vg0", "data").unwrap().active);
+    assert!(plan_for(&h, &d, Policy::default()).steps.is_empty());
+    let starts = changes(&h)
+        .iter()
+        .filter(|c| c.starts_with("pvmove --background /dev/"))
+        .count();
+    assert_eq!(starts, 1);
+}

@@ -139,6 +139,9 @@ struct Planner<'a> {
     basis: String,
     /// Kernel names of the devices the file names (disks and partitions), once resolved.
     file_knames: BTreeSet<String>,
+    /// Mirror members' partitions that can grow (by kernel name): their growpart waits for the
+    /// mirror's grow to be planned as a whole (`mirror/size.rs`).
+    member_growth: BTreeMap<String, step::GrowPartition>,
 }
 
 /// The plan of `d` on the machine `o`: the stages in the order their steps run.
@@ -160,6 +163,8 @@ pub fn plan(d: &Desired, o: &Observed, policy: Policy) -> Result<Plan, PlanError
     p.partitions();
     // Arrays: every wipe first, then creation, members, write-mostly, bitmaps, write-behind.
     p.mirrors()?;
+    // Mirrors whose member partitions grow: growpart on each, the array, then its PV.
+    p.mirror_sizes();
     // The ARRAY lines of mdadm.conf, and the initramfs that carries them.
     p.mdadm_conf();
     // PVs, VGs, LVs and writecaches; removals last: VGs, then mirrors.
@@ -212,6 +217,7 @@ impl<'a> Planner<'a> {
             blocked_parts: BTreeSet::new(),
             basis: fingerprint(o),
             file_knames: BTreeSet::new(),
+            member_growth: BTreeMap::new(),
         }
     }
 

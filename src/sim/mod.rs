@@ -119,6 +119,16 @@ impl SimHost {
     pub fn stall_moves(&self) {
         self.state.borrow_mut().moves_stalled = true;
     }
+
+    /// The power is lost during a pvmove and the machine boots without activating the VGs (no
+    /// event activation): every LV inactive, the move LV too, and nothing polls it.
+    pub fn power_loss_during_moves(&self) {
+        let mut st = self.state.borrow_mut();
+        st.moves_stalled = true;
+        for l in st.world.lvm.lvs.iter_mut() {
+            l.active = false;
+        }
+    }
 }
 
 pub(crate) fn out(stdout: &str) -> Result<CmdOutput, HostError> {
@@ -206,7 +216,8 @@ impl Host for SimHost {
             | ["pvremove", ..]
             | ["pvmove", ..]
             | ["vgreduce", ..]
-            | ["pvresize", ..] => tools::lvm(&mut st, &args),
+            | ["pvresize", ..]
+            | ["vgchange", ..] => tools::lvm(&mut st, &args),
             ["lvs", .., vg] if argv == crate::observe::lvm::moves_argv(vg) => {
                 out(&answer::moves(&st.world, vg))
             }

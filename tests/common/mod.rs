@@ -206,3 +206,12 @@ pub fn observe_bare(h: &SimHost) -> Observed {
 pub fn uuid_of(obs: &Observed, kname: &str) -> String {
     hyraid::observe::names::mdadm_uuid(obs.array(kname).unwrap().uuid.as_deref().unwrap())
 }
+
+/// The microserver's two HDDs with one `raid` partition each, mirrored as `data`, with a VG and
+/// an LV on the mirror (the mirror grow tests and their crash case).
+pub fn mirrored_partitions_file(size0: &str, size1: &str) -> Desired {
+    let text = format!(
+        "version: 1\nhost: microserver8\ndisks:\n  hdd0:\n    id: ata-ST1000LM048-2E7172_WDE00001\n    partitions: [{{ name: raid, size: {size0} }}]\n  hdd1:\n    id: ata-ST1000LM048-2E7172_WDE00002\n    partitions: [{{ name: raid, size: {size1} }}]\nmirrors:\n  data: {{ members: [\"hdd0:raid\", \"hdd1:raid\"], bitmap: {{ chunk: 64MiB }} }}\nvolume_groups:\n  vg0:\n    pvs: [data]\n    lvs:\n      files: {{ size: 100GiB }}\n"
+    );
+    hyraid::config::load_str("mirror-grow.yaml", &text).unwrap()
+}

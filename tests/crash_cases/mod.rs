@@ -502,6 +502,32 @@ pub fn cases() -> Vec<Case> {
         policy: Policy::default(),
     });
     v.extend(fs_change::cases());
+
+    // A mirror of two partitions grows: growpart on each member, mdadm --grow --size=max, the
+    // resync of the new region, pvresize.
+    let (_, h) = example("microserver-partitioned");
+    apply(
+        &h,
+        &mirrored_partitions_file("500GiB", "500GiB"),
+        Policy::default(),
+    )
+    .unwrap();
+    h.finish_syncs();
+    v.push(Case {
+        name: "grow a mirror of partitions and its PV".into(),
+        desired: mirrored_partitions_file("rest", "rest"),
+        before: h.world(),
+        allowed_removals: vec![],
+        finally: Some(|w| {
+            let a = w.array_named("data");
+            a.is_some_and(|a| {
+                a.size_kib > 900 << 20
+                    && w.pv(&a.kname)
+                        .is_some_and(|p| p.dev_size == a.size_kib * 1024)
+            })
+        }),
+        policy: Policy::default(),
+    });
     v
 }
 

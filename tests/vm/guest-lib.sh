@@ -15,6 +15,14 @@ check() { d=$1; shift; if "$@" >/dev/null 2>&1; then ok "$d"; else bad "$d (comm
 # expect DESCRIPTION ACTUAL WANTED
 expect() { if [ "$2" = "$3" ]; then ok "$1 ($2)"; else bad "$1: got '$2', want '$3'"; fi; }
 finish() { echo "checks: $CHECKS, failed: $FAILS"; [ "$FAILS" = 0 ]; exit $?; }
+# The power is cut (a boot of a `# boots: N` scenario ends here): the exit code of this boot's
+# checks goes to the host first (the 9p share is uncached), then the kernel powers off at once,
+# with no sync and nothing unmounted; the next boot runs on the same disks.
+power_loss() {
+    echo "checks: $CHECKS, failed: $FAILS (then the power is cut)"
+    [ "$FAILS" = 0 ]; echo $? > /mnt/host/out/rc
+    echo o > /proc/sysrq-trigger; sleep 60
+}
 
 kname() { basename "$(readlink -f "/dev/disk/by-id/$1")"; }
 md() { basename "$(readlink -f "/dev/md/$1")"; }

@@ -1,6 +1,7 @@
 //! Growing the last partition of a disk into the free space after it (`growpart`), and the PV
 //! on it following (`pvresize`); what cannot be done so (a partition before another, a size
-//! growpart does not make, a mirror member) is refused with what to do instead.
+//! growpart does not make) is refused with what to do instead. A mirror member's growth is
+//! left to the mirror's (`mirror/size.rs`).
 
 use super::*;
 use crate::config::PartitionSpec;
@@ -133,11 +134,6 @@ impl<'a> Planner<'a> {
         let mut steps = Vec::new();
         match growable {
             Some((e, max_end, true)) if ps_.size.is_none() => {
-                if let Some(a) = self.ix.array_of_member(&b.kname) {
-                    let md = a.name.clone().unwrap_or(a.kname.clone());
-                    self.refuse(object, format!("partition {} could grow by {} into the free space after it, but it is a member of /dev/md/{md}, which would not follow", ps_.name, human((max_end - e.end()) * 512)), format!("give partition {} a size of {} in the file to keep it, or grow the mirror by hand (growpart on every member, then mdadm --grow --size=max)", ps_.name, human(b.size)));
-                    return vec![];
-                }
                 let to = (max_end - e.start + 1) * 512;
                 if self.tool_missing(
                     &object,
@@ -146,15 +142,21 @@ impl<'a> Planner<'a> {
                 ) {
                     return vec![];
                 }
+                let grow = GrowPartition {
+                    disk: spec.name.clone(),
+                    partition: ps_.name.clone(),
+                    device: self.disks[&spec.name].path.clone(),
+                    number: e.number,
+                    from: b.size,
+                    to,
+                };
+                // A mirror member grows with the others, or not at all (mirror/size.rs).
+                if self.ix.array_of_member(&b.kname).is_some() {
+                    self.member_growth.insert(b.kname.clone(), grow);
+                    return vec![];
+                }
                 steps.push(ps(
-                    Step::GrowPartition(GrowPartition {
-                        disk: spec.name.clone(),
-                        partition: ps_.name.clone(),
-                        device: self.disks[&spec.name].path.clone(),
-                        number: e.number,
-                        from: b.size,
-                        to,
-                    }),
+                    Step::GrowPartition(grow),
                     Risk::Safe,
                     "the file gives the last partition the rest of the disk and there is free space after it; its start and its data do not move",
                 ));

@@ -84,14 +84,17 @@ impl<'a> Planner<'a> {
                 ));
             }
             let source = self.stable_pv_path(&m.source_kname, &m.source);
+            let inactive = moving.iter().any(|l| !l.active);
             steps.push(ps(
                 Step::ResumeMove(ResumeMove {
                     vg: vg.name.clone(),
                     pv: source.clone(),
+                    activate: inactive,
                 }),
                 Risk::Safe,
                 format!(
-                    "a pvmove off {source} is in progress or was interrupted (hyraid or the machine stopped): bare `pvmove` restarts the polling of an interrupted move where it stopped and leaves one being polled alone; the extents not yet copied are still on the source"
+                    "a pvmove off {source} is in progress or was interrupted (hyraid or the machine stopped): bare `pvmove` restarts the polling of an interrupted move where it stopped and leaves one being polled alone; the extents not yet copied are still on the source{}",
+                    if inactive { "; the move LV is inactive (the boot did not activate the VG) and bare pvmove skips an inactive one, so the VG is activated first, with no poller of its own" } else { "" }
                 ),
             ));
             steps.push(wait_step(&vg.name));

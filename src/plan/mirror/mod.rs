@@ -7,6 +7,7 @@ mod bitmap;
 mod converge;
 mod former;
 mod members;
+mod size;
 mod width;
 use crate::plan::step::{CreateArray, StopArray, WipeSignatures};
 

@@ -11,6 +11,7 @@ mod fs;
 mod fs_label;
 mod lvm;
 mod md;
+mod md_size;
 mod md_width;
 mod partition;
 mod pvmove;
@@ -30,6 +31,7 @@ pub use md::{
     RemoveFailed, ReplaceMember, SetWriteBehind, SetWriteMostly, StartArray, StopArray, WaitIdle,
     chunk_arg,
 };
+pub use md_size::GrowArraySize;
 pub use md_width::{GrowArray, RemoveMember, ZeroSuperblock};
 pub use partition::{GrowPartition, RegisterPartitions, ResizePv, partx_add};
 pub use pvmove::{MovePv, ReducePv, RemovePvLabel, ResumeMove, WaitMove};
@@ -128,6 +130,7 @@ pub enum Step {
     ResizePv(ResizePv),
     ZeroSuperblock(ZeroSuperblock),
     RelabelFilesystem(RelabelFilesystem),
+    GrowArraySize(GrowArraySize),
 }
 
 impl Step {
@@ -184,6 +187,7 @@ impl Step {
             Step::ResizePv(s) => s,
             Step::ZeroSuperblock(s) => s,
             Step::RelabelFilesystem(s) => s,
+            Step::GrowArraySize(s) => s,
         }
     }
 

@@ -47,11 +47,28 @@ pub struct ResumeMove {
     pub vg: String,
     /// The PV the move takes extents off.
     pub pv: String,
+    /// The move LV is not active (the machine died and its boot did not activate the VG): bare
+    /// pvmove skips an inactive one ("Skipping inactive LV. Try lvchange or vgchange."), so the
+    /// VG is activated first, without starting a poller of its own (`--poll n`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub activate: bool,
 }
 
 impl StepKind for ResumeMove {
     fn commands(&self) -> Vec<Command> {
-        vec![Command::run(&["pvmove", "--background"])]
+        let mut c = Vec::new();
+        if self.activate {
+            c.push(Command::run(&[
+                "vgchange",
+                "--activate",
+                "y",
+                "--poll",
+                "n",
+                &self.vg,
+            ]));
+        }
+        c.push(Command::run(&["pvmove", "--background"]));
+        c
     }
     fn symbol(&self) -> char {
         '~'
@@ -60,7 +77,11 @@ impl StepKind for ResumeMove {
         Address::VolumeGroup(self.vg.clone())
     }
     fn summary(&self) -> String {
-        format!("resume the pvmove off {}", self.pv)
+        if self.activate {
+            format!("activate the VG and resume the pvmove off {}", self.pv)
+        } else {
+            format!("resume the pvmove off {}", self.pv)
+        }
     }
 }
 

@@ -77,7 +77,8 @@ pub fn fullreport(w: &Observed) -> String {
                 };
                 let attr = match &l.pvmove {
                     // lib/metadata/lv.c: `p`, no permission letter, contiguous and locked (`C`).
-                    Some(_) => format!("p-C-{}om---", if l.active { 'a' } else { '-' }),
+                    Some(_) if l.active => "p-C-aom---".to_string(),
+                    Some(_) => "p-C---m---".to_string(),
                     None => format!(
                         "{}w{}-{}-{}---",
                         if wc.is_some() || dc.is_some() { 'C' } else if l.hidden && (l.name.ends_with("_wcorig") || l.name.ends_with("_corig")) { 'o' } else if l.hidden { 'C' } else { kind },
@@ -105,7 +106,7 @@ pub fn fullreport(w: &Observed) -> String {
                        "writecache_free_blocks": wc.and_then(|c| c.free_blocks).map(|b| b.to_string()).unwrap_or_default(),
                        "lv_tags": l.tags.join(","),
                        "move_pv": mv.map(|m| m.source.clone()).unwrap_or_default(), "move_pv_uuid": move_uuid,
-                       "copy_percent": mv.and_then(|m| m.copy_percent).map(|p| format!("{p:.2}")).unwrap_or_default()})
+                       "copy_percent": mv.filter(|_| l.active).and_then(|m| m.copy_percent).map(|p| format!("{p:.2}")).unwrap_or_default()})
             })
             .collect();
         let seg_rows: Vec<Value> = lvs

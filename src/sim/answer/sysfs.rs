@@ -58,6 +58,8 @@ pub fn sysfs_read(w: &Observed, path: &str) -> Option<String> {
                 .map(|(d, t)| format!("{d} / {t}"))
                 .unwrap_or_else(|| "none".into()),
             "degraded" => a.degraded.to_string(),
+            // RAID1: every member's used size is the array's (KiB).
+            "component_size" if a.level == "raid1" => a.size_kib.to_string(),
             "resync_start" => {
                 if a.resync_pending {
                     "0".into()

@@ -57,6 +57,7 @@ pub fn run(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> {
         ["pvremove", "--yes", dev] => pvremove(st, dev),
         ["pvmove", "--background", rest @ ..] => super::pvmove::pvmove(st, rest),
         ["vgreduce", vg, dev] => super::pvmove::vgreduce(st, vg, dev),
+        ["vgchange", "--activate", "y", "--poll", "n", vg] => super::pvmove::activate_vg(st, vg),
         ["pvresize", dev] => pvresize(st, dev),
         _ => Err(format!(
             "  the simulated host does not model `{}`\n",

@@ -34,7 +34,7 @@ fn data_offset(sectors: u64) -> u64 {
 }
 
 /// Sectors mdadm reserves for an internal bitmap (`choose_bm_space` in super1.c).
-fn bm_space(sectors: u64) -> u64 {
+pub(super) fn bm_space(sectors: u64) -> u64 {
     if sectors < 64 * 2 {
         0
     } else if sectors - 64 * 2 >= 200 * 1024 * 1024 * 2 {

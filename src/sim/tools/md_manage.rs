@@ -19,6 +19,9 @@ pub(super) fn grow(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutp
     {
         return raid_devices(st, md, &k, n);
     }
+    if rest == ["--size=max"] {
+        return super::md_size::grow_size(st, md, &k);
+    }
     let (mut bitmap, mut chunk, mut wb) = (None, None, 0u32);
     for a in rest {
         if let Some(v) = a.strip_prefix("--bitmap=") {

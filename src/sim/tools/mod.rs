@@ -10,6 +10,7 @@ mod lvm_cache;
 mod lvm_lv;
 mod md_create;
 mod md_manage;
+mod md_size;
 mod md_sysfs;
 mod mdadm;
 mod partx;

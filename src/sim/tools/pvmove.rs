@@ -15,8 +15,23 @@ use std::collections::BTreeMap;
 /// interrupted move).
 pub(super) fn pvmove(st: &mut SimState, args: &[&str]) -> Result<String, String> {
     let Some((src, dests)) = args.split_first() else {
+        // polldaemon.c `_poll_vg`: an inactive move LV is skipped, the others polled.
         st.moves_stalled = false;
-        return Ok(String::new());
+        let skipped: String = st
+            .world
+            .lvm
+            .lvs
+            .iter()
+            .filter(|l| !l.active)
+            .filter_map(|l| l.pvmove.as_ref())
+            .map(|m| {
+                format!(
+                    "  {}: Skipping inactive LV. Try lvchange or vgchange.\n",
+                    m.source
+                )
+            })
+            .collect();
+        return Ok(skipped);
     };
     let k = pv_target(st, src)?;
     let Some(pv) = st.world.pv(&k).filter(|p| p.vg.is_some()).cloned() else {
@@ -158,7 +173,7 @@ pub(crate) fn advance_moves(st: &mut SimState, all_the_way: bool) {
         return;
     }
     let mut done = Vec::new();
-    for l in st.world.lvm.lvs.iter_mut() {
+    for l in st.world.lvm.lvs.iter_mut().filter(|l| l.active) {
         if let Some(m) = l.pvmove.as_mut() {
             let p = if all_the_way {
                 100.0
@@ -226,5 +241,23 @@ pub(super) fn vgreduce(st: &mut SimState, vg: &str, dev: &str) -> Result<String,
     Ok(format!(
         "  Removed \"{}\" from volume group \"{vg}\"\n",
         pv.name
+    ))
+}
+
+/// `vgchange --activate y --poll n VG`: every LV of the VG active, a move LV too, and no
+/// poller started for an interrupted move (`--poll n`).
+pub(super) fn activate_vg(st: &mut SimState, vg: &str) -> Result<String, String> {
+    if st.world.vg(vg).is_none() {
+        return Err(format!(
+            "  Volume group \"{vg}\" not found\n  Cannot process volume group {vg}\n"
+        ));
+    }
+    let mut n = 0;
+    for l in st.world.lvm.lvs.iter_mut().filter(|l| l.vg == vg) {
+        l.active = true;
+        n += usize::from(!l.hidden);
+    }
+    Ok(format!(
+        "  {n} logical volume(s) in volume group \"{vg}\" now active\n"
     ))
 }

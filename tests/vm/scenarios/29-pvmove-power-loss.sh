@@ -1,0 +1,53 @@
+#!/bin/sh
+# disks: ssd1:ssd:512M hdd1:hdd:512M ssd2:ssd:512M::bps=6M hdd2:hdd:512M::bps=6M
+# boots: 2
+# A pvmove through a power loss: vg0 on mirror data0 with an ext4 LV holding a checksummed file;
+# the file names data1 instead (its disks are throttled, so the move takes a while) and, during
+# `pvmove --background`, the power is cut (sysrq o: no sync, nothing unmounted). Boot 2 (the
+# same disks): the arrays assemble; this boot (no systemd, so no LVM event activation) leaves vg0
+# inactive, the pvmove LV with it, which bare pvmove skips ("Skipping inactive LV"); the plan
+# activates the VG with no poller of its own (`vgchange --activate y --poll n vg0`) and resumes
+# the move with bare `pvmove --background` (never a second start); apply finishes it, reduces
+# vg0 and wipes data0's label. Checked with lvs -a, pvs and the file's checksum; the plan after
+# apply is empty.
+. /mnt/host/files/guest-lib.sh
+lvdevs() { lvs --noheadings -o devices vg0/files | tr -d ' '; }
+pvlist() { pvs --noheadings -o pv_name | tr -d ' ' | tr '\n' ' '; }
+moving() { lvs -a --noheadings -o lv_attr vg0 | grep -q '^ *p'; }
+if [ "$HYRAID_BOOT" = 1 ]; then
+    say "vg0 on data0, an ext4 LV with data"
+    hy apply $CFG/pvmove-one.yaml --yes; expect "apply exits 0" $? 0
+    mkfs.ext4 -q /dev/vg0/files && mkdir -p /mnt/f && mount /dev/vg0/files /mnt/f
+    dd if=/dev/urandom of=/mnt/f/data bs=1M count=240 2>/dev/null; sync
+    sha256sum /mnt/f/data | cut -d' ' -f1 > /root/sum; sync
+    say "the file puts vg0 on data1; the power is cut during the move"
+    "$HY" apply $CFG/pvmove-two.yaml --yes > /tmp/bg.out 2>&1 &
+    n=0; while ! moving && [ $n -lt 600 ]; do sleep 0.1; n=$((n+1)); done
+    moving && ok "the move is running (lvs -a: pvmove LV)" || bad "no pvmove LV appeared"
+    sleep 3
+    lvs -a -o lv_name,lv_attr,copy_percent,move_pv,devices vg0
+    power_loss
+fi
+say "boot 2, after the power loss"
+cat /proc/mdstat
+check "/dev/md/data0 assembled" test -b /dev/md/data0
+check "/dev/md/data1 assembled" test -b /dev/md/data1
+M0=$(md data0); M1=$(md data1)
+lvs -a -o lv_name,lv_attr,copy_percent,move_pv,devices vg0
+expect "the move LV is inactive after the boot (lvs -a lv_active)" "$(lvs -a --noheadings -o lv_attr,lv_active vg0 | awk '$1 ~ /^p/ {print $2}')" ""
+lvm fullreport --all --reportformat json --units b --nosuffix > $OUT/lvm-fullreport-pvmove-after-power-loss.json 2>/dev/null
+lvs -a --reportformat json -o lv_name,lv_attr,move_pv,copy_percent vg0 > $OUT/lvs-pvmove-after-power-loss.json 2>/dev/null
+moving && ok "the pvmove LV is there after the reboot (lvs -a)" || bad "no pvmove LV after the reboot"
+hy plan $CFG/pvmove-two.yaml; expect "plan exits 0" $? 0
+grep -q "vgchange --activate y --poll n vg0$" /tmp/hy.out && ok "plan activates vg0 without a poller" || bad "no vgchange"
+grep -q "pvmove --background$" /tmp/hy.out && ok "plan resumes the move (bare pvmove)" || bad "no resume"
+grep -q "pvmove --background /dev/" /tmp/hy.out && bad "plan starts the move again" || ok "the move is not started twice"
+hy apply $CFG/pvmove-two.yaml --yes; expect "apply exits 0" $? 0
+expect "the LV is on data1 only (lvs devices)" "$(lvdevs)" "/dev/$M1(0)"
+pvlist | grep -q "/dev/$M0 " && bad "data0 is still a PV: $(pvlist)" || ok "data0 is no PV (pvs: $(pvlist))"
+moving && bad "a pvmove LV is left" || ok "no pvmove LV left (lvs -a)"
+mkdir -p /mnt/f && mount /dev/vg0/files /mnt/f; expect "the ext4 mounts (journal replayed)" $? 0
+expect "file intact after the power loss and the move (sha256)" "$(sha256sum /mnt/f/data | cut -d' ' -f1)" "$(cat /root/sum)"
+umount /mnt/f
+expect "plan after apply exits 0" "$(hy_rc plan $CFG/pvmove-two.yaml --detailed-exitcode)" 0
+finish
