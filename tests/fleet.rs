@@ -83,6 +83,19 @@ fn the_ansible_module_is_named_and_documented_consistently() {
         accepted,
         ["allow_destroy", "binary", "config", "content", "sim"].into()
     );
+    // Every value the module returns besides Ansible's own (changed, msg) is documented.
+    let ret = &module[module.find("RETURN").unwrap()..];
+    let ret: serde_yaml::Value = serde_yaml::from_str(ret.split("\"\"\"").nth(1).unwrap()).unwrap();
+    let returned: std::collections::BTreeSet<&str> = ret
+        .as_mapping()
+        .unwrap()
+        .keys()
+        .map(|k| k.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        returned,
+        ["diff", "plan", "rc", "stderr", "stdout", "steps"].into()
+    );
     // The README and the tested playbook call it by that name, and the README names every option.
     let readme = std::fs::read_to_string("README.md").unwrap();
     assert!(readme.contains(&format!("{fqcn}:")));

@@ -21,6 +21,7 @@ description:
     (mdadm.conf, the udev rule) show their exact old and new content.
   - Steps that destroy data are refused unless O(allow_destroy=true); a plan with refusals fails
     the task with hyraid's reasons and fixes.
+version_added: 0.1.0
 options:
   config:
     description: Path of the hyraid.yaml on the managed host.
@@ -39,48 +40,119 @@ options:
       playbooks and for CI.
     type: path
   binary:
-    description: The hyraid executable (a name looked up in PATH, or a path).
+    description: The hyraid executable (a name looked up in E(PATH), or a path).
     type: str
     default: hyraid
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+attributes:
+  check_mode:
+    support: full
+    details: Runs C(hyraid plan) only, which reads the machine and changes nothing.
+  diff_mode:
+    support: full
+    details: Each object the plan touches, before and after; managed files with their exact content.
+  platform:
+    platforms: linux
+notes:
+  - Needs root on the managed host for the real machine (O(sim) does not); use C(become).
+  - Exactly one of O(config) and O(content) is required.
+  - The module applies the plan it made and nothing else; if the machine changed between the plan
+    and the apply, C(hyraid apply) refuses and the task fails with what changed. Run it again.
+  - An apply that was interrupted (a lost connection, a reboot) is completed by running the task
+    again; hyraid plans from the machine as it then is.
+  - hyraid's errors (a bad hyraid.yaml names the line and field; with O(content) the file is called
+    C(content)) and its refusals fail the task with hyraid's message.
+seealso:
+  - module: community.general.lvg
+    description: Volume groups by hand, outside a hyraid.yaml.
+  - module: community.general.lvol
+    description: Logical volumes by hand, outside a hyraid.yaml.
 requirements:
   - hyraid on the managed host (the Debian package depends on mdadm, lvm2, hdparm and fdisk)
 author:
-  - hyraid developers
+  - hyraid developers (!UNKNOWN)
 """
 
 EXAMPLES = r"""
 - name: Storage as described in git
+  become: true
   hyraid.storage.hyraid:
     content: "{{ lookup('file', 'hosts/' + inventory_hostname + '.yaml') }}"
 
 - name: Review what would change, with per-object diffs
+  become: true
   hyraid.storage.hyraid:
     config: /etc/hyraid/hyraid.yaml
   check_mode: true
   diff: true
+
+- name: Try a playbook on a snapshot of the machine (hyraid observe -o snapshot.json)
+  hyraid.storage.hyraid:
+    config: /etc/hyraid/hyraid.yaml
+    sim: /var/tmp/snapshot.json
 """
 
 RETURN = r"""
 plan:
-  description: The plan as C(hyraid plan --format json) prints it; each step has a C(display)
-    with its symbol, object, summary and exact command lines.
-  returned: always
+  description:
+    - The plan as C(hyraid plan --format json) prints it, with C(refused) (each with C(object),
+      C(reason) and C(fix)), C(steps), C(foreign), C(notes) and, when hyraid could preview the
+      plan, C(objects) (each touched object before and after).
+    - Each step has a C(display) with its C(symbol) (C(+), C(~) or C(-)), C(object), C(summary) and
+      exact C(commands).
+  returned: when hyraid made a plan (also when it refused a change)
   type: dict
+  sample:
+    format: 1
+    host: microserver8
+    refused: []
+    steps:
+      - op: set_write_cache
+        display:
+          symbol: "~"
+          object: disk hdd0
+          summary: drive write cache on
+          commands: [hdparm -W1 /dev/disk/by-id/ata-ST1000LM048-2E7172_WDE00001]
 steps:
-  description: One line per step run (apply) or planned (check mode), as C(symbol object: summary).
-  returned: always
+  description: "One line per step run (apply) or planned (check mode), as C(SYMBOL OBJECT: SUMMARY)."
+  returned: when hyraid made a plan
   type: list
   elements: str
+  sample:
+    - "~ disk hdd0: drive write cache on"
+    - "+ mirror data0: create RAID1 of ssd0, hdd0 (write-mostly); bitmap chunk 64.00 MiB; write-behind 0"
+diff:
+  description:
+    - Diff mode, one entry per object the plan touches, with C(before_header), C(after_header),
+      C(before) and C(after) (a managed file's exact old and new content).
+    - Ansible shows it as the task's diff; registered, it is a list.
+  returned: in diff mode, when hyraid made a plan
+  type: list
+  elements: dict
+  sample:
+    - before_header: disk hdd0 (on the machine)
+      after_header: disk hdd0 (after the plan)
+      before: "disk hdd0: /dev/sdc, 931.51 GiB, rotational\n  drive write cache: off\n  partition table: none\n  content: none\n"
+      after: "disk hdd0: /dev/sdc, 931.51 GiB, rotational\n  drive write cache: on\n  partition table: none\n  used by: mirror data0 (md127)\n"
 stdout:
-  description: hyraid apply's output (the plan, each step, the verification).
-  returned: when applied
+  description: The output of C(hyraid apply) (the plan, each step, the verification), or of
+    C(hyraid plan) when it failed.
+  returned: when applied, or when hyraid failed
   type: str
+stderr:
+  description: hyraid's error output.
+  returned: when hyraid failed (an error in the hyraid.yaml, a failed apply)
+  type: str
+rc:
+  description: hyraid's exit status.
+  returned: when hyraid failed
+  type: int
+  sample: 1
 """
 
 import json
 import os
-import shutil
-import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 
@@ -161,64 +233,62 @@ def main():
     elif not os.access(binary, os.X_OK):
         module.fail_json(msg="%s is not an executable hyraid" % binary)
 
-    work = tempfile.mkdtemp(prefix="hyraid-ansible-")
-    try:
-        config = p["config"]
+    config = p["config"]
+    if p["content"] is not None:
+        # module.tmpdir is private to this run (0700) and removed when the module exits; so is
+        # the saved plan below.
+        config = os.path.join(module.tmpdir, "hyraid.yaml")
+        with open(config, "w") as f:
+            f.write(p["content"])
+    elif not os.path.isfile(config):
+        module.fail_json(msg="config %s does not exist on the managed host" % config)
+    common = []
+    if p["sim"]:
+        common += ["--sim", p["sim"]]
+    if p["allow_destroy"]:
+        common += ["--allow-destroy"]
+
+    plan_file = os.path.join(module.tmpdir, "plan.json")
+    rc, out, err = module.run_command(
+        [binary, "plan", config, "--format", "json", "-o", plan_file] + common)
+    plan = None
+    if rc in (0, 1):
+        # `hyraid plan` exits 1 with a complete plan when it refuses a change.
+        try:
+            plan = json.loads(out)
+        except ValueError:
+            plan = None
+    if plan is None or (rc != 0 and not plan.get("refused")):
         if p["content"] is not None:
-            config = os.path.join(work, "hyraid.yaml")
-            with open(config, "w") as f:
-                f.write(p["content"])
-        elif not os.path.isfile(config):
-            module.fail_json(msg="config %s does not exist on the managed host" % config)
-        common = []
-        if p["sim"]:
-            common += ["--sim", p["sim"]]
-        if p["allow_destroy"]:
-            common += ["--allow-destroy"]
-
-        plan_file = os.path.join(work, "plan.json")
-        rc, out, err = module.run_command(
-            [binary, "plan", config, "--format", "json", "-o", plan_file] + common)
-        plan = None
-        if rc in (0, 1):
-            # `hyraid plan` exits 1 with a complete plan when it refuses a change.
-            try:
-                plan = json.loads(out)
-            except ValueError:
-                plan = None
-        if plan is None or (rc != 0 and not plan.get("refused")):
-            if p["content"] is not None:
-                # Name the inline file as the user knows it, not by its temporary path.
-                err, out = err.replace(config, "content"), out.replace(config, "content")
-            module.fail_json(msg=(err or out).strip(), rc=rc, stderr=err, stdout=out)
-        steps = plan.get("steps", [])
-        result = dict(
-            changed=bool(steps),
-            plan=plan,
-            steps=[step_line(s) for s in steps],
-        )
-        if module._diff:
-            result["diff"] = object_diffs(plan)
-        if plan.get("refused"):
-            reasons = ["%s: %s (%s)" % (r["object"], r["reason"], r["fix"]) for r in plan["refused"]]
-            module.fail_json(
-                msg="hyraid refused %d change(s): %s" % (len(reasons), "; ".join(reasons)),
-                **result)
-        if module.check_mode or not steps:
-            module.exit_json(**result)
-
-        argv = [binary, "apply", plan_file, "--yes"] + common
-        if p["sim"]:
-            argv.append("--sim-write")
-        rc, out, err = module.run_command(argv)
-        result["stdout"] = out
-        if rc != 0:
-            module.fail_json(
-                msg="hyraid apply failed (exit %d): %s" % (rc, (err or out).strip()),
-                rc=rc, stderr=err, **result)
+            # Name the inline file as the user knows it, not by its temporary path.
+            err, out = err.replace(config, "content"), out.replace(config, "content")
+        module.fail_json(msg=(err or out).strip(), rc=rc, stderr=err, stdout=out)
+    steps = plan.get("steps", [])
+    result = dict(
+        changed=bool(steps),
+        plan=plan,
+        steps=[step_line(s) for s in steps],
+    )
+    if module._diff:
+        result["diff"] = object_diffs(plan)
+    if plan.get("refused"):
+        reasons = ["%s: %s (%s)" % (r["object"], r["reason"], r["fix"]) for r in plan["refused"]]
+        module.fail_json(
+            msg="hyraid refused %d change(s): %s" % (len(reasons), "; ".join(reasons)),
+            **result)
+    if module.check_mode or not steps:
         module.exit_json(**result)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+
+    argv = [binary, "apply", plan_file, "--yes"] + common
+    if p["sim"]:
+        argv.append("--sim-write")
+    rc, out, err = module.run_command(argv)
+    result["stdout"] = out
+    if rc != 0:
+        module.fail_json(
+            msg="hyraid apply failed (exit %d): %s" % (rc, (err or out).strip()),
+            rc=rc, stderr=err, **result)
+    module.exit_json(**result)
 
 
 if __name__ == "__main__":
