@@ -372,6 +372,34 @@ fn completions_and_man_page_come_from_the_cli_definitions() {
         "plan's options are in the page"
     );
     assert!(man.contains(".SH SAFETY") && man.contains(".SH \"EXIT STATUS\""));
+    // What a manual page has beyond the options (man-pages(7)): a dated title, examples, the
+    // environment, the files as a list, the related pages.
+    assert!(man.contains(".TH hyraid 1 2026-12-01 \"hyraid "), "{man}");
+    for section in [
+        ".SH EXAMPLES",
+        ".SH ENVIRONMENT",
+        ".SH FILES",
+        ".SH \"SEE ALSO\"",
+    ] {
+        assert!(man.contains(section), "no {section}");
+    }
+    for word in [
+        "NO_COLOR",
+        "CLICOLOR_FORCE",
+        "/var/log/hyraid/journal.jsonl",
+        "mdadm(8)",
+    ] {
+        assert!(man.contains(&word.replace('-', "\\-")), "{word} missing");
+    }
+    assert!(man.is_ascii(), "non-ASCII is written as groff escapes");
+    assert!(man.contains("\\[u2026]"), "the ellipsis of bench's help");
+    let files = &man[man.find(".SH FILES").unwrap()..];
+    let files = &files[..files[1..].find(".SH").unwrap()];
+    assert_eq!(
+        files.matches(".TP").count(),
+        5,
+        "one tagged paragraph per file: {files}"
+    );
     // No references to per-subcommand pages that are not shipped.
     assert!(!man.contains("hyraid\\-plan(1)"));
 }
@@ -456,4 +484,55 @@ fn bench_stops_on_ctrl_c_and_removes_its_file() {
     assert!(err.contains("interrupted after 1 of 3 job(s)"), "{err}");
     let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
     assert!(left.is_empty(), "the test file is removed: {left:?}");
+}
+
+/// The text plan's colours follow `--color` and the terminal conventions clap's own help
+/// follows (anstream): off on a pipe, forced by CLICOLOR_FORCE, never with NO_COLOR or
+/// CLICOLOR=0 unless forced by `--color always`.
+#[test]
+fn colour_follows_the_terminal_conventions() {
+    let run = |env: &[(&str, &str)], extra: &[&str]| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_hyraid"));
+        c.args([
+            "plan",
+            "examples/microserver-gen8.yaml",
+            "--sim",
+            "examples/snapshots/microserver-gen8.json",
+        ])
+        .args(extra)
+        .env_remove("CLICOLOR_FORCE")
+        .env_remove("CLICOLOR")
+        .env_remove("NO_COLOR")
+        .stdin(Stdio::null());
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        let o = c.output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+        let out = text(&o).0;
+        assert!(out.contains("hyraid will make these changes"), "{out}");
+        out.contains('\x1b')
+    };
+    assert!(!run(&[], &[]), "a pipe gets no colour");
+    assert!(
+        run(&[("CLICOLOR_FORCE", "1")], &[]),
+        "CLICOLOR_FORCE colours"
+    );
+    assert!(!run(&[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")], &[]));
+    assert!(!run(&[("CLICOLOR_FORCE", "1")], &["--color", "never"]));
+    assert!(run(&[("NO_COLOR", "1")], &["--color", "always"]));
+    assert!(run(&[], &["--color", "always"]));
+    // Coloured, the plan reads the same once the escapes are taken out.
+    let args = [
+        "plan",
+        "examples/microserver-gen8.yaml",
+        "--sim",
+        "examples/snapshots/microserver-gen8.json",
+    ];
+    let plain = text(&hyraid(&args)).0;
+    let mut coloured = args.to_vec();
+    coloured.extend(["--color", "always"]);
+    let coloured = text(&hyraid(&coloured)).0;
+    assert_ne!(coloured, plain);
+    assert_eq!(anstream::adapter::strip_str(&coloured).to_string(), plain);
 }

@@ -17,7 +17,7 @@ use crate::host::{Host, RealHost};
 use crate::render::{self, Format};
 use crate::sim::SimHost;
 use clap::{Parser, Subcommand};
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -31,6 +31,10 @@ pub struct Cli {
     /// Use a simulated machine loaded from an observed snapshot (`hyraid observe -o FILE`) instead of this machine.
     #[arg(long, global = true, value_name = "SNAPSHOT")]
     sim: Option<PathBuf>,
+    /// When to colour the text output: `auto` (a terminal, unless NO_COLOR or CLICOLOR=0 is
+    /// set or TERM is dumb; CLICOLOR_FORCE forces it), `always` or `never`.
+    #[arg(long, global = true, value_name = "WHEN", default_value_t = clap::ColorChoice::Auto)]
+    color: clap::ColorChoice,
     #[command(subcommand)]
     command: Cmd,
 }
@@ -94,6 +98,11 @@ pub fn run() -> ExitCode {
 }
 
 fn dispatch(cli: Cli) -> Result<u8, Error> {
+    anstream::ColorChoice::write_global(match cli.color {
+        clap::ColorChoice::Auto => anstream::ColorChoice::Auto,
+        clap::ColorChoice::Always => anstream::ColorChoice::Always,
+        clap::ColorChoice::Never => anstream::ColorChoice::Never,
+    });
     let sim = &cli.sim;
     match cli.command {
         Cmd::Validate { file } => validate(&file),
@@ -208,8 +217,11 @@ fn load(file: &Path) -> Result<Desired, Error> {
     Ok(config::load_file(file)?)
 }
 
+/// Whether the text output on stdout is coloured: `--color`, then the conventions anstream
+/// (clap's own colour library) reads: NO_COLOR, CLICOLOR_FORCE, CLICOLOR=0, TERM=dumb and
+/// whether stdout is a terminal.
 fn color() -> bool {
-    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+    anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never
 }
 
 fn write_out(path: &Path, text: &str) -> Result<(), Error> {
