@@ -32,6 +32,8 @@ fn plan_apply_plan_with_detailed_exitcode() {
         s,
         "--yes",
         "--sim-write",
+        "--journal",
+        dir.path().join("journal.jsonl").to_str().unwrap(),
     ]);
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
@@ -49,7 +51,7 @@ fn plan_apply_plan_with_detailed_exitcode() {
     assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
     assert!(text(&o).0.contains("No changes."));
     // The journal records every command with its exit status.
-    let journal = std::fs::read_to_string(snap.with_extension("journal.jsonl")).unwrap();
+    let journal = std::fs::read_to_string(dir.path().join("journal.jsonl")).unwrap();
     assert_eq!(journal.lines().count(), 18);
     assert!(
         journal
@@ -95,7 +97,44 @@ fn dry_run_changes_nothing() {
             && out.contains("Dry run: nothing was changed.")
     );
     assert_eq!(std::fs::read(&snap).unwrap(), before);
-    assert!(!snap.with_extension("journal.jsonl").exists());
+    assert_eq!(files_in(dir.path()), ["nvme-plus-two-hdd.json"]);
+}
+
+/// The names of the files in `dir`, sorted.
+fn files_in(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// An apply on a snapshot leaves nothing beside it: the lock is in the temporary directory and
+/// a simulated machine keeps no journal unless `--journal` names one.
+#[test]
+fn apply_on_a_snapshot_leaves_no_files_beside_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let snap = sim_copy(dir.path(), "single-pair");
+    let o = hyraid(&[
+        "apply",
+        "examples/single-pair.yaml",
+        "--sim",
+        snap.to_str().unwrap(),
+        "--yes",
+        "--sim-write",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    assert_eq!(files_in(dir.path()), ["single-pair.json"]);
+    let o = hyraid(&[
+        "apply",
+        "examples/single-pair.yaml",
+        "--sim",
+        snap.to_str().unwrap(),
+        "--yes",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    assert_eq!(files_in(dir.path()), ["single-pair.json"]);
 }
 
 #[test]

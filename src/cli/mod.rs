@@ -7,6 +7,7 @@ mod bench;
 mod man;
 mod observe;
 mod plan;
+mod sim;
 mod status;
 
 pub use man::man_page;
@@ -58,8 +59,12 @@ enum Cmd {
     /// Health (degraded, resyncing, failed members, dirty writecache, drive caches) and lints, with
     /// the reason and the fix. Exit 0 healthy, 1 error, 2 degraded or lint findings.
     Status(status::StatusArgs),
-    /// Print the JSON Schema of the configuration file.
-    Schema,
+    /// Print the JSON Schema of the configuration file (with --snapshot: of the snapshot format).
+    Schema {
+        /// The schema of the snapshot format (`observe -o`, `sim new`, what `--sim` loads).
+        #[arg(long)]
+        snapshot: bool,
+    },
     /// Measure I/O with fio: sequential 1M, random 512K, random 4K at QD1 and QD32, read and
     /// write, direct I/O with libaio. Against a directory (a test file is created and removed)
     /// or, with --allow-destroy, a raw block device. `--compare A.json B.json …` puts saved runs
@@ -75,6 +80,10 @@ enum Cmd {
     Man,
     /// Write a configuration describing what is on the machine now (adopt a hand-built box).
     Import(observe::ImportArgs),
+    /// Simulated machines: a blank one from a list of disks (`new`), time passing on one
+    /// (`settle`).
+    #[command(subcommand)]
+    Sim(sim::SimCmd),
 }
 
 pub fn run() -> ExitCode {
@@ -107,12 +116,15 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
     match cli.command {
         Cmd::Validate { file } => validate(&file),
         Cmd::Import(a) => observe::import(sim, a),
+        Cmd::Sim(c) => sim::run(c),
         Cmd::Status(a) => status::run(sim, a),
-        Cmd::Schema => {
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&config::json_schema()).unwrap()
-            );
+        Cmd::Schema { snapshot } => {
+            let schema = if snapshot {
+                crate::observe::snapshot_schema()
+            } else {
+                config::json_schema()
+            };
+            println!("{}", serde_json::to_string_pretty(&schema).unwrap());
             Ok(0)
         }
         Cmd::Observe(a) => observe::run(sim, a),
@@ -174,14 +186,16 @@ impl Machine {
     fn lock_path(&self) -> PathBuf {
         match self {
             Machine::Real(_) => PathBuf::from("/run/lock/hyraid.lock"),
-            Machine::Sim(_, p) => p.with_extension("lock"),
+            Machine::Sim(_, p) => crate::apply::lock::for_snapshot(p),
         }
     }
 
-    fn journal_path(&self) -> PathBuf {
+    /// Where apply's journal goes unless `--journal` says: a simulated machine keeps none (an
+    /// apply on a snapshot leaves no file beside it).
+    fn journal_path(&self) -> Option<PathBuf> {
         match self {
-            Machine::Real(_) => PathBuf::from("/var/log/hyraid/journal.jsonl"),
-            Machine::Sim(_, p) => p.with_extension("journal.jsonl"),
+            Machine::Real(_) => Some(PathBuf::from("/var/log/hyraid/journal.jsonl")),
+            Machine::Sim(..) => None,
         }
     }
 
