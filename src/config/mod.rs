@@ -189,8 +189,7 @@ pub fn load_str(name: &str, text: &str) -> Result<Desired, ConfigErrors> {
 
 /// The JSON Schema of the file format, generated from the same types serde reads.
 pub fn json_schema() -> serde_json::Value {
-    let schema = schemars::schema_for!(RawConfig);
-    serde_json::to_value(schema).expect("schema serializes")
+    crate::observe::json_schema::published(schemars::schema_for!(RawConfig), "hyraid.schema.json")
 }
 
 pub(crate) fn path_of(pointer: &str) -> String {

@@ -3,6 +3,7 @@
 
 pub mod capture;
 pub mod filesystems;
+pub mod json_schema;
 pub mod lookup;
 pub mod lsblk;
 pub mod lvm;

@@ -10,8 +10,10 @@ pub const SNAPSHOT_FORMAT: u32 = 1;
 /// The JSON Schema of the snapshot format (`hyraid observe -o`, `hyraid sim new`, what `--sim`
 /// loads), generated from the same types serde reads and writes.
 pub fn snapshot_schema() -> serde_json::Value {
-    let mut schema =
-        serde_json::to_value(schemars::schema_for!(Observed)).expect("schema serializes");
+    let mut schema = super::json_schema::published(
+        schemars::schema_for!(Observed),
+        "hyraid-snapshot.schema.json",
+    );
     schema["title"] = "hyraid snapshot (the observed state of a machine)".into();
     schema
 }
