@@ -575,3 +575,95 @@ fn colour_follows_the_terminal_conventions() {
     assert_ne!(coloured, plain);
     assert_eq!(anstream::adapter::strip_str(&coloured).to_string(), plain);
 }
+
+/// `validate --format json` carries exactly the errors the text form prints (position, field,
+/// message, fix), for every bad file in tests/bad; `-` reads the file from standard input.
+#[test]
+fn validate_as_json_and_from_stdin() {
+    let mut n = 0;
+    for e in std::fs::read_dir("tests/bad").unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_none_or(|x| x != "yaml") {
+            continue;
+        }
+        let f = p.to_str().unwrap();
+        let o = hyraid(&["validate", f, "--format", "json"]);
+        assert_eq!(o.status.code(), Some(1), "{f}");
+        let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(r["valid"], false, "{f}");
+        let errors = r["errors"].as_array().unwrap();
+        assert!(!errors.is_empty(), "{f}");
+        let text_err = text(&hyraid(&["validate", f])).1;
+        for e in errors {
+            let line = format!(
+                "{}:{}:{}: {}: {}",
+                e["file"].as_str().unwrap(),
+                e["line"],
+                e["col"],
+                e["path"].as_str().unwrap(),
+                e["message"].as_str().unwrap()
+            );
+            assert!(text_err.contains(&line), "{f}: {line} not in\n{text_err}");
+            if let Some(h) = e["hint"].as_str() {
+                assert!(text_err.contains(h), "{f}: {h}");
+            }
+        }
+        n += 1;
+    }
+    assert!(n > 100, "{n} bad files");
+    let o = hyraid(&["validate", "examples/single-pair.yaml", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0));
+    let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r["valid"], true);
+    assert_eq!(r["counts"]["mirrors"], 1);
+    let run_stdin = |input: &str, args: &[&str]| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_hyraid"))
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        c.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+        c.wait_with_output().unwrap()
+    };
+    let good = std::fs::read_to_string("examples/single-pair.yaml").unwrap();
+    let o = run_stdin(&good, &["validate", "-"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(
+        text(&o).0.starts_with("<stdin>: valid (2 disks"),
+        "{:?}",
+        text(&o)
+    );
+    let o = run_stdin(
+        "version: 1\nmirrors: { m: { members: [a] } }\n",
+        &["validate", "-"],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o)
+            .1
+            .contains("<stdin>:2:26: mirrors.m.members: mirror `m` has 1 member(s)"),
+        "{:?}",
+        text(&o)
+    );
+}
+
+/// An imported file opens in an editor with the installed schema, like the examples do.
+#[test]
+fn import_writes_the_schema_modeline() {
+    let o = hyraid(&[
+        "import",
+        "--sim",
+        "examples/snapshots/microserver-gen8.json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    let out = text(&o).0;
+    assert_eq!(
+        out.lines().next(),
+        Some("# yaml-language-server: $schema=/usr/share/hyraid/hyraid.schema.json")
+    );
+    let schema = std::fs::read_to_string("schemas/hyraid.schema.json").unwrap();
+    assert!(schema.contains("\"$id\": \"file:///usr/share/hyraid/hyraid.schema.json\""));
+}

@@ -9,6 +9,7 @@ mod observe;
 mod plan;
 mod sim;
 mod status;
+mod validate;
 
 pub use man::man_page;
 
@@ -18,7 +19,7 @@ use crate::host::{Host, RealHost};
 use crate::render::{self, Format};
 use crate::sim::SimHost;
 use clap::{Parser, Subcommand};
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -43,7 +44,7 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 enum Cmd {
     /// Check a configuration file: schema and semantic rules, every error with file:line:col.
-    Validate { file: PathBuf },
+    Validate(validate::ValidateArgs),
     /// Observe the machine, compare with the file and print the ordered changes.
     Plan(plan::PlanArgs),
     /// Apply a configuration file (plans first) or a saved plan.
@@ -114,7 +115,7 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
     });
     let sim = &cli.sim;
     match cli.command {
-        Cmd::Validate { file } => validate(&file),
+        Cmd::Validate(a) => validate::run(a),
         Cmd::Import(a) => observe::import(sim, a),
         Cmd::Sim(c) => sim::run(c),
         Cmd::Status(a) => status::run(sim, a),
@@ -156,26 +157,6 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
 }
 
 /// `hyraid validate`: the file's errors, or what it describes.
-fn validate(file: &Path) -> Result<u8, Error> {
-    let d = load(file)?;
-    let n = |count: usize, one: &str| match count {
-        1 => format!("1 {one}"),
-        _ => format!("{count} {one}s"),
-    };
-    println!(
-        "{}: valid ({}, {}, {}, {})",
-        file.display(),
-        n(d.disks.len(), "disk"),
-        n(d.mirrors.len(), "mirror"),
-        n(d.volume_groups.len(), "volume group"),
-        n(
-            d.volume_groups.values().map(|v| v.lvs.len()).sum(),
-            "logical volume"
-        )
-    );
-    Ok(0)
-}
-
 enum Machine {
     Real(RealHost),
     Sim(Box<SimHost>, PathBuf),
@@ -227,8 +208,26 @@ fn machine(sim: &Option<PathBuf>) -> Result<Machine, Error> {
     }
 }
 
+/// The file's configuration; `-` reads it from standard input (named `<stdin>` in errors).
 fn load(file: &Path) -> Result<Desired, Error> {
-    Ok(config::load_file(file)?)
+    if file.as_os_str() != "-" {
+        return Ok(config::load_file(file)?);
+    }
+    let mut text = String::new();
+    std::io::Read::take(std::io::stdin(), config::MAX_CONFIG_BYTES as u64 + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| {
+            msg(format!(
+                "cannot read the configuration from standard input: {e}"
+            ))
+        })?;
+    if text.len() > config::MAX_CONFIG_BYTES {
+        return Err(msg(format!(
+            "standard input holds more than {} bytes; a hyraid configuration is at most that",
+            config::MAX_CONFIG_BYTES
+        )));
+    }
+    Ok(config::load_str("<stdin>", &text)?)
 }
 
 /// Whether the text output on stdout is coloured: `--color`, then the conventions anstream
