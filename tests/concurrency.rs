@@ -19,7 +19,7 @@ fn sim(dir: &Path) -> PathBuf {
 fn second_apply_is_refused_with_the_holders_pid() {
     let dir = tempfile::tempdir().unwrap();
     let snap = sim(dir.path());
-    let held = Lock::acquire(&snap.with_extension("lock")).unwrap();
+    let held = Lock::acquire(&hyraid::apply::lock::for_snapshot(&snap)).unwrap();
     let before = std::fs::read(&snap).unwrap();
     let o = hyraid(&[
         "apply",

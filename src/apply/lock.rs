@@ -21,6 +21,17 @@ pub struct Lock {
     _flock: Flock<File>,
 }
 
+/// The lock of a simulated machine: one per snapshot file, kept in the temporary directory
+/// (`$TMPDIR`, else /tmp) under a hash of the snapshot's absolute path, so an apply on a
+/// snapshot leaves nothing beside it in the user's tree.
+pub fn for_snapshot(snapshot: &Path) -> PathBuf {
+    use sha2::{Digest, Sha256};
+    let abs = std::fs::canonicalize(snapshot).unwrap_or_else(|_| snapshot.to_path_buf());
+    let digest = Sha256::digest(abs.as_os_str().as_encoded_bytes());
+    let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    std::env::temp_dir().join(format!("hyraid-sim-{hex}.lock"))
+}
+
 impl Lock {
     /// The pid of a running apply that holds the lock, if any (does not take the lock).
     pub fn holder(path: &Path) -> Option<String> {

@@ -21,7 +21,7 @@ pub(super) struct ApplyArgs {
     /// Do not ask for confirmation.
     #[arg(long)]
     yes: bool,
-    /// Where to append the journal of what ran (default /var/log/hyraid/journal.jsonl; with --sim, next to the snapshot).
+    /// Where to append the journal of what ran (default /var/log/hyraid/journal.jsonl; with --sim, none unless given).
     #[arg(long)]
     journal: Option<PathBuf>,
     /// With --sim: write the simulated machine's new state back to the snapshot file.
@@ -50,7 +50,7 @@ pub(super) fn run(sim: &Option<PathBuf>, a: ApplyArgs) -> Result<u8, Error> {
         allow_destroy: a.allow_destroy,
         dry_run: a.dry_run,
         journal: Journal {
-            path: Some(a.journal.unwrap_or_else(|| m.journal_path())),
+            path: a.journal.or_else(|| m.journal_path()),
         },
         exec: ExecOptions {
             no_wait: a.no_wait,

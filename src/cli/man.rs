@@ -2,13 +2,146 @@
 
 use super::Cli;
 
+/// The date in the page's title line: the last change to the page's own text (a fixed date, so
+/// that the page a package ships is the same on every build).
+const MANUAL_DATE: &str = "2026-12-01";
+
+const EXAMPLES: &[(&str, &str)] = &[
+    (
+        "hyraid validate /etc/hyraid/hyraid.yaml",
+        "Check the file: every error with file:line:col and the fix.",
+    ),
+    (
+        "hyraid plan /etc/hyraid/hyraid.yaml",
+        "Observe the machine and print the ordered changes; nothing is changed.",
+    ),
+    (
+        "hyraid plan hyraid.yaml --format markdown > plan.md",
+        "The plan for a pull request (also json, and shell: the exact commands).",
+    ),
+    (
+        "hyraid plan hyraid.yaml --out plan.json && hyraid apply plan.json",
+        "Save a plan for review and apply it later: apply re-derives it and refuses if the machine changed.",
+    ),
+    (
+        "hyraid apply /etc/hyraid/hyraid.yaml",
+        "Plan, ask, run the steps and verify the result.",
+    ),
+    (
+        "hyraid plan /etc/hyraid/hyraid.yaml --detailed-exitcode",
+        "A drift check for a timer: exit 2 when the machine differs from the file.",
+    ),
+    (
+        "hyraid import > hyraid.yaml",
+        "Write a file that describes an existing, hand-built layout.",
+    ),
+    (
+        "hyraid status",
+        "Health and lints: degraded arrays, resyncs, lost write-mostly flags, dirty caches.",
+    ),
+    (
+        "hyraid observe -o box.json; hyraid plan hyraid.yaml --sim box.json",
+        "Plan against a snapshot of a machine instead of the machine (for CI).",
+    ),
+];
+
+const ENVIRONMENT: &[(&str, &str)] = &[
+    (
+        "NO_COLOR",
+        "When set to a non-empty value, the text output is not coloured.",
+    ),
+    ("CLICOLOR", "0: no colour; otherwise colour on a terminal."),
+    (
+        "CLICOLOR_FORCE",
+        "When set to a value other than 0, colour even when stdout is not a terminal (NO_COLOR still wins; --color overrides both).",
+    ),
+    ("TERM", "dumb: no colour."),
+    (
+        "PATH",
+        "Where mdadm, lvm, lsblk, hdparm, sdparm, sgdisk, partx, growpart, mkfs.* and the other tools hyraid runs are found.",
+    ),
+];
+
+const EXIT_STATUS: &[(&str, &str)] = &[
+    (
+        "0",
+        "Success; for plan --detailed-exitcode: no changes; for status: healthy.",
+    ),
+    (
+        "1",
+        "An error, a usage error, or a refused change (plan and apply alike; apply then runs nothing).",
+    ),
+    (
+        "2",
+        "plan --detailed-exitcode: changes pending; status: degraded or lint findings.",
+    ),
+    ("130", "apply interrupted; run it again to complete it."),
+];
+
+const FILES: &[(&str, &str)] = &[
+    (
+        "/etc/mdadm/mdadm.conf",
+        "hyraid's ARRAY lines (/etc/mdadm.conf on dracut systems).",
+    ),
+    (
+        "/etc/udev/rules.d/61-hyraid-write-cache.rules",
+        "The drives' write caches at boot and hotplug.",
+    ),
+    (
+        "/etc/fstab",
+        "The lines between hyraid's marker lines: the filesystems of the file; every other line is left as it is.",
+    ),
+    (
+        "/var/log/hyraid/journal.jsonl",
+        "What apply ran: one JSON line per command with its exit status and output.",
+    ),
+    ("/run/lock/hyraid.lock", "One apply at a time."),
+];
+
+const SEE_ALSO: &str = "mdadm(8), md(4), lvm(8), lvmcache(7), lvmraid(7), lsblk(8), hdparm(8), sdparm(8), sgdisk(8), partx(8), growpart(1), mkfs.ext4(8), mkfs.xfs(8), fstab(5)";
+
+/// A section of tagged paragraphs (.TP): the tag in bold (or as a command line), then its text.
+fn list(r: &mut clap_mangen::roff::Roff, title: &str, items: &[(&str, &str)], commands: bool) {
+    use clap_mangen::roff::{bold, roman};
+    r.control("SH", [title]);
+    for (tag, text) in items {
+        r.control("TP", []);
+        if commands {
+            r.text([bold(format!("$ {tag}"))]);
+        } else {
+            r.text([bold(*tag)]);
+        }
+        r.text([roman(*text)]);
+    }
+}
+
 /// hyraid(1): the clap definitions (synopsis, options, every subcommand with its options), then
-/// the safety model, files and exit codes, which clap does not know.
+/// what clap does not know: the safety model, examples, environment, exit status, files and the
+/// related pages.
+///
+/// Characters outside ASCII (a dash, an ellipsis in the help texts) are written as groff's
+/// `\[uXXXX]` escapes, so the page reads the same whatever encoding the formatter assumes.
 pub fn man_page(out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let mut page = Vec::new();
+    render(&mut page)?;
+    let mut text = String::new();
+    for c in String::from_utf8_lossy(&page).chars() {
+        if c.is_ascii() {
+            text.push(c);
+        } else {
+            text.push_str(&format!("\\[u{:04X}]", c as u32));
+        }
+    }
+    out.write_all(text.as_bytes())
+}
+
+fn render(out: &mut dyn std::io::Write) -> std::io::Result<()> {
     use clap::CommandFactory;
     use clap_mangen::roff::{Roff, roman};
     let cmd = Cli::command();
-    let man = clap_mangen::Man::new(cmd.clone());
+    let man = clap_mangen::Man::new(cmd.clone())
+        .date(MANUAL_DATE)
+        .manual("User Commands");
     man.render_title(out)?;
     man.render_name_section(out)?;
     man.render_synopsis_section(out)?;
@@ -36,15 +169,34 @@ pub fn man_page(out: &mut dyn std::io::Write) -> std::io::Result<()> {
     r.text([roman(
         "Steps that destroy data or reduce redundancy are marked in the plan and refused by apply unless --allow-destroy is given. Objects the file does not name are reported and never touched. A disk is addressed only by its /dev/disk/by-id name, and a disk whose identity does not match the file is never touched.",
     )]);
-    r.control("SH", ["FILES"]);
-    r.text([roman(
-        "/etc/mdadm/mdadm.conf (hyraid's ARRAY lines), /etc/udev/rules.d/61-hyraid-write-cache.rules (drive write caches at boot and hotplug), /var/log/hyraid/journal.jsonl (what apply ran), /run/lock/hyraid.lock (one apply at a time).",
-    )]);
-    r.control("SH", ["EXIT STATUS"]);
-    r.text([roman(
-        "0 success (plan --detailed-exitcode: no changes); 1 error, usage error, or a refused change (plan and apply alike; apply then runs nothing); 2 plan --detailed-exitcode: changes pending, status: degraded or findings; 130 apply interrupted.",
-    )]);
+    list(&mut r, "EXAMPLES", EXAMPLES, true);
+    list(&mut r, "ENVIRONMENT", ENVIRONMENT, false);
+    list(&mut r, "EXIT STATUS", EXIT_STATUS, false);
+    list(&mut r, "FILES", FILES, false);
+    r.control("SH", ["SEE ALSO"]);
+    r.text([roman(SEE_ALSO)]);
     out.write_all(r.to_roff().as_bytes())?;
     man.render_version_section(out)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    /// Every example is a command line the CLI accepts (up to a shell operator), so the page
+    /// cannot show an option that does not exist.
+    #[test]
+    fn every_example_parses() {
+        for (cmd, _) in EXAMPLES {
+            for part in cmd.split(['&', ';']).filter(|p| !p.trim().is_empty()) {
+                let words: Vec<&str> = part.split('>').next().unwrap().split_whitespace().collect();
+                assert_eq!(words[0], "hyraid", "{cmd}");
+                if let Err(e) = Cli::try_parse_from(&words) {
+                    panic!("{cmd}: {e}");
+                }
+            }
+        }
+    }
 }

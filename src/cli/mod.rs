@@ -7,7 +7,9 @@ mod bench;
 mod man;
 mod observe;
 mod plan;
+mod sim;
 mod status;
+mod validate;
 
 pub use man::man_page;
 
@@ -17,7 +19,7 @@ use crate::host::{Host, RealHost};
 use crate::render::{self, Format};
 use crate::sim::SimHost;
 use clap::{Parser, Subcommand};
-use std::io::{IsTerminal, Write};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -31,6 +33,10 @@ pub struct Cli {
     /// Use a simulated machine loaded from an observed snapshot (`hyraid observe -o FILE`) instead of this machine.
     #[arg(long, global = true, value_name = "SNAPSHOT")]
     sim: Option<PathBuf>,
+    /// When to colour the text output: `auto` (a terminal, unless NO_COLOR or CLICOLOR=0 is
+    /// set or TERM is dumb; CLICOLOR_FORCE forces it), `always` or `never`.
+    #[arg(long, global = true, value_name = "WHEN", default_value_t = clap::ColorChoice::Auto)]
+    color: clap::ColorChoice,
     #[command(subcommand)]
     command: Cmd,
 }
@@ -38,7 +44,7 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 enum Cmd {
     /// Check a configuration file: schema and semantic rules, every error with file:line:col.
-    Validate { file: PathBuf },
+    Validate(validate::ValidateArgs),
     /// Observe the machine, compare with the file and print the ordered changes.
     Plan(plan::PlanArgs),
     /// Apply a configuration file (plans first) or a saved plan.
@@ -54,8 +60,12 @@ enum Cmd {
     /// Health (degraded, resyncing, failed members, dirty writecache, drive caches) and lints, with
     /// the reason and the fix. Exit 0 healthy, 1 error, 2 degraded or lint findings.
     Status(status::StatusArgs),
-    /// Print the JSON Schema of the configuration file.
-    Schema,
+    /// Print the JSON Schema of the configuration file (with --snapshot: of the snapshot format).
+    Schema {
+        /// The schema of the snapshot format (`observe -o`, `sim new`, what `--sim` loads).
+        #[arg(long)]
+        snapshot: bool,
+    },
     /// Measure I/O with fio: sequential 1M, random 512K, random 4K at QD1 and QD32, read and
     /// write, direct I/O with libaio. Against a directory (a test file is created and removed)
     /// or, with --allow-destroy, a raw block device. `--compare A.json B.json …` puts saved runs
@@ -71,6 +81,10 @@ enum Cmd {
     Man,
     /// Write a configuration describing what is on the machine now (adopt a hand-built box).
     Import(observe::ImportArgs),
+    /// Simulated machines: a blank one from a list of disks (`new`), time passing on one
+    /// (`settle`).
+    #[command(subcommand)]
+    Sim(sim::SimCmd),
 }
 
 pub fn run() -> ExitCode {
@@ -94,16 +108,24 @@ pub fn run() -> ExitCode {
 }
 
 fn dispatch(cli: Cli) -> Result<u8, Error> {
+    anstream::ColorChoice::write_global(match cli.color {
+        clap::ColorChoice::Auto => anstream::ColorChoice::Auto,
+        clap::ColorChoice::Always => anstream::ColorChoice::Always,
+        clap::ColorChoice::Never => anstream::ColorChoice::Never,
+    });
     let sim = &cli.sim;
     match cli.command {
-        Cmd::Validate { file } => validate(&file),
+        Cmd::Validate(a) => validate::run(a),
         Cmd::Import(a) => observe::import(sim, a),
+        Cmd::Sim(c) => sim::run(c),
         Cmd::Status(a) => status::run(sim, a),
-        Cmd::Schema => {
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&config::json_schema()).unwrap()
-            );
+        Cmd::Schema { snapshot } => {
+            let schema = if snapshot {
+                crate::observe::snapshot_schema()
+            } else {
+                config::json_schema()
+            };
+            println!("{}", serde_json::to_string_pretty(&schema).unwrap());
             Ok(0)
         }
         Cmd::Observe(a) => observe::run(sim, a),
@@ -135,26 +157,6 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
 }
 
 /// `hyraid validate`: the file's errors, or what it describes.
-fn validate(file: &Path) -> Result<u8, Error> {
-    let d = load(file)?;
-    let n = |count: usize, one: &str| match count {
-        1 => format!("1 {one}"),
-        _ => format!("{count} {one}s"),
-    };
-    println!(
-        "{}: valid ({}, {}, {}, {})",
-        file.display(),
-        n(d.disks.len(), "disk"),
-        n(d.mirrors.len(), "mirror"),
-        n(d.volume_groups.len(), "volume group"),
-        n(
-            d.volume_groups.values().map(|v| v.lvs.len()).sum(),
-            "logical volume"
-        )
-    );
-    Ok(0)
-}
-
 enum Machine {
     Real(RealHost),
     Sim(Box<SimHost>, PathBuf),
@@ -165,14 +167,16 @@ impl Machine {
     fn lock_path(&self) -> PathBuf {
         match self {
             Machine::Real(_) => PathBuf::from("/run/lock/hyraid.lock"),
-            Machine::Sim(_, p) => p.with_extension("lock"),
+            Machine::Sim(_, p) => crate::apply::lock::for_snapshot(p),
         }
     }
 
-    fn journal_path(&self) -> PathBuf {
+    /// Where apply's journal goes unless `--journal` says: a simulated machine keeps none (an
+    /// apply on a snapshot leaves no file beside it).
+    fn journal_path(&self) -> Option<PathBuf> {
         match self {
-            Machine::Real(_) => PathBuf::from("/var/log/hyraid/journal.jsonl"),
-            Machine::Sim(_, p) => p.with_extension("journal.jsonl"),
+            Machine::Real(_) => Some(PathBuf::from("/var/log/hyraid/journal.jsonl")),
+            Machine::Sim(..) => None,
         }
     }
 
@@ -204,12 +208,33 @@ fn machine(sim: &Option<PathBuf>) -> Result<Machine, Error> {
     }
 }
 
+/// The file's configuration; `-` reads it from standard input (named `<stdin>` in errors).
 fn load(file: &Path) -> Result<Desired, Error> {
-    Ok(config::load_file(file)?)
+    if file.as_os_str() != "-" {
+        return Ok(config::load_file(file)?);
+    }
+    let mut text = String::new();
+    std::io::Read::take(std::io::stdin(), config::MAX_CONFIG_BYTES as u64 + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| {
+            msg(format!(
+                "cannot read the configuration from standard input: {e}"
+            ))
+        })?;
+    if text.len() > config::MAX_CONFIG_BYTES {
+        return Err(msg(format!(
+            "standard input holds more than {} bytes; a hyraid configuration is at most that",
+            config::MAX_CONFIG_BYTES
+        )));
+    }
+    Ok(config::load_str("<stdin>", &text)?)
 }
 
+/// Whether the text output on stdout is coloured: `--color`, then the conventions anstream
+/// (clap's own colour library) reads: NO_COLOR, CLICOLOR_FORCE, CLICOLOR=0, TERM=dumb and
+/// whether stdout is a terminal.
 fn color() -> bool {
-    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+    anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never
 }
 
 fn write_out(path: &Path, text: &str) -> Result<(), Error> {

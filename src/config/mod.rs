@@ -2,6 +2,7 @@
 //! and resolve it into [`Desired`]. Every error names file:line:col, the field path and a fix.
 
 pub mod desired;
+mod editor_rules;
 pub mod filesystem;
 pub mod position;
 pub mod raw;
@@ -187,10 +188,19 @@ pub fn load_str(name: &str, text: &str) -> Result<Desired, ConfigErrors> {
     validate::semantic(&raw, &positions, name)
 }
 
-/// The JSON Schema of the file format, generated from the same types serde reads.
+/// The JSON Schema of the file format hyraid publishes (`hyraid schema`): generated from the
+/// same types serde reads, with the rules of `hyraid validate` a schema can express added for
+/// editors (editor_rules.rs).
 pub fn json_schema() -> serde_json::Value {
-    let schema = schemars::schema_for!(RawConfig);
-    serde_json::to_value(schema).expect("schema serializes")
+    let mut s = structural_schema();
+    editor_rules::add(&mut s, validate::writecache_settings_schema());
+    s
+}
+
+/// The schema of the types alone: what `hyraid validate` checks first, before its own rules
+/// (which report each error with its own message and fix).
+pub(crate) fn structural_schema() -> serde_json::Value {
+    crate::observe::json_schema::published(schemars::schema_for!(RawConfig), "hyraid.schema.json")
 }
 
 pub(crate) fn path_of(pointer: &str) -> String {

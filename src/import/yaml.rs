@@ -5,6 +5,11 @@ use super::Imported;
 /// The imported configuration as a commented YAML file.
 pub fn to_yaml(imp: &Imported) -> String {
     let mut out = String::new();
+    // Editors with the YAML language server check the file against the installed schema.
+    out.push_str(&format!(
+        "# yaml-language-server: $schema={}/hyraid.schema.json\n#\n",
+        crate::observe::json_schema::INSTALLED_DIR
+    ));
     out.push_str("# Written by `hyraid import` from what is on this machine now.\n");
     out.push_str("# Disks got role names (ssdN, hddN, nvmeN), arrays without a /dev/md/NAME their kernel name\n# (they are adopted by UUID and keep their device): rename them freely, they are only referred to by name.\n");
     if imp.notes.is_empty() {

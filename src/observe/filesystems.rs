@@ -10,7 +10,7 @@ pub const FSTAB_PATH: &str = "/etc/fstab";
 pub const SYSTEMD_PATH: &str = "/run/systemd/system";
 
 /// A filesystem (or any signature udev's blkid found) on an LV.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Filesystem {
     pub vg: String,
     pub lv: String,

@@ -4,14 +4,14 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default, schemars::JsonSchema)]
 pub struct Lvm {
     pub vgs: Vec<Vg>,
     pub pvs: Vec<Pv>,
     pub lvs: Vec<Lv>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Vg {
     pub name: String,
     pub uuid: String,
@@ -32,7 +32,7 @@ impl Vg {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Pv {
     /// Device as LVM names it (`/dev/md127`).
     pub name: String,
@@ -47,7 +47,7 @@ pub struct Pv {
     pub dev_size: u64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Lv {
     pub vg: String,
     /// Name without brackets; hidden LVs have `hidden: true`.
@@ -88,7 +88,7 @@ pub struct Lv {
 
 /// A pvmove as LVM keeps it: a temporary mirror LV whose legs are the source PV and the place
 /// the extents go; it stays in the metadata until the move is finished or aborted.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PvMove {
     /// The PV the extents leave (`move_pv`), as LVM names it.
     pub source: String,
@@ -99,7 +99,7 @@ pub struct PvMove {
     pub copy_percent: Option<f64>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LvWritecache {
     /// The hidden cache volume (`nextcloud_wc_cvol`).
     pub cachevol: String,
@@ -122,7 +122,7 @@ pub struct LvWritecache {
 }
 
 /// A dm-cache as lvm2 reports it (segment `cache_mode`; LV status `cache_*_blocks`, active only).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LvCache {
     /// The hidden cache volume (`data_cache_cvol`).
     pub cachevol: String,

@@ -4,6 +4,7 @@
 pub mod capture;
 pub mod filesystems;
 pub mod fs_label;
+pub mod json_schema;
 pub mod lookup;
 pub mod lsblk;
 pub mod lvm;

@@ -7,7 +7,18 @@ use std::collections::{BTreeMap, HashSet};
 /// Version of the snapshot format.
 pub const SNAPSHOT_FORMAT: u32 = 1;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+/// The JSON Schema of the snapshot format (`hyraid observe -o`, `hyraid sim new`, what `--sim`
+/// loads), generated from the same types serde reads and writes.
+pub fn snapshot_schema() -> serde_json::Value {
+    let mut schema = super::json_schema::published(
+        schemars::schema_for!(Observed),
+        "hyraid-snapshot.schema.json",
+    );
+    schema["title"] = "hyraid snapshot (the observed state of a machine)".into();
+    schema
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default, schemars::JsonSchema)]
 pub struct Observed {
     pub format: u32,
     pub hostname: String,
@@ -40,7 +51,7 @@ pub struct Observed {
 }
 
 /// A block device hyraid does not model, as lsblk reports it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct OtherDevice {
     pub kname: String,
     /// lsblk TYPE: `crypt`, `dm`, `mpath`, `loop`, `rom`, …
@@ -57,7 +68,7 @@ pub struct OtherDevice {
 }
 
 /// An entry of /dev/md that names no running array.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DevMdStray {
     pub name: String,
     /// The link's target, when it is a symlink (to an array that is not there).
@@ -85,7 +96,7 @@ impl DevMdStray {
 }
 
 /// Files and tools that make arrays and drive caches come back after a reboot.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default, schemars::JsonSchema)]
 pub struct Boot {
     /// The mdadm.conf mdadm reads: /etc/mdadm.conf if it exists, else /etc/mdadm/mdadm.conf.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -123,14 +134,14 @@ pub const INITRAMFS_TOOLS: [(&str, &str); 4] = [
     ("dracut", "/usr/sbin/dracut"),
 ];
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum DevKind {
     Disk,
     Part,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BlockDevice {
     /// Kernel name (`sda`, `sdb1`, `nvme0n1`).
     pub kname: String,
@@ -201,7 +212,7 @@ impl BlockDevice {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Signature {
     pub offset: String,
     #[serde(rename = "type")]
@@ -211,7 +222,7 @@ pub struct Signature {
     pub uuid: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum WriteCacheSource {
     /// /sys/block/X/device/scsi_disk/*/cache_type
@@ -220,14 +231,14 @@ pub enum WriteCacheSource {
     Hdparm,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct WriteCacheState {
     /// None: the device does not report or support a switchable write cache.
     pub enabled: Option<bool>,
     pub source: WriteCacheSource,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MdArray {
     /// Kernel name (`md127`).
     pub kname: String,
@@ -331,7 +342,9 @@ impl MdArray {
 }
 
 /// Where an md bitmap lives. hyraid manages internal bitmaps only.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum BitmapKind {
     /// Next to the superblock on every member (sysfs `bitmap/location` `+8`, `-N`).
@@ -343,7 +356,7 @@ pub enum BitmapKind {
     Unknown,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MdBitmap {
     /// Chunk size in bytes.
     pub chunk: u64,
@@ -382,7 +395,7 @@ impl MdBitmap {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MdMember {
     pub kname: String,
     /// Role in the array; None for spares and faulty members.

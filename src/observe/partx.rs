@@ -10,7 +10,7 @@ use crate::host::Host;
 use serde::{Deserialize, Serialize};
 
 /// One entry of a disk's partition table, in 512-byte sectors (libblkid's unit).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TableEntry {
     pub number: u32,
     pub start: u64,

@@ -3,9 +3,22 @@ use crate::plan::persist::unified_diff;
 use crate::plan::step::{WriteFile, command_line};
 use crate::plan::{Plan, Risk, Step};
 
-fn paint(s: &str, code: &str, color: bool) -> String {
+use anstyle::{AnsiColor, Style};
+
+/// A refusal's headline and a `destroys` mark.
+const ALARM: Style = AnsiColor::Red.on_default().bold();
+/// Any other risk mark.
+const RISK: Style = AnsiColor::Magenta.on_default();
+/// The symbols of the steps: create, remove, change.
+const CREATE: Style = AnsiColor::Green.on_default();
+const REMOVE: Style = AnsiColor::Red.on_default();
+const CHANGE: Style = AnsiColor::Yellow.on_default();
+
+/// `s` in `style` when colour is on (the caller decides, from anstream's reading of the
+/// terminal and NO_COLOR/CLICOLOR/CLICOLOR_FORCE/TERM); plain otherwise.
+fn paint(s: &str, style: Style, color: bool) -> String {
     if color {
-        format!("\x1b[{code}m{s}\x1b[0m")
+        format!("{style}{s}{style:#}")
     } else {
         s.to_string()
     }
@@ -23,7 +36,7 @@ pub fn text(plan: &Plan, color: bool) -> String {
                     plan.refused.len(),
                     plan.host
                 ),
-                "1;31",
+                ALARM,
                 color
             )
         ));
@@ -52,10 +65,10 @@ pub fn text(plan: &Plan, color: bool) -> String {
     }
     for (i, s) in plan.steps.iter().enumerate() {
         let sym = s.step.symbol();
-        let code = match sym {
-            '+' => "32",
-            '-' => "31",
-            _ => "33",
+        let style = match sym {
+            '+' => CREATE,
+            '-' => REMOVE,
+            _ => CHANGE,
         };
         let risk = match s.risk {
             Risk::Safe => String::new(),
@@ -63,7 +76,7 @@ pub fn text(plan: &Plan, color: bool) -> String {
                 "  [{}]",
                 paint(
                     r.label(),
-                    if r == Risk::Destroys { "1;31" } else { "35" },
+                    if r == Risk::Destroys { ALARM } else { RISK },
                     color
                 )
             ),
@@ -71,7 +84,7 @@ pub fn text(plan: &Plan, color: bool) -> String {
         o.push_str(&format!(
             "{:>3}. {} {}: {}{}\n",
             i + 1,
-            paint(&sym.to_string(), code, color),
+            paint(&sym.to_string(), style, color),
             s.step.object(),
             s.step.summary(),
             risk

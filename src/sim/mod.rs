@@ -4,6 +4,7 @@
 //! does not model are errors, never silent successes.
 
 mod answer;
+pub mod blank;
 pub mod synthetic;
 mod tools;
 mod world;

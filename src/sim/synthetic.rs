@@ -4,9 +4,7 @@
 //! kernel exposes no scsi_disk `cache_type`, so the observer must ask `hdparm -W` (as for disks
 //! behind controllers that do not emulate the caching mode page).
 
-use crate::observe::{
-    BlockDevice, Boot, DevKind, Lvm, Observed, SNAPSHOT_FORMAT, WriteCacheSource, WriteCacheState,
-};
+use crate::observe::{BlockDevice, DevKind, Observed, WriteCacheSource, WriteCacheState};
 use std::fmt::Write;
 
 /// Size of every synthetic disk (a 1 TB drive).
@@ -46,7 +44,7 @@ pub fn sd_name(n: usize) -> String {
 }
 
 /// The sd driver's device number of the n-th disk (16 minors per disk, majors 8, 65–71, 128–135).
-fn sd_maj_min(n: usize) -> String {
+pub(super) fn sd_maj_min(n: usize) -> String {
     const MAJORS: [u32; 16] = [
         8, 65, 66, 67, 68, 69, 70, 71, 128, 129, 130, 131, 132, 133, 134, 135,
     ];
@@ -142,28 +140,7 @@ pub fn blank_machine(shape: Shape) -> Observed {
         block_devices.push(disk(2 * i, "SSD", i, false));
         block_devices.push(disk(2 * i + 1, "HDD", i, i % 2 == 1));
     }
-    Observed {
-        format: SNAPSHOT_FORMAT,
-        hostname: shape.hostname(),
-        block_devices,
-        arrays: vec![],
-        lvm: Lvm::default(),
-        boot: Boot {
-            mdadm_conf_path: Some("/etc/mdadm/mdadm.conf".into()),
-            mdadm_conf: Some(
-                "HOMEHOST <system>\nMAILADDR root\n\n# definitions of existing MD arrays\n".into(),
-            ),
-            initramfs_tool: Some("update-initramfs".into()),
-            write_cache_rule: None,
-            ..Boot::default()
-        },
-        other_devices: vec![],
-        dev_md_strays: vec![],
-        filesystems: vec![],
-        partition_tables: Default::default(),
-        missing_tools: vec![],
-    }
-    .normalized()
+    super::blank::with_disks(&shape.hostname(), block_devices)
 }
 
 #[cfg(test)]

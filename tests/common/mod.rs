@@ -89,8 +89,12 @@ pub fn ops(p: &Plan) -> Vec<String> {
 
 /// The hyraid binary as users and CI run it, with stdin from /dev/null.
 pub fn hyraid(args: &[&str]) -> std::process::Output {
+    // The colour variables of whoever runs the tests must not colour the output the tests read.
     std::process::Command::new(env!("CARGO_BIN_EXE_hyraid"))
         .args(args)
+        .env_remove("CLICOLOR_FORCE")
+        .env_remove("CLICOLOR")
+        .env_remove("NO_COLOR")
         .stdin(std::process::Stdio::null())
         .output()
         .unwrap()

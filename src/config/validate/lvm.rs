@@ -39,6 +39,36 @@ fn check_writecache_setting(key: &str, value: &str) -> Result<(), String> {
     }
 }
 
+/// The schema of a writecache's `settings`: the keys [`check_writecache_setting`] knows, each
+/// with the values it takes (as an integer or its text), and no other key.
+pub(in crate::config) fn writecache_settings_schema() -> serde_json::Value {
+    use serde_json::json;
+    let whole = json!({ "anyOf": [
+        { "type": "integer", "minimum": 0 },
+        { "type": "string", "pattern": "^[0-9]+$" }
+    ] });
+    let props: serde_json::Map<String, serde_json::Value> = WC_KEYS
+        .iter()
+        .map(|&k| {
+            let v = match k {
+                "block_size" => json!({ "enum": [512, 4096, "512", "4096"] }),
+                "high_watermark" | "low_watermark" => json!({ "anyOf": [
+                    { "type": "integer", "minimum": 0, "maximum": 100 },
+                    { "type": "string", "pattern": "^0*([0-9]{1,2}|100)$" }
+                ] }),
+                "fua" | "nofua" | "cleaner" => json!({ "enum": [0, 1, "0", "1"] }),
+                _ => whole.clone(),
+            };
+            (k.to_string(), v)
+        })
+        .collect();
+    json!({
+        "type": "object",
+        "properties": props,
+        "additionalProperties": false
+    })
+}
+
 const WC_KEYS: &[&str] = &[
     "block_size",
     "high_watermark",

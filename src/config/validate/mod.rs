@@ -7,6 +7,7 @@ mod mirrors;
 mod names;
 mod schema;
 
+pub(super) use lvm::writecache_settings_schema;
 pub(super) use schema::schema_errors;
 
 use super::desired::*;

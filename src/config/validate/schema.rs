@@ -1,7 +1,7 @@
 //! Schema errors: what the JSON Schema says is wrong, at the right place, in the user's words.
 
 use super::super::position::{Pos, Positions, escape_segment};
-use super::super::{ConfigError, json_schema, path_of};
+use super::super::{ConfigError, path_of, structural_schema};
 use jsonschema::error::ValidationErrorKind;
 
 /// Which schema definition describes the object at a JSON pointer (for "did you mean").
@@ -128,7 +128,7 @@ pub(in crate::config) fn schema_errors(
     pos: &Positions,
     file: &str,
 ) -> Vec<ConfigError> {
-    let schema = json_schema();
+    let schema = structural_schema();
     let validator = jsonschema::validator_for(&schema).expect("generated schema is valid");
     let mut out: Vec<ConfigError> = Vec::new();
     for e in validator.iter_errors(value) {
