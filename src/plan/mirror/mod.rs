@@ -15,7 +15,9 @@ impl<'a> Planner<'a> {
     pub(in crate::plan) fn mirrors(&mut self) -> Result<(), PlanError> {
         let mut md_steps = Vec::new();
         for m in self.d.mirrors.values().filter(|m| !m.absent) {
-            md_steps.extend(self.mirror(m)?);
+            let mut steps = self.mirror(m)?;
+            self.make_mirror_filesystem(m, &mut steps);
+            md_steps.extend(steps);
         }
         let (wipes, rest): (Vec<_>, Vec<_>) = md_steps
             .into_iter()

@@ -18,7 +18,7 @@ pub use boot::{RegenerateInitramfs, ReloadUdev, WriteFile};
 pub use cache::{AttachCache, DetachCache, SetCacheMode};
 pub use command::{Command, command_line, quote, wait_path};
 pub use disk::{CacheTool, CreatePartitions, NewPartition, SetWriteCache, WipeSignatures};
-pub use fs::{FS_BLOCK_SIZE, GrowFilesystem, MakeFilesystem, MountFilesystem, ShrinkLv};
+pub use fs::{FS_BLOCK_SIZE, FsOn, GrowFilesystem, MakeFilesystem, MountFilesystem, ShrinkLv};
 pub use lvm::{
     AttachWritecache, CreateCachevol, CreateLv, CreatePv, CreateVg, DeactivateLv, DetachWritecache,
     ExtendLv, ExtendVg, RemoveLv, RemoveVg, SetWritecacheSettings, SizeArg,
