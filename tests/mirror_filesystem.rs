@@ -308,3 +308,30 @@ fn import_writes_the_mirror_filesystem_and_status_lists_it() {
     );
     assert!(plan_for(&h, &back, Policy::default()).is_empty());
 }
+
+#[test]
+fn a_mirror_with_a_mounted_filesystem_is_never_stopped() {
+    let d = file("{ type: ext4, mount: /srv/backup }");
+    let h = common::fs::machine();
+    apply(&h, &d, Policy::default()).unwrap();
+    let mut gone = d.clone();
+    gone.mirrors.get_mut("backup").unwrap().absent = true;
+    let p = plan_for(
+        &h,
+        &gone,
+        Policy {
+            allow_destroy: true,
+        },
+    );
+    assert!(
+        p.steps
+            .iter()
+            .all(|s| !matches!(s.step, Step::StopArray(_))),
+        "{:#?}",
+        p.steps
+    );
+    assert_eq!(
+        p.refused[0].reason,
+        "carries ext4 mounted at /srv/backup; mdadm --stop cannot take a mounted array"
+    );
+}

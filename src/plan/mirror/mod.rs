@@ -231,6 +231,20 @@ impl<'a> Planner<'a> {
                 return out;
             }
         }
+        if let Some((fstype, mp)) = self
+            .o
+            .filesystems
+            .iter()
+            .find(|f| f.md && f.kname == a.kname)
+            .and_then(|f| Some((&f.fstype, f.mountpoint.as_ref()?)))
+        {
+            self.refuse(
+                format!("mirror {}", m.name),
+                format!("carries {fstype} mounted at {mp}; mdadm --stop cannot take a mounted array"),
+                format!("move the data away, unmount it (`umount {mp}`) and drop its line from /etc/fstab, then plan again"),
+            );
+            return out;
+        }
         let members: Vec<String> = a
             .members
             .iter()
