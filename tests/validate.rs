@@ -431,6 +431,18 @@ const EXPECTED: &[(&str, &str)] = &[
         "fs-option-comma.yaml",
         "8:81: volume_groups.vg0.lvs.data.filesystem.options[0]: mount option `noatime,nodev` must be one word without spaces or commas",
     ),
+    (
+        "mirror-fs-and-pv.yaml",
+        "6:29: mirrors.data0.filesystem: mirror `data0` carries a filesystem and is also a PV of volume group `vg0`",
+    ),
+    (
+        "mirror-fs-label-too-long.yaml",
+        "6:62: mirrors.backup.filesystem.label: label `nightly-backup` is 14 bytes; xfs keeps at most 12",
+    ),
+    (
+        "mirror-fs-mount-os.yaml",
+        "6:63: mirrors.backup.filesystem.mount: `/usr` belongs to the operating system; hyraid mounts data filesystems only",
+    ),
 ];
 
 #[test]

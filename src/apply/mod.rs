@@ -141,8 +141,8 @@ pub fn observe_for(host: &dyn Host, desired: Option<&Desired>) -> Result<Observe
             obs.boot.cache_check = Some(found);
         }
         // The sizes of the filesystems the file names: a grow interrupted after its lvextend
-        // shows as a filesystem smaller than its LV.
-        let with_fs: Vec<(String, String)> = d
+        // shows as a filesystem smaller than its LV (or its array).
+        let mut with_fs: Vec<(String, String)> = d
             .volume_groups
             .values()
             .flat_map(|vg| {
@@ -152,6 +152,23 @@ pub fn observe_for(host: &dyn Host, desired: Option<&Desired>) -> Result<Observe
                     .map(|l| (vg.name.clone(), l.name.clone()))
             })
             .collect();
+        with_fs.extend(
+            d.mirrors
+                .values()
+                .filter(|m| m.filesystem.is_some())
+                .filter_map(|m| {
+                    let kname = m
+                        .md_device()
+                        .map(|p| p.trim_start_matches("/dev/").to_string());
+                    obs.arrays
+                        .iter()
+                        .find(|a| match &kname {
+                            Some(k) => a.kname == *k,
+                            None => a.name.as_deref() == Some(m.name.as_str()),
+                        })
+                        .map(|a| (String::new(), a.kname.clone()))
+                }),
+        );
         if !with_fs.is_empty() {
             crate::observe::probe_fs_sizes(host, &mut obs.filesystems, &with_fs);
         }

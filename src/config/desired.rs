@@ -65,6 +65,9 @@ pub struct MirrorSpec {
     /// Superblock format an array is created with (and observed to have).
     #[serde(default, skip_serializing_if = "MdMetadata::is_default")]
     pub metadata: MdMetadata,
+    /// The filesystem on the array itself (no LVM on it); None = hyraid leaves its content alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filesystem: Option<super::filesystem::FilesystemSpec>,
 }
 
 /// Characters of the name field of an md v1 superblock (`set_name[32]`, NUL-terminated).

@@ -127,6 +127,9 @@ pub struct RawMirror {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(max = 16383))]
     pub write_behind: Option<u32>,
+    /// Optional filesystem (ext4 or xfs) made on the array itself, without LVM: listed in /etc/fstab and mounted. A mirror with one is not a PV.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filesystem: Option<super::filesystem::RawFilesystem>,
     /// md superblock format of a new array: `"1.2"` (default: 4 KiB from the start) or `"1.0"` (at the end: each member reads as the filesystem itself, as a boot loader needs for /boot). Quoted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<MdMetadata>,

@@ -155,7 +155,7 @@ pub(super) fn volume_groups(
                     stripe_size: data.stripe_size.filter(|s| *s != 64 << 10).map(size),
                     writecache,
                     cache,
-                    filesystem: filesystem(o, &vg.name, &l.name),
+                    filesystem: lv_filesystem(o, &vg.name, &l.name),
                     state: None,
                 },
             );
@@ -173,28 +173,41 @@ pub(super) fn volume_groups(
 }
 
 /// The `filesystem:` of an LV that carries ext4 or xfs and has a line in /etc/fstab (by UUID or
-/// by its /dev/VG/LV or /dev/mapper name): its mount point and options as that line has them,
-/// which the plan then leaves where it is.
-fn filesystem(
+/// by its /dev/VG/LV or /dev/mapper name).
+fn lv_filesystem(
     o: &Observed,
     vg: &str,
     lv: &str,
 ) -> Option<crate::config::filesystem::RawFilesystem> {
+    let f = o
+        .filesystems
+        .iter()
+        .find(|f| !f.md && f.vg == vg && f.lv == lv)?;
+    let dm = crate::observe::filesystems::dm_name(vg, lv);
+    filesystem(
+        o,
+        f,
+        &[format!("/dev/{vg}/{lv}"), format!("/dev/mapper/{dm}")],
+    )
+}
+
+/// The `filesystem:` of a device that carries ext4 or xfs and has a line in /etc/fstab, by UUID
+/// or by one of the device's `paths`: its mount point and options as that line has them, which
+/// the plan then leaves where it is.
+pub(super) fn filesystem(
+    o: &Observed,
+    f: &crate::observe::Filesystem,
+    paths: &[String],
+) -> Option<crate::config::filesystem::RawFilesystem> {
     use crate::config::filesystem::{FsType, RawFilesystem};
-    let f = o.filesystems.iter().find(|f| f.vg == vg && f.lv == lv)?;
     let fstype = match f.fstype.as_str() {
         "ext4" => FsType::Ext4,
         "xfs" => FsType::Xfs,
         _ => return None,
     };
-    let names = [
-        f.uuid.as_ref().map(|u| format!("UUID={u}")),
-        Some(format!("/dev/{vg}/{lv}")),
-        Some(format!(
-            "/dev/mapper/{}",
-            crate::observe::filesystems::dm_name(vg, lv)
-        )),
-    ];
+    let names: Vec<Option<String>> = std::iter::once(f.uuid.as_ref().map(|u| format!("UUID={u}")))
+        .chain(paths.iter().cloned().map(Some))
+        .collect();
     let fstab = o.boot.fstab.as_deref()?;
     let line = crate::plan::fstab::lines(fstab)
         .into_iter()

@@ -168,9 +168,11 @@ pub(super) fn mirrors(b: &mut Builder) -> Mirrors {
             ));
         }
         mirror_of.insert(a.kname.clone(), name.clone());
+        let filesystem = mirror_filesystem(o, a, &name);
         mirrors.insert(
             name,
             RawMirror {
+                filesystem,
                 uuid: if adopted { uuid } else { None },
                 device,
                 members,
@@ -188,6 +190,18 @@ pub(super) fn mirrors(b: &mut Builder) -> Mirrors {
         );
     }
     (mirrors, mirror_of, conf)
+}
+
+/// The `filesystem:` of an array that carries ext4 or xfs itself (no LVM) and has a line in
+/// /etc/fstab, by UUID, /dev/md/NAME or /dev/mdN.
+fn mirror_filesystem(
+    o: &Observed,
+    a: &crate::observe::MdArray,
+    name: &str,
+) -> Option<crate::config::filesystem::RawFilesystem> {
+    let f = o.filesystems.iter().find(|f| f.md && f.kname == a.kname)?;
+    let paths = [format!("/dev/md/{name}"), format!("/dev/{}", a.kname)];
+    super::lvm::filesystem(o, f, &paths)
 }
 
 /// What `plan` on the file will show when mdadm.conf does not list the mirrors as hyraid writes

@@ -1,4 +1,5 @@
-//! Filesystems on LVs: what lsblk reports of each LV's device (type, UUID, mount point).
+//! Filesystems on LVs and on md arrays: what lsblk reports of each device (type, UUID, mount
+//! point).
 
 use super::lsblk::Node;
 use super::model::Lvm;
@@ -9,12 +10,18 @@ pub const FSTAB_PATH: &str = "/etc/fstab";
 /// Exists when systemd is the running init (sd_booted(3)).
 pub const SYSTEMD_PATH: &str = "/run/systemd/system";
 
-/// A filesystem (or any signature udev's blkid found) on an LV.
+/// A filesystem (or any signature udev's blkid found) on an LV, or on an md array (`md`; its
+/// `vg` and `lv` are then empty).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Filesystem {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub vg: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub lv: String,
-    /// Kernel name of the LV's device (`dm-3`).
+    /// On the md array `kname`, not on an LV.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub md: bool,
+    /// Kernel name of the device (`dm-3`, `md127`).
     pub kname: String,
     /// lsblk FSTYPE: `ext4`, `xfs`, or another signature (`LVM2_member`, `swap`, …).
     pub fstype: String,
@@ -23,7 +30,7 @@ pub struct Filesystem {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mountpoint: Option<String>,
     /// Bytes the filesystem spans (ext4: dumpe2fs's block count x block size; xfs: xfs_info's
-    /// data blocks x bsize); probed only for the LVs the file gives a filesystem.
+    /// data blocks x bsize); probed only for the LVs and mirrors the file gives a filesystem.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<u64>,
     /// The smallest size an ext4 shrinks to (`resize2fs -P`: its estimate in blocks x the block
@@ -53,6 +60,7 @@ pub fn on_lvs(nodes: &[Node], lvm: &Lvm) -> Vec<Filesystem> {
             Some(Filesystem {
                 vg: l.vg.clone(),
                 lv: l.name.clone(),
+                md: false,
                 kname: n.kname.clone(),
                 fstype: n.fstype.clone()?,
                 uuid: n.uuid.clone(),
@@ -65,6 +73,44 @@ pub fn on_lvs(nodes: &[Node], lvm: &Lvm) -> Vec<Filesystem> {
         .collect();
     out.sort_by(|a, b| (&a.vg, &a.lv).cmp(&(&b.vg, &b.lv)));
     out
+}
+
+/// The md arrays (lsblk TYPE `raid1`) whose device carries a filesystem or another signature,
+/// by kernel name; not a PV's label (`LVM2_member`: the array's `fstype` and the LVM report
+/// have it).
+pub fn on_arrays(nodes: &[Node]) -> Vec<Filesystem> {
+    let mut out: Vec<Filesystem> = nodes
+        .iter()
+        .filter(|n| n.kind == "raid1" && n.fstype.as_deref() != Some("LVM2_member"))
+        .filter_map(|n| {
+            Some(Filesystem {
+                vg: String::new(),
+                lv: String::new(),
+                md: true,
+                kname: n.kname.clone(),
+                fstype: n.fstype.clone()?,
+                uuid: n.uuid.clone(),
+                mountpoint: n.mountpoint.clone(),
+                size: None,
+                min_size: None,
+                label: None,
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| a.kname.cmp(&b.kname));
+    out.dedup_by(|a, b| a.kname == b.kname);
+    out
+}
+
+impl Filesystem {
+    /// The device the tools are given: /dev/VG/LV, or the array's /dev/mdN.
+    pub fn device_path(&self) -> String {
+        if self.md {
+            format!("/dev/{}", self.kname)
+        } else {
+            format!("/dev/{}/{}", self.vg, self.lv)
+        }
+    }
 }
 
 /// The value after `key` on a `key:   value` line of `dumpe2fs -h` (lib/e2p/ls.c).
@@ -93,10 +139,10 @@ pub fn xfs_size(xfs_info: &str) -> Option<u64> {
     Some(num("bsize=")? * num("blocks=")?)
 }
 
-/// The argv that reads the size of a filesystem of `fstype` on `/dev/VG/LV` (xfs_info takes the
+/// The argv that reads the size of a filesystem of `fstype` on its device (xfs_info takes the
 /// mount point of a mounted xfs, and the device of an unmounted one).
 pub fn size_argv(f: &Filesystem) -> Option<Vec<String>> {
-    let dev = format!("/dev/{}/{}", f.vg, f.lv);
+    let dev = f.device_path();
     match f.fstype.as_str() {
         "ext4" => Some(vec!["dumpe2fs".into(), "-h".into(), dev]),
         "xfs" => Some(vec!["xfs_info".into(), f.mountpoint.clone().unwrap_or(dev)]),
@@ -104,17 +150,18 @@ pub fn size_argv(f: &Filesystem) -> Option<Vec<String>> {
     }
 }
 
-/// The sizes of the filesystems on the LVs `wanted` names, each `None` where the tool gives no
-/// answer (observation never fails on it).
+/// The sizes of the filesystems on the LVs (`vg`, `lv`) and the arrays (`""`, kernel name)
+/// `wanted` names, each `None` where the tool gives no answer (observation never fails on it).
 pub fn probe_sizes(
     host: &dyn crate::host::Host,
     fs: &mut [Filesystem],
     wanted: &[(String, String)],
 ) {
-    for f in fs
-        .iter_mut()
-        .filter(|f| wanted.iter().any(|(vg, lv)| *vg == f.vg && *lv == f.lv))
-    {
+    let key = |f: &Filesystem| match f.md {
+        true => (String::new(), f.kname.clone()),
+        false => (f.vg.clone(), f.lv.clone()),
+    };
+    for f in fs.iter_mut().filter(|f| wanted.contains(&key(f))) {
         let Some(argv) = size_argv(f) else { continue };
         let Ok(out) = host.run(&argv) else { continue };
         if out.status != 0 {

@@ -82,7 +82,8 @@ pub fn observe(host: &dyn Host) -> Result<Observed, ObserveError> {
     let other_devices = other_devices(&nodes, &mdstat_arrays);
     let lvm = lvm_report(host, &nodes)?;
     let boot = boot(host)?;
-    let filesystems = super::filesystems::on_lvs(&nodes, &lvm);
+    let mut filesystems = super::filesystems::on_lvs(&nodes, &lvm);
+    filesystems.extend(super::filesystems::on_arrays(&nodes));
     Ok(Observed {
         format: SNAPSHOT_FORMAT,
         hostname: host.hostname(),

@@ -1,21 +1,27 @@
-//! Filesystems on the file's LVs: made on a blank LV (before a writecache is attached), listed
-//! by UUID in hyraid's block of /etc/fstab, mounted. A filesystem of the file's type is adopted;
-//! anything else on the LV is overwritten only with --allow-destroy.
+//! Filesystems on the file's LVs and on its mirrors used without LVM: made on a blank device (an
+//! LV before its writecache is attached, an array right after its creation, during the initial
+//! resync), listed by UUID in hyraid's block of /etc/fstab, mounted. A filesystem of the file's
+//! type is adopted; anything else on the device is overwritten only with --allow-destroy.
 
 use super::fs_remake::remake_reason;
 use super::fstab::{FstabEntry, foreign_lines, foreign_mountpoints, managed_fstab};
 use super::*;
 use crate::config::filesystem::FilesystemSpec;
 use crate::observe::{FSTAB_PATH, Filesystem};
-use crate::plan::step::{GrowFilesystem, MakeFilesystem, MountFilesystem, WriteFile};
+use crate::plan::step::{FsOn, GrowFilesystem, MakeFilesystem, MountFilesystem, WriteFile};
 
-/// A UUID for a new filesystem, in the 8-4-4-4-12 form mkfs takes: a hash of the host, the LV
+/// A UUID for a new filesystem, in the 8-4-4-4-12 form mkfs takes: a hash of the host, the
+/// device (an LV by VG and name, a mirror as `/dev/md` and its name: no VG is named with a `/`)
 /// and the observation (version 5-style bits), so a saved plan re-derives the same one and the
 /// fstab line is known at plan time.
-fn new_fs_uuid(host: &str, vg: &str, lv: &str, basis: &str) -> String {
+fn new_fs_uuid(host: &str, on: &FsOn, basis: &str) -> String {
     use sha2::{Digest, Sha256};
+    let (outer, inner) = match on {
+        FsOn::Lv { vg, lv } => (vg.as_str(), lv.as_str()),
+        FsOn::Mirror { mirror, .. } => ("/dev/md", mirror.as_str()),
+    };
     let mut h = Sha256::new();
-    for part in ["filesystem", host, vg, lv, basis] {
+    for part in ["filesystem", host, outer, inner, basis] {
         h.update(part.as_bytes());
         h.update([0u8]);
     }
@@ -33,18 +39,107 @@ fn new_fs_uuid(host: &str, vg: &str, lv: &str, basis: &str) -> String {
     )
 }
 
+/// The step's device, for the three filesystem steps.
+fn step_on(s: &Step) -> Option<&FsOn> {
+    match s {
+        Step::MakeFilesystem(m) => Some(&m.on),
+        Step::MountFilesystem(m) => Some(&m.on),
+        Step::GrowFilesystem(g) => Some(&g.on),
+        _ => None,
+    }
+}
+
 impl<'a> Planner<'a> {
-    fn observed_fs(&self, vg: &str, lv: &str) -> Option<&'a Filesystem> {
-        self.o.filesystems.iter().find(|f| f.vg == vg && f.lv == lv)
+    /// The filesystems the file asks for: on the LVs of its VGs, then on its mirrors.
+    fn wanted_filesystems(&self) -> Vec<(FsOn, &'a FilesystemSpec)> {
+        let d = self.d;
+        let lvs = d
+            .volume_groups
+            .values()
+            .filter(|v| !v.absent)
+            .flat_map(|vg| {
+                vg.lvs.values().filter(|l| !l.absent).filter_map(|lv| {
+                    let on = FsOn::Lv {
+                        vg: vg.name.clone(),
+                        lv: lv.name.clone(),
+                    };
+                    lv.filesystem.as_ref().map(|f| (on, f))
+                })
+            });
+        let mirrors = d.mirrors.values().filter(|m| !m.absent).filter_map(|m| {
+            let on = FsOn::Mirror {
+                mirror: m.name.clone(),
+                device: m.md_device(),
+            };
+            m.filesystem.as_ref().map(|f| (on, f))
+        });
+        lvs.chain(mirrors).collect()
     }
 
-    /// The LV exists, or this plan creates it.
-    fn lv_will_exist(&self, vg: &str, lv: &str) -> bool {
-        self.ix.lv(vg, lv).is_some_and(|l| !l.hidden)
-            || self
-                .steps
+    /// The observed array of a mirror the file names.
+    fn fs_array(&self, mirror: &str) -> Option<&'a crate::observe::MdArray> {
+        self.d.mirrors.get(mirror).and_then(|m| self.array_of(m))
+    }
+
+    /// What the device carries: lsblk's filesystem or signature, or, on an array, its PV label.
+    pub(in crate::plan) fn observed_fs(&self, on: &FsOn) -> Option<Filesystem> {
+        let fs = &self.o.filesystems;
+        match on {
+            FsOn::Lv { vg, lv } => fs
                 .iter()
-                .any(|s| matches!(&s.step, Step::CreateLv(c) if c.vg == vg && c.lv == lv))
+                .find(|f| !f.md && f.vg == *vg && f.lv == *lv)
+                .cloned(),
+            FsOn::Mirror { mirror, .. } => {
+                let a = self.fs_array(mirror)?;
+                fs.iter()
+                    .find(|f| f.md && f.kname == a.kname)
+                    .cloned()
+                    .or_else(|| {
+                        Some(Filesystem {
+                            vg: String::new(),
+                            lv: String::new(),
+                            md: true,
+                            kname: a.kname.clone(),
+                            fstype: a.fstype.clone()?,
+                            uuid: None,
+                            mountpoint: None,
+                            size: None,
+                            min_size: None,
+                            label: None,
+                        })
+                    })
+            }
+        }
+    }
+
+    /// The LV or the array exists, or this plan creates it.
+    fn fs_device_will_exist(&self, on: &FsOn) -> bool {
+        match on {
+            FsOn::Lv { vg, lv } => {
+                self.ix.lv(vg, lv).is_some_and(|l| !l.hidden)
+                    || self
+                        .steps
+                        .iter()
+                        .any(|s| matches!(&s.step, Step::CreateLv(c) if c.vg == *vg && c.lv == *lv))
+            }
+            FsOn::Mirror { mirror, .. } => {
+                !self.blocked.contains(mirror)
+                    && (self.creating.contains_key(mirror) || self.fs_array(mirror).is_some())
+            }
+        }
+    }
+
+    /// Bytes of the LV or the array the filesystem sits on, as observed.
+    fn fs_device_size(&self, on: &FsOn) -> Option<u64> {
+        match on {
+            FsOn::Lv { vg, lv } => self.ix.lv(vg, lv).map(|l| l.size),
+            FsOn::Mirror { mirror, .. } => self.fs_array(mirror).map(|a| a.size_kib * 1024),
+        }
+    }
+
+    /// This plan shrinks the LV (never an array).
+    fn fs_shrinks(&self, on: &FsOn) -> bool {
+        matches!(on, FsOn::Lv { vg, lv } if self.shrinks(vg, lv))
     }
 
     /// mkfs for the VG's LVs that have no filesystem of the file's type yet; runs after the LVs
@@ -52,65 +147,112 @@ impl<'a> Planner<'a> {
     pub(in crate::plan) fn make_filesystems(&mut self, vg: &VgSpec) {
         for lv in vg.lvs.values().filter(|l| !l.absent) {
             let Some(fs) = &lv.filesystem else { continue };
-            if !self.lv_will_exist(&vg.name, &lv.name) {
-                continue;
-            }
-            let have = self.observed_fs(&vg.name, &lv.name);
-            if have.is_some_and(|h| h.fstype == fs.fstype.as_str()) {
-                continue;
-            }
-            let step = Step::MakeFilesystem(MakeFilesystem {
+            let on = FsOn::Lv {
                 vg: vg.name.clone(),
                 lv: lv.name.clone(),
-                fstype: fs.fstype,
-                uuid: new_fs_uuid(&self.o.hostname, &vg.name, &lv.name, &self.basis),
-                label: fs.label.clone(),
-                replaces: have.map(|h| h.fstype.clone()),
-                unmount: have.and_then(|h| h.mountpoint.clone()),
-            });
-            match have {
-                None => self.steps.push(ps(
-                    step,
-                    Risk::Safe,
-                    "the LV carries no filesystem or other signature yet",
-                )),
-                Some(h) if h.mountpoint.is_some() => {
-                    let reason = remake_reason(h, fs);
-                    let mut out = Vec::new();
-                    self.destroying(step, &reason, &mut out);
-                    self.steps.extend(out);
-                }
-                Some(h) => {
-                    let reason = format!(
-                        "the LV carries {}, the file wants {}: everything on the LV is lost",
-                        h.fstype,
-                        fs.fstype.as_str()
-                    );
-                    let mut out = Vec::new();
-                    self.destroying(step, &reason, &mut out);
-                    self.steps.extend(out);
-                }
-            }
+            };
+            let out = self.make_filesystem(&on, fs);
+            self.steps.extend(out);
         }
     }
 
-    /// The UUID the filesystem of an LV has, or will have after this plan.
-    fn fs_uuid(&self, vg: &str, lv: &str, fs: &FilesystemSpec) -> Option<String> {
+    /// mkfs for a mirror used without LVM, among its md steps: after its creation and before
+    /// anything waits for its resync (mkfs runs during the initial resync).
+    pub(in crate::plan) fn make_mirror_filesystem(
+        &mut self,
+        m: &MirrorSpec,
+        md_steps: &mut Vec<PlannedStep>,
+    ) {
+        let Some(fs) = &m.filesystem else { return };
+        let on = FsOn::Mirror {
+            mirror: m.name.clone(),
+            device: m.md_device(),
+        };
+        if let Some(vg) = self
+            .fs_array(&m.name)
+            .and_then(|a| self.ix.pv(&a.kname))
+            .and_then(|pv| pv.vg.clone())
+            .filter(|vg| !vg.is_empty())
+        {
+            let reason =
+                format!("is a PV of volume group {vg}; the file gives the array a filesystem");
+            let fix = format!(
+                "hyraid never removes a VG to make a filesystem: move its data away and remove it (`vgremove {vg}`, `pvremove`), or drop the mirror's `filesystem`"
+            );
+            self.refuse(format!("mirror {}", m.name), reason, fix);
+            return;
+        }
+        let at = md_steps
+            .iter()
+            .position(|s| matches!(s.step, Step::WaitIdle(_)))
+            .unwrap_or(md_steps.len());
+        let out = self.make_filesystem(&on, fs);
+        md_steps.splice(at..at, out);
+    }
+
+    /// mkfs on a device that has no filesystem of the file's type yet: on a blank one, or over
+    /// another signature with --allow-destroy; never over a mounted one.
+    fn make_filesystem(&mut self, on: &FsOn, fs: &FilesystemSpec) -> Vec<PlannedStep> {
+        let mut out = Vec::new();
+        if !self.fs_device_will_exist(on) {
+            return out;
+        }
+        let have = self.observed_fs(on);
+        let noun = on.noun();
+        if have
+            .as_ref()
+            .is_some_and(|h| h.fstype == fs.fstype.as_str())
+        {
+            return out;
+        }
+        let step = Step::MakeFilesystem(MakeFilesystem {
+            on: on.clone(),
+            fstype: fs.fstype,
+            uuid: new_fs_uuid(&self.o.hostname, on, &self.basis),
+            label: fs.label.clone(),
+            replaces: have.as_ref().map(|h| h.fstype.clone()),
+            unmount: have.as_ref().and_then(|h| h.mountpoint.clone()),
+        });
+        match have {
+            None => out.push(ps(
+                step,
+                Risk::Safe,
+                format!("the {noun} carries no filesystem or other signature yet"),
+            )),
+            Some(h) if h.mountpoint.is_some() => {
+                let reason = remake_reason(&h, fs, noun);
+                self.destroying(step, &reason, &mut out);
+            }
+            Some(h) => {
+                let reason = format!(
+                    "the {noun} carries {}, the file wants {}: everything on the {noun} is lost",
+                    h.fstype,
+                    fs.fstype.as_str()
+                );
+                self.destroying(step, &reason, &mut out);
+            }
+        }
+        out
+    }
+
+    /// The UUID the filesystem of an LV or a mirror has, or will have after this plan.
+    fn fs_uuid(&self, on: &FsOn, fs: &FilesystemSpec) -> Option<String> {
         self.steps
             .iter()
             .find_map(|s| match &s.step {
-                Step::MakeFilesystem(m) if m.vg == vg && m.lv == lv => Some(m.uuid.clone()),
+                Step::MakeFilesystem(m) if m.on == *on => Some(m.uuid.clone()),
                 _ => None,
             })
             .or_else(|| {
-                self.observed_fs(vg, lv)
+                self.observed_fs(on)
                     .filter(|h| h.fstype == fs.fstype.as_str())
                     .and_then(|h| h.uuid.clone())
             })
     }
 
     /// What else is mounted at `mp`, or listed there by a line of fstab hyraid does not own.
-    fn mountpoint_taken(&self, vg: &str, lv: &str, mp: &str) -> Option<String> {
+    fn mountpoint_taken(&self, on: &FsOn, mp: &str) -> Option<String> {
+        let own = self.observed_fs(on).map(|f| (f.md, f.kname));
         let o = self.o;
         let dev = o
             .block_devices
@@ -126,8 +268,14 @@ impl<'a> Planner<'a> {
             .chain(
                 o.filesystems
                     .iter()
-                    .filter(|f| f.mountpoint.as_deref() == Some(mp) && (f.vg != vg || f.lv != lv))
-                    .map(|f| format!("LV {}/{}", f.vg, f.lv)),
+                    .filter(|f| {
+                        f.mountpoint.as_deref() == Some(mp)
+                            && own.as_ref() != Some(&(f.md, f.kname.clone()))
+                    })
+                    .map(|f| match f.md {
+                        true => f.device_path(),
+                        false => format!("LV {}/{}", f.vg, f.lv),
+                    }),
             )
             .next();
         dev.map(|d| format!("{d} is mounted there")).or_else(|| {
@@ -148,83 +296,80 @@ impl<'a> Planner<'a> {
         let mut entries = Vec::new();
         let mut mounts = Vec::new();
         let mut seen: BTreeMap<String, String> = BTreeMap::new();
-        for vg in self.d.volume_groups.values().filter(|v| !v.absent) {
-            for lv in vg.lvs.values().filter(|l| !l.absent) {
-                let Some(fs) = &lv.filesystem else { continue };
-                let Some(mp) = &fs.mount else { continue };
-                let object = format!("lv {}/{}", vg.name, lv.name);
-                if let Some(other) = seen.insert(mp.clone(), object.clone()) {
-                    self.refuse(
-                        &object,
-                        format!("mount point {mp} is also {other}'s"),
-                        "give each filesystem its own mount point",
-                    );
-                    continue;
-                }
-                let uuid = self.fs_uuid(&vg.name, &lv.name, fs);
-                // A line of the machine's own (say, from before `hyraid import`) that mounts this
-                // filesystem there already does what the file asks: it stays, and hyraid adds none.
-                let own_line = uuid.as_ref().is_some_and(|u| {
-                    self.o.boot.fstab.as_deref().is_some_and(|t| {
-                        foreign_lines(t)
-                            .iter()
-                            .any(|l| l.0 == format!("UUID={u}") && l.1 == *mp)
-                    })
+        for (on, fs) in self.wanted_filesystems() {
+            let Some(mp) = &fs.mount else { continue };
+            let object = on.address().to_string();
+            if let Some(other) = seen.insert(mp.clone(), object.clone()) {
+                self.refuse(
+                    &object,
+                    format!("mount point {mp} is also {other}'s"),
+                    "give each filesystem its own mount point",
+                );
+                continue;
+            }
+            let uuid = self.fs_uuid(&on, fs);
+            // A line of the machine's own (say, from before `hyraid import`) that mounts this
+            // filesystem there already does what the file asks: it stays, and hyraid adds none.
+            let own_line = uuid.as_ref().is_some_and(|u| {
+                self.o.boot.fstab.as_deref().is_some_and(|t| {
+                    foreign_lines(t)
+                        .iter()
+                        .any(|l| l.0 == format!("UUID={u}") && l.1 == *mp)
+                })
+            });
+            let taken = if own_line {
+                None
+            } else {
+                self.mountpoint_taken(&on, mp)
+            };
+            if let Some(why) = taken {
+                self.refuse(
+                    &object,
+                    format!("cannot mount at {mp}: {why}"),
+                    "choose another mount point, or free that one",
+                );
+                continue;
+            }
+            let have = self.observed_fs(&on);
+            if let Some(at) = have
+                .as_ref()
+                .and_then(|h| h.mountpoint.as_ref())
+                .filter(|m| *m != mp)
+            {
+                self.refuse(
+                    &object,
+                    format!("its filesystem is mounted at {at}, the file says {mp}"),
+                    format!("unmount it (`umount {at}`) and plan again, or set `mount: {at}`"),
+                );
+                continue;
+            }
+            let Some(uuid) = uuid else {
+                // A re-creation refused: the line of the filesystem that stays is kept.
+                entries.extend(self.kept_fstab_entry(&on));
+                continue;
+            };
+            if !own_line {
+                entries.push(FstabEntry {
+                    uuid,
+                    mountpoint: mp.clone(),
+                    fstype: fs.fstype.as_str().into(),
+                    options: fs.options_field(),
+                    pass: fs.fstype.fsck_pass(),
                 });
-                let taken = if own_line {
-                    None
-                } else {
-                    self.mountpoint_taken(&vg.name, &lv.name, mp)
-                };
-                if let Some(why) = taken {
-                    self.refuse(
-                        &object,
-                        format!("cannot mount at {mp}: {why}"),
-                        "choose another mount point, or free that one",
-                    );
-                    continue;
-                }
-                let have = self.observed_fs(&vg.name, &lv.name);
-                if let Some(at) = have
-                    .and_then(|h| h.mountpoint.as_ref())
-                    .filter(|m| *m != mp)
-                {
-                    self.refuse(
-                        &object,
-                        format!("its filesystem is mounted at {at}, the file says {mp}"),
-                        format!("unmount it (`umount {at}`) and plan again, or set `mount: {at}`"),
-                    );
-                    continue;
-                }
-                let Some(uuid) = uuid else {
-                    // A re-creation refused: the line of the filesystem that stays is kept.
-                    entries.extend(self.kept_fstab_entry(&vg.name, &lv.name));
-                    continue;
-                };
-                if !own_line {
-                    entries.push(FstabEntry {
-                        uuid,
+            }
+            if have.and_then(|h| h.mountpoint).is_none()
+                || self.fs_shrinks(&on)
+                || self.remakes_mounted(&on)
+            {
+                mounts.push(ps(
+                    Step::MountFilesystem(MountFilesystem {
+                        on,
                         mountpoint: mp.clone(),
-                        fstype: fs.fstype.as_str().into(),
-                        options: fs.options_field(),
-                        pass: fs.fstype.fsck_pass(),
-                    });
-                }
-                if have.and_then(|h| h.mountpoint.as_ref()).is_none()
-                    || self.shrinks(&vg.name, &lv.name)
-                    || self.remakes_mounted(&vg.name, &lv.name)
-                {
-                    mounts.push(ps(
-                        Step::MountFilesystem(MountFilesystem {
-                            vg: vg.name.clone(),
-                            lv: lv.name.clone(),
-                            mountpoint: mp.clone(),
-                            systemd: self.o.boot.systemd,
-                        }),
-                        Risk::Safe,
-                        "mounted now as at boot, by its fstab line",
-                    ));
-                }
+                        systemd: self.o.boot.systemd,
+                    }),
+                    Risk::Safe,
+                    "mounted now as at boot, by its fstab line",
+                ));
             }
         }
         let old = self.o.boot.fstab.clone();
@@ -250,64 +395,66 @@ impl<'a> Planner<'a> {
         self.grow_filesystems();
     }
 
-    /// A filesystem grows after its LV: in this plan's lvextend, or after one an interrupted
-    /// apply ran (the filesystem is then smaller than its LV). Last, so that an xfs is mounted.
+    /// A filesystem grows after its device: after this plan's lvextend, or after one an
+    /// interrupted apply ran, or on an array larger than it (the filesystem is then smaller than
+    /// its device, observed). Last, so that an xfs is mounted.
     fn grow_filesystems(&mut self) {
-        for vg in self.d.volume_groups.values().filter(|v| !v.absent) {
-            for lv in vg.lvs.values().filter(|l| !l.absent) {
-                let Some(fs) = &lv.filesystem else { continue };
-                let Some(have) = self
-                    .observed_fs(&vg.name, &lv.name)
-                    .filter(|h| h.fstype == fs.fstype.as_str())
-                else {
-                    continue;
-                };
-                let extends = self.steps.iter().any(
-                    |s| matches!(&s.step, Step::ExtendLv(e) if e.vg == vg.name && e.lv == lv.name),
-                );
-                // xfs leaves out a last allocation group under 64 blocks: less than 1 MiB short
-                // is the filesystem's full size.
-                let short = match (have.size, self.ix.lv(&vg.name, &lv.name)) {
-                    (Some(s), Some(l)) => l.size.saturating_sub(s) >= 1 << 20,
-                    _ => false,
-                };
-                if !extends && !short || self.shrinks(&vg.name, &lv.name) {
-                    continue;
-                }
-                let mounts = self.steps.iter().any(|s| {
-                    matches!(&s.step, Step::MountFilesystem(m) if m.vg == vg.name && m.lv == lv.name)
-                });
-                let mountpoint = have
-                    .mountpoint
-                    .clone()
-                    .or_else(|| fs.mount.clone().filter(|_| mounts));
-                let object = format!("lv {}/{}", vg.name, lv.name);
-                if fs.fstype == crate::config::filesystem::FsType::Xfs && mountpoint.is_none() {
-                    self.refuse(&object, "xfs grows only while mounted (xfs_growfs takes its mount point), and it is not mounted", "give the filesystem a `mount` in the file, or mount it, then plan again");
-                    continue;
-                }
-                let tool = match (fs.fstype, &mountpoint) {
-                    (crate::config::filesystem::FsType::Xfs, _) => {
-                        "xfs_growfs on the mounted filesystem"
-                    }
-                    (_, Some(_)) => "resize2fs grows a mounted ext4 online",
-                    (_, None) => "resize2fs, after the e2fsck -f it demands of an unmounted ext4",
-                };
-                self.steps.push(ps(
-                    Step::GrowFilesystem(GrowFilesystem {
-                        vg: vg.name.clone(),
-                        lv: lv.name.clone(),
-                        fstype: fs.fstype,
-                        mountpoint,
-                    }),
-                    Risk::Safe,
-                    if extends {
-                        format!("the LV grows in this plan; {tool}")
-                    } else {
-                        format!("the filesystem is smaller than its LV (an earlier lvextend ran without it); {tool}")
-                    },
-                ));
+        use crate::config::filesystem::FsType;
+        for (on, fs) in self.wanted_filesystems() {
+            let Some(have) = self
+                .observed_fs(&on)
+                .filter(|h| h.fstype == fs.fstype.as_str())
+            else {
+                continue;
+            };
+            let extends = self.steps.iter().any(|s| match (&s.step, &on) {
+                (Step::ExtendLv(e), FsOn::Lv { vg, lv }) => e.vg == *vg && e.lv == *lv,
+                _ => false,
+            });
+            // xfs leaves out a last allocation group under 64 blocks: less than 1 MiB short
+            // is the filesystem's full size.
+            let short = match (have.size, self.fs_device_size(&on)) {
+                (Some(s), Some(d)) => d.saturating_sub(s) >= 1 << 20,
+                _ => false,
+            };
+            if !extends && !short || self.fs_shrinks(&on) {
+                continue;
             }
+            let mounts = self.steps.iter().any(|s| {
+                matches!(&s.step, Step::MountFilesystem(_)) && step_on(&s.step) == Some(&on)
+            });
+            let mountpoint = have
+                .mountpoint
+                .clone()
+                .or_else(|| fs.mount.clone().filter(|_| mounts));
+            let object = on.address().to_string();
+            if fs.fstype == FsType::Xfs && mountpoint.is_none() {
+                self.refuse(&object, "xfs grows only while mounted (xfs_growfs takes its mount point), and it is not mounted", "give the filesystem a `mount` in the file, or mount it, then plan again");
+                continue;
+            }
+            let tool = match (fs.fstype, &mountpoint) {
+                (FsType::Xfs, _) => "xfs_growfs on the mounted filesystem",
+                (_, Some(_)) => "resize2fs grows a mounted ext4 online",
+                (_, None) => "resize2fs, after the e2fsck -f it demands of an unmounted ext4",
+            };
+            let reason = match (&on, extends) {
+                (_, true) => format!("the LV grows in this plan; {tool}"),
+                (FsOn::Lv { .. }, false) => format!(
+                    "the filesystem is smaller than its LV (an earlier lvextend ran without it); {tool}"
+                ),
+                (FsOn::Mirror { .. }, false) => {
+                    format!("the filesystem is smaller than its array; {tool}")
+                }
+            };
+            self.steps.push(ps(
+                Step::GrowFilesystem(GrowFilesystem {
+                    on,
+                    fstype: fs.fstype,
+                    mountpoint,
+                }),
+                Risk::Safe,
+                reason,
+            ));
         }
     }
 }

@@ -17,7 +17,7 @@ impl<'a> Planner<'a> {
                 let Some(fs) = &lv.filesystem else { continue };
                 let Some(label) = &fs.label else { continue };
                 let made = self.steps.iter().any(
-                    |s| matches!(&s.step, Step::MakeFilesystem(m) if m.vg == vg.name && m.lv == lv.name),
+                    |s| matches!(&s.step, Step::MakeFilesystem(m) if m.on.is_lv(&vg.name, &lv.name)),
                 );
                 let Some(have) =
                     self.o.filesystems.iter().find(|f| {
@@ -57,7 +57,7 @@ impl<'a> Planner<'a> {
                     format!("the file labels the filesystem {label}; {how}"),
                 );
                 let at = self.steps.iter().position(|s| {
-                    matches!(&s.step, Step::MountFilesystem(m) if m.vg == vg.name && m.lv == lv.name)
+                    matches!(&s.step, Step::MountFilesystem(m) if m.on.is_lv(&vg.name, &lv.name))
                 });
                 match at {
                     Some(i) => self.steps.insert(i, step),

@@ -6,11 +6,12 @@ use super::*;
 use crate::config::filesystem::FilesystemSpec;
 use crate::observe::Filesystem;
 use crate::plan::fstab::{FSTAB_BEGIN, FSTAB_END, FstabEntry};
+use crate::plan::step::FsOn;
 
 /// Why a mounted filesystem is made again: the data on it is lost.
-pub(in crate::plan) fn remake_reason(have: &Filesystem, fs: &FilesystemSpec) -> String {
+pub(in crate::plan) fn remake_reason(have: &Filesystem, fs: &FilesystemSpec, noun: &str) -> String {
     format!(
-        "the LV carries {} mounted at {}; the file wants {}: it is unmounted, wiped and made again, and everything on it is lost",
+        "the {noun} carries {} mounted at {}; the file wants {}: it is unmounted, wiped and made again, and everything on it is lost",
         have.fstype,
         have.mountpoint.as_deref().unwrap_or_default(),
         fs.fstype.as_str()
@@ -18,24 +19,19 @@ pub(in crate::plan) fn remake_reason(have: &Filesystem, fs: &FilesystemSpec) -> 
 }
 
 impl<'a> Planner<'a> {
-    /// This plan unmounts the LV's filesystem to make it again (it is mounted again after its
-    /// new fstab line).
-    pub(in crate::plan) fn remakes_mounted(&self, vg: &str, lv: &str) -> bool {
+    /// This plan unmounts the filesystem on `on` to make it again (it is mounted again after
+    /// its new fstab line).
+    pub(in crate::plan) fn remakes_mounted(&self, on: &FsOn) -> bool {
         self.steps.iter().any(|s| {
-            matches!(&s.step, Step::MakeFilesystem(m) if m.vg == vg && m.lv == lv && m.unmount.is_some())
+            matches!(&s.step, Step::MakeFilesystem(m) if m.on == *on && m.unmount.is_some())
         })
     }
 
-    /// The line of hyraid's fstab block that lists the LV's filesystem now (by its UUID), as it
-    /// stands: kept when the file's filesystem is not made in this plan (its re-creation refused).
-    pub(in crate::plan) fn kept_fstab_entry(&self, vg: &str, lv: &str) -> Option<FstabEntry> {
-        let uuid = self
-            .o
-            .filesystems
-            .iter()
-            .find(|f| f.vg == vg && f.lv == lv)?
-            .uuid
-            .clone()?;
+    /// The line of hyraid's fstab block that lists the filesystem on `on` now (by its UUID), as
+    /// it stands: kept when the file's filesystem is not made in this plan (its re-creation
+    /// refused).
+    pub(in crate::plan) fn kept_fstab_entry(&self, on: &FsOn) -> Option<FstabEntry> {
+        let uuid = self.observed_fs(on)?.uuid?;
         let text = self.o.boot.fstab.as_deref()?;
         let block = text.split_once(FSTAB_BEGIN)?.1.split_once(FSTAB_END)?.0;
         block.lines().find_map(|l| {

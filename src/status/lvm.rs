@@ -117,7 +117,7 @@ pub(super) fn moves(o: &Observed, desired: Option<&Desired>, f: &mut Findings) {
     }
 }
 
-/// The filesystems on LVs: type, size (when apply or plan read it), mounted or not; with a file
+/// The filesystems on LVs and on arrays used without LVM: type, size (when apply or plan read it), mounted or not; with a file
 /// that mounts one, a filesystem that is not mounted there.
 pub(super) fn filesystems(o: &Observed, desired: Option<&Desired>, f: &mut Findings) {
     for fs in o
@@ -125,7 +125,23 @@ pub(super) fn filesystems(o: &Observed, desired: Option<&Desired>, f: &mut Findi
         .iter()
         .filter(|x| matches!(x.fstype.as_str(), "ext4" | "xfs"))
     {
-        let object = format!("lv {}/{}", fs.vg, fs.lv);
+        // An array's filesystem is listed for a mirror the file names (one used without LVM),
+        // by the mirror's name.
+        let md_name = fs.md.then(|| {
+            let a = o.arrays.iter().find(|a| a.kname == fs.kname);
+            a.and_then(|a| a.name.clone())
+                .unwrap_or_else(|| fs.kname.clone())
+        });
+        if md_name
+            .as_ref()
+            .is_some_and(|n| !desired.is_some_and(|d| d.mirrors.contains_key(n)))
+        {
+            continue;
+        }
+        let object = match &md_name {
+            Some(n) => format!("mirror {n}"),
+            None => format!("lv {}/{}", fs.vg, fs.lv),
+        };
         let size = fs
             .size
             .map(|s| format!(", {}", crate::config::size::human(s)))
@@ -138,14 +154,23 @@ pub(super) fn filesystems(o: &Observed, desired: Option<&Desired>, f: &mut Findi
             Severity::Info,
             object.clone(),
             format!("{} filesystem{size}, {at}", fs.fstype),
-            "the filesystem on the LV",
+            if fs.md {
+                "the filesystem on the array"
+            } else {
+                "the filesystem on the LV"
+            },
             "nothing to do",
         );
-        let wanted = desired
-            .and_then(|d| d.volume_groups.get(&fs.vg))
-            .and_then(|v| v.lvs.get(&fs.lv))
-            .and_then(|l| l.filesystem.as_ref())
-            .and_then(|x| x.mount.clone());
+        let wanted = match &md_name {
+            Some(n) => desired
+                .and_then(|d| d.mirrors.get(n))
+                .and_then(|m| m.filesystem.as_ref()),
+            None => desired
+                .and_then(|d| d.volume_groups.get(&fs.vg))
+                .and_then(|v| v.lvs.get(&fs.lv))
+                .and_then(|l| l.filesystem.as_ref()),
+        }
+        .and_then(|x| x.mount.clone());
         if let Some(m) = wanted.filter(|m| fs.mountpoint.as_ref() != Some(m)) {
             f.add(
                 Severity::Lint,

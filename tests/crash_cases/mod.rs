@@ -405,6 +405,7 @@ pub fn cases() -> Vec<Case> {
     w.boot.fstab =
         Some("UUID=6a1e2b7c-93f1-4a57-9d62-0c2a5b8f1e01 / ext4 errors=remount-ro 0 1\n".into());
     w.boot.systemd = true;
+    let w_fs = w.clone();
     v.push(Case {
         name: "fresh build with an ext4 filesystem, mounted".into(),
         desired: d,
@@ -414,6 +415,21 @@ pub fn cases() -> Vec<Case> {
             w.filesystems
                 .iter()
                 .any(|f| f.mountpoint.as_deref() == Some("/srv/nextcloud"))
+        }),
+        policy: Policy::default(),
+    });
+    // A mirror used without LVM: its ext4 made right after mdadm --create, listed, mounted.
+    let d = hyraid::config::load_file(std::path::Path::new("examples/filesystems/backup.yaml"))
+        .unwrap();
+    v.push(Case {
+        name: "fresh build with an ext4 on a mirror, mounted".into(),
+        desired: d,
+        before: w_fs.clone(),
+        allowed_removals: vec![],
+        finally: Some(|w| {
+            w.filesystems
+                .iter()
+                .any(|f| f.md && f.mountpoint.as_deref() == Some("/srv/backup"))
         }),
         policy: Policy::default(),
     });

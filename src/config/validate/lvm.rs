@@ -191,6 +191,16 @@ fn vg_pvs(
                 Some(format!("first move the data off it (`pvmove`) and remove `{mn}` from `volume_groups.{vg_name}.pvs`, or set the volume group `state: absent` too")),
             );
         }
+        if let DeviceRef::Mirror(mn) = &r
+            && names.mirrors[mn].filesystem.is_some()
+        {
+            c.err(
+                &format!("/mirrors/{}/filesystem", seg(mn)),
+                true,
+                format!("mirror `{mn}` carries a filesystem and is also a PV of volume group `{vg_name}`"),
+                Some(format!("a device is a filesystem or a PV, not both: remove `filesystem` from mirror `{mn}`, or `{mn}` from `volume_groups.{vg_name}.pvs` (give the LV on it the filesystem)")),
+            );
+        }
         if pvs.contains(&r) {
             c.err(
                 &pp,
@@ -574,8 +584,9 @@ fn writecache_settings(c: &mut Ctx, wp: &str, wc: &RawWritecache) -> BTreeMap<St
     settings
 }
 
-/// An LV's filesystem: label, mount point and options checked at their keys.
-fn filesystem(
+/// The filesystem of an LV or a mirror (at `lp`): label, mount point and options checked at
+/// their keys.
+pub(super) fn filesystem(
     c: &mut Ctx,
     lp: &str,
     fs: &crate::config::filesystem::RawFilesystem,

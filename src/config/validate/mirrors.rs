@@ -32,6 +32,10 @@ pub(super) fn mirrors(
             absent: m.state == Some(ObjectState::Absent),
             adopted: adopted(c, &p, name, m, &mut adopted_by),
             metadata: m.metadata.unwrap_or_default(),
+            filesystem: m
+                .filesystem
+                .as_ref()
+                .map(|f| super::lvm::filesystem(c, &p, f)),
         };
         check_superblock_name(c, &p, name, raw.host.as_deref(), &spec);
         check_inverted_write_mostly(c, &p, name, &spec, refs.disks);

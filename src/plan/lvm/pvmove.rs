@@ -324,7 +324,8 @@ impl<'a> Planner<'a> {
 
     /// PV labels in no VG on the file's mirrors and disks that no VG of the file lists: what a
     /// removal interrupted between `vgreduce` and `pvremove` leaves. Wiped (an orphan PV holds
-    /// no extent).
+    /// no extent). Not on a mirror the file gives a filesystem: its mkfs overwrites the label,
+    /// marked `destroys`.
     pub(in crate::plan) fn orphan_labels(&mut self) {
         let mut listed = BTreeSet::new();
         for vg in self.d.volume_groups.values() {
@@ -335,8 +336,9 @@ impl<'a> Planner<'a> {
         let mut refs: Vec<DeviceRef> = self
             .d
             .mirrors
-            .keys()
-            .map(|n| DeviceRef::Mirror(n.clone()))
+            .values()
+            .filter(|m| m.filesystem.is_none())
+            .map(|m| DeviceRef::Mirror(m.name.clone()))
             .collect();
         refs.extend(self.disks.keys().map(|n| DeviceRef::Disk(n.clone())));
         for r in refs {

@@ -16,7 +16,9 @@ impl<'a> Planner<'a> {
     pub(in crate::plan) fn mirrors(&mut self) -> Result<(), PlanError> {
         let mut md_steps = Vec::new();
         for m in self.d.mirrors.values().filter(|m| !m.absent) {
-            md_steps.extend(self.mirror(m)?);
+            let mut steps = self.mirror(m)?;
+            self.make_mirror_filesystem(m, &mut steps);
+            md_steps.extend(steps);
         }
         let (wipes, rest): (Vec<_>, Vec<_>) = md_steps
             .into_iter()
@@ -229,6 +231,20 @@ impl<'a> Planner<'a> {
                 );
                 return out;
             }
+        }
+        if let Some((fstype, mp)) = self
+            .o
+            .filesystems
+            .iter()
+            .find(|f| f.md && f.kname == a.kname)
+            .and_then(|f| Some((&f.fstype, f.mountpoint.as_ref()?)))
+        {
+            self.refuse(
+                format!("mirror {}", m.name),
+                format!("carries {fstype} mounted at {mp}; mdadm --stop cannot take a mounted array"),
+                format!("move the data away, unmount it (`umount {mp}`) and drop its line from /etc/fstab, then plan again"),
+            );
+            return out;
         }
         let members: Vec<String> = a
             .members

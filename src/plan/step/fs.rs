@@ -1,4 +1,4 @@
-//! Steps on the filesystem of an LV: make it, mount it, grow it after its LV, shrink it with
+//! Steps on the filesystem of an LV or a mirror: make it, mount it, grow it after its LV, shrink it with
 //! its LV.
 
 use super::{Command, StepKind};
@@ -13,17 +13,64 @@ fn lv_address(vg: &str, lv: &str) -> Address {
     }
 }
 
+/// The device a filesystem sits on: an LV, or a mirror used without LVM. Flattened into the
+/// steps, so an LV's step keeps its `vg` and `lv` fields.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum FsOn {
+    Lv {
+        vg: String,
+        lv: String,
+    },
+    Mirror {
+        mirror: String,
+        /// The device of an adopted array (`/dev/md0`); None = /dev/md/NAME.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        device: Option<String>,
+    },
+}
+
+impl FsOn {
+    /// The block device the filesystem tools are given.
+    pub fn path(&self) -> String {
+        match self {
+            FsOn::Lv { vg, lv } => format!("/dev/{vg}/{lv}"),
+            FsOn::Mirror { mirror, device } => device
+                .clone()
+                .unwrap_or_else(|| format!("/dev/md/{mirror}")),
+        }
+    }
+    pub fn address(&self) -> Address {
+        match self {
+            FsOn::Lv { vg, lv } => lv_address(vg, lv),
+            FsOn::Mirror { mirror, .. } => Address::Mirror(mirror.clone()),
+        }
+    }
+    /// What the filesystem grows to the size of: `LV` or `array`.
+    /// Whether this is the LV `vg`/`lv`.
+    pub fn is_lv(&self, vg: &str, lv: &str) -> bool {
+        matches!(self, FsOn::Lv { vg: v, lv: l } if v == vg && l == lv)
+    }
+
+    pub fn noun(&self) -> &'static str {
+        match self {
+            FsOn::Lv { .. } => "LV",
+            FsOn::Mirror { .. } => "array",
+        }
+    }
+}
+
 /// The block size hyraid gives every filesystem it makes (xfs: also its sector size), and the
 /// writecache block size above one: mke2fs would choose 1 KiB on an LV under 512 MiB, mkfs.xfs
 /// a 512-byte sector on a 512-byte drive, and a writecache block larger than the filesystem's
 /// may corrupt it (lvconvert's warning).
 pub const FS_BLOCK_SIZE: u64 = 4096;
 
-/// Make a filesystem on an LV, with the UUID the plan chose (so the fstab line is known before).
+/// Make a filesystem on an LV or a mirror, with the UUID the plan chose (so the fstab line is known before).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MakeFilesystem {
-    pub vg: String,
-    pub lv: String,
+    #[serde(flatten)]
+    pub on: FsOn,
     pub fstype: FsType,
     pub uuid: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -38,7 +85,7 @@ pub struct MakeFilesystem {
 
 impl StepKind for MakeFilesystem {
     fn commands(&self) -> Vec<Command> {
-        let dev = format!("/dev/{}/{}", self.vg, self.lv);
+        let dev = self.on.path();
         let mut a: Vec<String> = match self.fstype {
             FsType::Ext4 => vec![
                 "mkfs.ext4".into(),
@@ -85,7 +132,7 @@ impl StepKind for MakeFilesystem {
         '+'
     }
     fn object(&self) -> Address {
-        lv_address(&self.vg, &self.lv)
+        self.on.address()
     }
     fn summary(&self) -> String {
         format!(
@@ -108,11 +155,11 @@ impl StepKind for MakeFilesystem {
     }
 }
 
-/// Mount an LV's filesystem at the mount point of its fstab line (made first if missing).
+/// Mount the filesystem of an LV or a mirror at the mount point of its fstab line (made first if missing).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MountFilesystem {
-    pub vg: String,
-    pub lv: String,
+    #[serde(flatten)]
+    pub on: FsOn,
     pub mountpoint: String,
     /// systemd runs: its mount units are regenerated from fstab first.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -132,20 +179,20 @@ impl StepKind for MountFilesystem {
         '+'
     }
     fn object(&self) -> Address {
-        lv_address(&self.vg, &self.lv)
+        self.on.address()
     }
     fn summary(&self) -> String {
         format!("mount at {}", self.mountpoint)
     }
 }
 
-/// Grow an LV's filesystem to the size of its LV, after the lvextend: ext4 with resize2fs
+/// Grow the filesystem of an LV (or a mirror) to the size of its device, after the lvextend: ext4 with resize2fs
 /// (online when mounted; unmounted after `e2fsck -f -p`, which resize2fs demands), xfs with
 /// xfs_growfs on its mount point (xfs grows only mounted).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GrowFilesystem {
-    pub vg: String,
-    pub lv: String,
+    #[serde(flatten)]
+    pub on: FsOn,
     pub fstype: FsType,
     /// Where it is mounted when the step runs; None = not mounted (ext4 only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -154,7 +201,7 @@ pub struct GrowFilesystem {
 
 impl StepKind for GrowFilesystem {
     fn commands(&self) -> Vec<Command> {
-        let dev = format!("/dev/{}/{}", self.vg, self.lv);
+        let dev = self.on.path();
         match (self.fstype, &self.mountpoint) {
             (FsType::Xfs, m) => vec![Command::run(&["xfs_growfs", m.as_deref().unwrap_or(&dev)])],
             (FsType::Ext4, Some(_)) => vec![Command::run(&["resize2fs", &dev])],
@@ -168,12 +215,13 @@ impl StepKind for GrowFilesystem {
         '~'
     }
     fn object(&self) -> Address {
-        lv_address(&self.vg, &self.lv)
+        self.on.address()
     }
     fn summary(&self) -> String {
         format!(
-            "grow the {} filesystem to the LV's size{}",
+            "grow the {} filesystem to the {}'s size{}",
             self.fstype.as_str(),
+            self.on.noun(),
             if self.mountpoint.is_some() {
                 ", online"
             } else {

@@ -97,7 +97,7 @@ fn with_fs(w: &Observed, l: &Lv, n: &mut Value) {
     if let Some(f) = w
         .filesystems
         .iter()
-        .find(|f| f.vg == l.vg && f.lv == l.name && !l.hidden)
+        .find(|f| !f.md && f.vg == l.vg && f.lv == l.name && !l.hidden)
     {
         n["fstype"] = json!(f.fstype);
         n["uuid"] = s(&f.uuid);
@@ -170,7 +170,7 @@ pub fn lsblk(w: &Observed) -> String {
                 let n: u32 = a.kname.trim_start_matches("md").parse().unwrap_or(0);
                 let mut children = lv_children(w, &a.kname);
                 children.extend(other_children(w, Some(&a.kname)));
-                node(
+                let mut n = node(
                     &a.kname,
                     // lsblk's TYPE of an external-metadata container is `md`.
                     if a.is_container() { "md" } else { &a.level },
@@ -179,7 +179,14 @@ pub fn lsblk(w: &Observed) -> String {
                     &format!("9:{n}"),
                     s(&a.fstype),
                     children,
-                )
+                );
+                // A filesystem on the array itself (a mirror used without LVM).
+                if let Some(f) = w.filesystems.iter().find(|f| f.md && f.kname == a.kname) {
+                    n["fstype"] = json!(f.fstype);
+                    n["uuid"] = s(&f.uuid);
+                    n["mountpoint"] = s(&f.mountpoint);
+                }
+                n
             })
             .collect();
         v.extend(lv_children(w, kname));

@@ -1,18 +1,68 @@
 //! mkfs.ext4, dumpe2fs, e2fsck and resize2fs (e2fsprogs 1.47.0), mkfs.xfs, xfs_info and
-//! xfs_growfs (xfsprogs 6.1), mkdir, `systemctl daemon-reload` and mount as they behave on an LV of the simulated machine: the filesystem and its mount point go
-//! into the world, where lsblk reports them.
+//! xfs_growfs (xfsprogs 6.1), mkdir, `systemctl daemon-reload` and mount as they behave on an
+//! LV or an md array of the simulated machine: the filesystem and its mount point go into the
+//! world, where lsblk reports them.
 
 use crate::host::{CmdOutput, HostError};
 use crate::observe::Filesystem;
 use crate::sim::world::{SimState, Target};
 use crate::sim::{fail, out};
 
-/// The LV a /dev/VG/LV path names.
-fn lv_of(st: &SimState, dev: &str) -> Option<(String, String)> {
+/// The device a filesystem tool is given: an LV (/dev/VG/LV) or an md array (/dev/md/NAME,
+/// /dev/mdN).
+#[derive(Clone, PartialEq)]
+enum FsDev {
+    Lv(String, String),
+    Md(String),
+}
+
+fn fs_dev(st: &SimState, dev: &str) -> Option<FsDev> {
     match st.resolve(dev) {
-        Some(Target::Lv(vg, lv)) => Some((vg, lv)),
+        Some(Target::Lv(vg, lv)) => Some(FsDev::Lv(vg, lv)),
+        Some(Target::Md(k)) => Some(FsDev::Md(k)),
         _ => None,
     }
+}
+
+impl FsDev {
+    fn holds(&self, f: &Filesystem) -> bool {
+        match self {
+            FsDev::Lv(vg, lv) => !f.md && f.vg == *vg && f.lv == *lv,
+            FsDev::Md(k) => f.md && f.kname == *k,
+        }
+    }
+    /// Bytes of the device, in whole 4 KiB blocks.
+    fn size(&self, st: &SimState) -> u64 {
+        let bytes = match self {
+            FsDev::Lv(vg, lv) => st.world.lv(vg, lv).map(|l| l.size),
+            FsDev::Md(k) => st.world.array(k).map(|a| a.size_kib * 1024),
+        };
+        bytes.unwrap_or(0) / 4096 * 4096
+    }
+    fn of(f: &Filesystem) -> FsDev {
+        match f.md {
+            true => FsDev::Md(f.kname.clone()),
+            false => FsDev::Lv(f.vg.clone(), f.lv.clone()),
+        }
+    }
+}
+
+/// What the array carries besides a filesystem the world models: a PV's label (`LVM2_member`).
+fn md_signature(st: &SimState, target: &FsDev) -> Option<Filesystem> {
+    let FsDev::Md(k) = target else { return None };
+    let a = st.world.array(k)?;
+    Some(Filesystem {
+        vg: String::new(),
+        lv: String::new(),
+        md: true,
+        kname: k.clone(),
+        fstype: a.fstype.clone()?,
+        uuid: None,
+        mountpoint: None,
+        size: None,
+        min_size: None,
+        label: None,
+    })
 }
 
 fn option<'a>(args: &[&'a str], flag: &str) -> Option<&'a str> {
@@ -29,21 +79,44 @@ pub(in crate::sim) fn mkfs(
 ) -> Result<CmdOutput, HostError> {
     let dev = args.last().copied().unwrap_or("");
     let prog = format!("mkfs.{fstype}");
-    // Filesystems are modelled on LVs only: on anything else mkfs is a command the simulated
-    // machine does not know.
-    let Some((vg, lv)) = lv_of(st, dev) else {
+    // Filesystems are modelled on LVs and arrays only: on anything else mkfs is a command the
+    // simulated machine does not know.
+    let Some(target) = fs_dev(st, dev) else {
         return Err(HostError::Spawn {
             program: format!("{prog} {}", args.join(" ")),
-            detail: "the simulated host models filesystems on LVs only".into(),
+            detail: "the simulated host models filesystems on LVs and md arrays only".into(),
         });
     };
     let force = args.contains(&if fstype == "xfs" { "-f" } else { "-F" });
+    if let FsDev::Md(k) = &target
+        && st.world.pv(k).is_some_and(|p| p.vg.is_some())
+    {
+        // A PV of a VG: device-mapper holds the array open.
+        return match fstype {
+            "xfs" => fail(
+                1,
+                format!(
+                    "mkfs.xfs: cannot open {dev}: Device or resource busy
+"
+                ),
+            ),
+            _ => fail(
+                1,
+                format!(
+                    "mke2fs 1.47.0 (5-Feb-2023)
+{dev} is apparently in use by the system; will not make a filesystem here!
+"
+                ),
+            ),
+        };
+    }
     let existing = st
         .world
         .filesystems
         .iter()
-        .find(|f| f.vg == vg && f.lv == lv)
-        .cloned();
+        .find(|f| target.holds(f))
+        .cloned()
+        .or_else(|| md_signature(st, &target));
     if let Some(e) = &existing {
         if e.mountpoint.is_some() {
             return fail(1, format!("{prog}: {dev} contains a mounted filesystem\n"));
@@ -77,25 +150,36 @@ pub(in crate::sim) fn mkfs(
         let n = st.next_serial();
         format!("{n:08x}-0000-4000-8000-000000000000")
     });
-    let size = st.world.lv(&vg, &lv).map(|l| l.size).unwrap_or(0);
-    let kname = format!(
-        "dm-{}",
-        st.world
-            .lvm
-            .lvs
-            .iter()
-            .position(|l| l.vg == vg && l.name == lv)
-            .unwrap_or(0)
-    );
-    st.world.filesystems.retain(|f| !(f.vg == vg && f.lv == lv));
+    let size = target.size(st);
+    let (vg, lv, kname) = match &target {
+        FsDev::Lv(vg, lv) => {
+            let i = st
+                .world
+                .lvm
+                .lvs
+                .iter()
+                .position(|l| l.vg == *vg && l.name == *lv);
+            (vg.clone(), lv.clone(), format!("dm-{}", i.unwrap_or(0)))
+        }
+        FsDev::Md(k) => {
+            // The new superblock overwrites an orphan PV's label.
+            st.world.lvm.pvs.retain(|p| p.kname != *k);
+            if let Some(a) = st.array_mut(k) {
+                a.fstype = Some(fstype.into());
+            }
+            (String::new(), String::new(), k.clone())
+        }
+    };
+    st.world.filesystems.retain(|f| !target.holds(f));
     st.world.filesystems.push(Filesystem {
+        md: matches!(target, FsDev::Md(_)),
         vg,
         lv,
         kname,
         fstype: fstype.into(),
         uuid: Some(uuid.clone()),
         mountpoint: None,
-        size: Some(size / 4096 * 4096),
+        size: Some(size),
         min_size: None,
         label: option(args, "-L").map(str::to_string),
     });
@@ -154,17 +238,18 @@ fn xfs_geometry(name: &str, blocks: u64) -> String {
     )
 }
 
-/// The filesystem on the LV `dev` names (a /dev/VG/LV path), or the one mounted at `dev`.
+/// The filesystem on the LV or array `dev` names, or the one mounted at `dev`.
 pub(super) fn fs_at<'a>(st: &'a mut SimState, dev: &str) -> Option<&'a mut Filesystem> {
-    let lv = lv_of(st, dev);
-    st.world.filesystems.iter_mut().find(|f| match &lv {
-        Some((vg, name)) => f.vg == *vg && f.lv == *name,
+    let target = fs_dev(st, dev);
+    st.world.filesystems.iter_mut().find(|f| match &target {
+        Some(t) => t.holds(f),
         None => f.mountpoint.as_deref() == Some(dev),
     })
 }
 
+/// Bytes of the device under a filesystem, in whole 4 KiB blocks.
 fn lv_size(st: &SimState, f: &Filesystem) -> u64 {
-    st.world.lv(&f.vg, &f.lv).map(|l| l.size).unwrap_or(0) / 4096 * 4096
+    FsDev::of(f).size(st)
 }
 
 /// `dumpe2fs -h DEV` and `xfs_info DEV|MOUNTPOINT`: the superblock's geometry.

@@ -6,7 +6,24 @@ use crate::sim::{fail, out};
 
 pub fn wipefs_all(st: &mut SimState, dev: &str) -> Result<CmdOutput, HostError> {
     if let Some(Target::Lv(vg, lv)) = st.resolve(dev) {
-        return wipe_lv(st, dev, &vg, &lv);
+        let at = st
+            .world
+            .filesystems
+            .iter()
+            .position(|f| !f.md && f.vg == vg && f.lv == lv);
+        return wipe_fs(st, dev, at);
+    }
+    // A filesystem on an md array (`/dev/md/NAME`, `/dev/mdN`).
+    let md = super::fs::fs_at(st, dev)
+        .filter(|f| f.md)
+        .map(|f| f.kname.clone());
+    if let Some(k) = md {
+        let at = st
+            .world
+            .filesystems
+            .iter()
+            .position(|f| f.md && f.kname == k);
+        return wipe_fs(st, dev, at);
     }
     let Some(t @ Target::Block(_)) = st.resolve(dev) else {
         return fail(
@@ -34,14 +51,10 @@ pub fn wipefs_all(st: &mut SimState, dev: &str) -> Result<CmdOutput, HostError> 
     out(&format!("{k}: {n} signature(s) erased\n"))
 }
 
-/// `wipefs --all /dev/VG/LV`: the filesystem's magic erased (wipefs opens the device O_EXCL, so
-/// a mounted one is busy), as util-linux prints it: `DEV: N bytes were erased at offset 0x… (TYPE): …`.
-fn wipe_lv(st: &mut SimState, dev: &str, vg: &str, lv: &str) -> Result<CmdOutput, HostError> {
-    let at = st
-        .world
-        .filesystems
-        .iter()
-        .position(|f| f.vg == vg && f.lv == lv);
+/// `wipefs --all` on an LV or an md array carrying the world's filesystem `at`: its magic erased
+/// (wipefs opens the device O_EXCL, so a mounted one is busy), as util-linux prints it:
+/// `DEV: N bytes were erased at offset 0x… (TYPE): …`.
+fn wipe_fs(st: &mut SimState, dev: &str, at: Option<usize>) -> Result<CmdOutput, HostError> {
     let Some(i) = at else { return out("") };
     if st.world.filesystems[i].mountpoint.is_some() {
         return fail(
