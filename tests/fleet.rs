@@ -3,17 +3,21 @@
 //! code, its documentation, the README and the tested playbook; the CI workflow and cron run the
 //! documented commands.
 
-fn user_data(path: &str) -> serde_yaml::Value {
+fn yaml(text: &str) -> serde_json::Value {
+    hyraid::config::yaml::parse(text).unwrap().0
+}
+
+fn user_data(path: &str) -> serde_json::Value {
     let text = std::fs::read_to_string(path).unwrap();
     assert!(
         text.starts_with("#cloud-config\n"),
         "{path}: cloud-init needs the header"
     );
-    serde_yaml::from_str(&text).unwrap()
+    yaml(&text)
 }
 
-fn hyraid_yaml(ud: &serde_yaml::Value) -> String {
-    let files = ud["write_files"].as_sequence().unwrap();
+fn hyraid_yaml(ud: &serde_json::Value) -> String {
+    let files = ud["write_files"].as_array().unwrap();
     let f = files
         .iter()
         .find(|f| f["path"] == "/etc/hyraid/hyraid.yaml")
@@ -28,7 +32,7 @@ fn cloud_init_example_is_what_the_vm_runs() {
     let vm = user_data("tests/vm/configs/cloud-init-user-data.yaml");
     // The same sequence: runcmd identical, write_files identical but for the disk ids.
     assert_eq!(ex["runcmd"], vm["runcmd"]);
-    let runcmd = serde_yaml::to_string(&ex["runcmd"]).unwrap();
+    let runcmd = hyraid::import::emit(&ex["runcmd"]);
     assert!(
         runcmd.contains("- hyraid\n  - apply\n  - /etc/hyraid/hyraid.yaml\n  - --yes"),
         "{runcmd}"
@@ -51,9 +55,7 @@ fn cloud_init_example_is_what_the_vm_runs() {
 #[test]
 fn the_ansible_module_is_named_and_documented_consistently() {
     let root = "contrib/ansible/ansible_collections/hyraid/storage";
-    let galaxy: serde_yaml::Value =
-        serde_yaml::from_str(&std::fs::read_to_string(format!("{root}/galaxy.yml")).unwrap())
-            .unwrap();
+    let galaxy = yaml(&std::fs::read_to_string(format!("{root}/galaxy.yml")).unwrap());
     let fqcn = format!(
         "{}.{}.hyraid",
         galaxy["namespace"].as_str().unwrap(),
@@ -70,13 +72,13 @@ fn the_ansible_module_is_named_and_documented_consistently() {
         .filter(|k| *k != "argument_spec")
         .collect();
     let doc = &module[module.find("DOCUMENTATION").unwrap()..module.find("EXAMPLES").unwrap()];
-    let doc: serde_yaml::Value = serde_yaml::from_str(doc.split("\"\"\"").nth(1).unwrap()).unwrap();
+    let doc = yaml(doc.split("\"\"\"").nth(1).unwrap());
     assert_eq!(doc["module"], "hyraid");
     let documented: std::collections::BTreeSet<&str> = doc["options"]
-        .as_mapping()
+        .as_object()
         .unwrap()
         .keys()
-        .map(|k| k.as_str().unwrap())
+        .map(|k| k.as_str())
         .collect();
     assert_eq!(accepted, documented);
     assert_eq!(
@@ -85,12 +87,12 @@ fn the_ansible_module_is_named_and_documented_consistently() {
     );
     // Every value the module returns besides Ansible's own (changed, msg) is documented.
     let ret = &module[module.find("RETURN").unwrap()..];
-    let ret: serde_yaml::Value = serde_yaml::from_str(ret.split("\"\"\"").nth(1).unwrap()).unwrap();
+    let (ret, _) = hyraid::config::yaml::parse(ret.split("\"\"\"").nth(1).unwrap()).unwrap();
     let returned: std::collections::BTreeSet<&str> = ret
-        .as_mapping()
+        .as_object()
         .unwrap()
         .keys()
-        .map(|k| k.as_str().unwrap())
+        .map(|k| k.as_str())
         .collect();
     assert_eq!(
         returned,
@@ -112,9 +114,9 @@ fn the_ansible_module_is_named_and_documented_consistently() {
 #[test]
 fn the_ci_workflow_and_cron_use_the_documented_commands() {
     let wf = std::fs::read_to_string("examples/ci/hyraid-plan.yml").unwrap();
-    let v: serde_yaml::Value = serde_yaml::from_str(&wf).unwrap();
+    let v = yaml(&wf);
     let runs: Vec<&str> = v["jobs"]["plan"]["steps"]
-        .as_sequence()
+        .as_array()
         .unwrap()
         .iter()
         .filter_map(|s| s["run"].as_str())

@@ -78,7 +78,9 @@ fn the_typical_edit_of_an_adopted_box_applies_and_converges() {
     use hyraid::config::raw::*;
     let h = hand_built();
     let obs = observe_bare(&h);
-    let mut raw: RawConfig = serde_yaml::from_str(&import::to_yaml(&import::import(&obs))).unwrap();
+    let yaml = |text: &str| hyraid::config::yaml::parse(text).unwrap().0;
+    let mut raw: RawConfig =
+        serde_json::from_value(yaml(&import::to_yaml(&import::import(&obs)))).unwrap();
     // write-mostly auto, bitmap chunk 128MiB, drive cache on, a writecache on a third SSD.
     for m in raw.mirrors.values_mut() {
         m.write_mostly = Some(RawWriteMostly::Auto(AutoWord::Auto));
@@ -94,13 +96,13 @@ fn the_typical_edit_of_an_adopted_box_applies_and_converges() {
     }
     raw.disks.insert(
         "cache0".into(),
-        serde_yaml::from_str("{ id: ata-KINGSTON_SA400S37240G_50026B7782000001 }").unwrap(),
+        serde_json::from_value(yaml("{ id: ata-KINGSTON_SA400S37240G_50026B7782000001 }")).unwrap(),
     );
     let vg = raw.volume_groups.get_mut("vg0").unwrap();
     vg.pvs.push("cache0".into());
     vg.lvs.get_mut("data").unwrap().writecache =
-        Some(serde_yaml::from_str("{ size: 16GiB, pvs: [cache0] }").unwrap());
-    let d = load_str("edited.yaml", &serde_yaml::to_string(&raw).unwrap()).unwrap();
+        Some(serde_json::from_value(yaml("{ size: 16GiB, pvs: [cache0] }")).unwrap());
+    let d = load_str("edited.yaml", &import::emit(&raw)).unwrap();
     // Before and after per object (Ansible's diff mode) finds the adopted arrays too.
     let states = hyraid::apply::preview::object_states(
         &plan_for(&h, &d, Policy::default()),

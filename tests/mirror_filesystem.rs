@@ -204,7 +204,8 @@ fn another_signature_is_overwritten_only_with_allow_destroy() {
     let p = plan_for(&h, &x, Policy::default());
     assert!(
         p.refused.iter().any(|r| r.object == "mirror backup"
-            && r.reason.contains("the array carries ext4 mounted at /srv/backup; the file wants xfs")
+            && r.reason
+                .contains("the array carries ext4 mounted at /srv/backup; the file wants xfs")
             && r.fix.contains("--allow-destroy")),
         "{:#?}",
         p.refused
@@ -270,8 +271,9 @@ fn the_backup_example_builds_and_converges() {
     let schema: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string("schemas/hyraid.schema.json").unwrap())
             .unwrap();
-    let v: serde_json::Value =
-        serde_yaml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let v: serde_json::Value = hyraid::config::yaml::parse(&std::fs::read_to_string(path).unwrap())
+        .unwrap()
+        .0;
     assert!(jsonschema::validator_for(&schema).unwrap().is_valid(&v));
     let d = hyraid::config::load_file(path).unwrap();
     let h = common::fs::machine();

@@ -21,8 +21,8 @@ fn examples_validate_against_the_schema() {
     for e in std::fs::read_dir("examples").unwrap() {
         let p = e.unwrap().path();
         if p.extension().is_some_and(|x| x == "yaml") {
-            let v: serde_json::Value =
-                serde_yaml::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+            let (v, _) =
+                hyraid::config::yaml::parse(&std::fs::read_to_string(&p).unwrap()).unwrap();
             let errors: Vec<String> = validator.iter_errors(&v).map(|e| e.to_string()).collect();
             assert!(errors.is_empty(), "{}: {errors:?}", p.display());
             hyraid::config::load_file(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
@@ -31,9 +31,10 @@ fn examples_validate_against_the_schema() {
     }
     assert!(n >= 3);
     // And the schema rejects what hyraid rejects structurally.
-    let bad: serde_json::Value =
-        serde_yaml::from_str("version: 1\nmirrors: { m: { members: [a, b], write_mosty: auto } }")
-            .unwrap();
+    let (bad, _) = hyraid::config::yaml::parse(
+        "version: 1\nmirrors: { m: { members: [a, b], write_mosty: auto } }",
+    )
+    .unwrap();
     assert!(!validator.is_valid(&bad));
 }
 

@@ -6,7 +6,9 @@
 use std::path::Path;
 
 fn value(path: &Path) -> serde_json::Value {
-    serde_yaml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    hyraid::config::yaml::parse(&std::fs::read_to_string(path).unwrap())
+        .unwrap()
+        .0
 }
 
 fn validator() -> jsonschema::Validator {
@@ -78,7 +80,7 @@ volume_groups:
 "#;
     let cfg = hyraid::config::load_str("edges.yaml", good);
     assert!(cfg.is_ok(), "{}", cfg.err().unwrap());
-    let j: serde_json::Value = serde_yaml::from_str(good).unwrap();
+    let (j, _) = hyraid::config::yaml::parse(good).unwrap();
     let errors: Vec<String> = v.iter_errors(&j).map(|e| e.to_string()).collect();
     assert!(errors.is_empty(), "{errors:?}");
 }

@@ -518,7 +518,7 @@ fn oversized_and_hostile_yaml_is_refused_cleanly() {
     let big = format!("version: 1\n# {}\n", "x".repeat(10 << 20));
     let e = load_str("big.yaml", &big).unwrap_err();
     assert!(e.0[0].message.contains("at most 1048576 bytes"), "{e}");
-    // An alias bomb: serde_yaml bounds expansion; whatever happens, no panic and an error.
+    // An alias bomb: the parser bounds expansion; whatever happens, no panic and an error.
     let bomb = "a: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]\ng: [*f,*f,*f,*f,*f,*f,*f,*f,*f]\n";
     assert!(load_str("bomb.yaml", bomb).is_err());
     let deep = format!("version: 1\nx: {}{}\n", "[".repeat(5000), "]".repeat(5000));

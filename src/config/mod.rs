@@ -6,11 +6,13 @@ mod editor_rules;
 pub mod filesystem;
 pub mod position;
 pub mod raw;
+pub mod scalar;
 pub mod size;
 mod validate;
+pub mod yaml;
 
 pub use desired::*;
-use position::{Positions, display_path};
+use position::display_path;
 use raw::RawConfig;
 use serde::Serialize;
 use std::fmt;
@@ -110,34 +112,24 @@ pub fn load_str(name: &str, text: &str) -> Result<Desired, ConfigErrors> {
             None,
         )]));
     }
-    // 1. YAML syntax (serde_yaml also bounds alias expansion).
-    let value: serde_json::Value = match serde_yaml::from_str(text) {
-        Ok(v) => v,
-        Err(e) => {
-            let (line, col) = e
-                .location()
-                .map(|l| (l.line(), l.column()))
-                .unwrap_or((1, 1));
-            let msg = e.to_string();
-            let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
-            if msg.contains("number out of range") {
-                let path = msg.split(": ").next().unwrap_or("(file)").to_string();
-                return Err(ConfigErrors(vec![err_at(
-                    line,
-                    col,
-                    &path,
-                    "number is too large (more than 2^64-1)".into(),
-                    Some(
-                        "sizes are bytes up to 16 EiB; write a size with a unit, e.g. `2TiB`"
-                            .into(),
-                    ),
-                )]));
-            }
+    // 1. YAML syntax: one parser gives the value and every node's position.
+    let (value, positions) = match yaml::parse(text) {
+        Ok(parsed) => parsed,
+        Err(yaml::YamlError::OutOfRange { pos, pointer }) => {
             return Err(ConfigErrors(vec![err_at(
-                line,
-                col,
+                pos.line,
+                pos.col,
+                &path_of(&pointer),
+                "number is too large (more than 2^64-1)".into(),
+                Some("sizes are bytes up to 16 EiB; write a size with a unit, e.g. `2TiB`".into()),
+            )]));
+        }
+        Err(yaml::YamlError::Syntax { pos, message }) => {
+            return Err(ConfigErrors(vec![err_at(
+                pos.line,
+                pos.col,
                 "(file)",
-                format!("not valid YAML: {msg}"),
+                format!("not valid YAML: {message}"),
                 Some("fix the YAML syntax (indentation, quotes, `key: value`)".into()),
             )]));
         }
@@ -151,7 +143,6 @@ pub fn load_str(name: &str, text: &str) -> Result<Desired, ConfigErrors> {
             Some("start with `version: 1`".into()),
         )]));
     }
-    let positions = Positions::index(text);
     if !positions.duplicates.is_empty() {
         return Err(ConfigErrors(
             positions

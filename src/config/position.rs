@@ -1,9 +1,8 @@
 //! Where each node of the YAML file is: JSON-pointer paths mapped to line and column, so that
-//! schema and semantic errors can name `file:line:col`.
+//! schema and semantic errors can name `file:line:col`. Filled by the parser (`config::yaml`)
+//! in the same pass that builds the value.
 
 use std::collections::HashMap;
-use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
-use yaml_rust2::scanner::Marker;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pos {
@@ -15,23 +14,14 @@ pub struct Pos {
 #[derive(Debug, Default, Clone)]
 pub struct Positions {
     /// Where the value at a path starts.
-    values: HashMap<String, Pos>,
+    pub(super) values: HashMap<String, Pos>,
     /// Where the key that introduces a path starts (mapping entries only).
-    keys: HashMap<String, Pos>,
+    pub(super) keys: HashMap<String, Pos>,
     /// Keys that appear twice in one mapping: (pointer, position of the second).
     pub duplicates: Vec<(String, Pos)>,
 }
 
 impl Positions {
-    /// Build from the source. Syntax errors are reported by the deserializer, so a scan error
-    /// here just leaves the map partial.
-    pub fn index(source: &str) -> Positions {
-        let mut rec = Recorder::default();
-        let mut parser = Parser::new_from_str(source);
-        let _ = parser.load(&mut rec, false);
-        rec.out
-    }
-
     /// Position of the value at `pointer`, or of its nearest ancestor that has one.
     pub fn value(&self, pointer: &str) -> Pos {
         self.lookup(pointer, false)
@@ -85,77 +75,6 @@ pub fn display_path(pointer: &str) -> String {
     }
 }
 
-enum Frame {
-    Map { path: String, key: Option<String> },
-    Seq { path: String, index: usize },
-}
-
-#[derive(Default)]
-struct Recorder {
-    stack: Vec<Frame>,
-    out: Positions,
-}
-
-impl Recorder {
-    fn pos(mark: Marker) -> Pos {
-        Pos {
-            line: mark.line(),
-            col: mark.col() + 1,
-        }
-    }
-
-    /// Path of the node that starts now, or None if it is a mapping key (recorded here).
-    fn node_path(&mut self, ev: &Event, mark: Marker) -> Option<String> {
-        match self.stack.last_mut() {
-            None => Some(String::new()),
-            Some(Frame::Seq { path, index }) => {
-                let p = format!("{path}/{index}");
-                *index += 1;
-                Some(p)
-            }
-            Some(Frame::Map { path, key }) => match key.take() {
-                Some(k) => Some(format!("{path}/{}", escape_segment(&k))),
-                None => {
-                    let name = match ev {
-                        Event::Scalar(s, ..) => s.clone(),
-                        _ => String::from("?"),
-                    };
-                    let p = format!("{path}/{}", escape_segment(&name));
-                    if self.out.keys.insert(p.clone(), Self::pos(mark)).is_some() {
-                        self.out.duplicates.push((p, Self::pos(mark)));
-                    }
-                    *key = Some(name);
-                    None
-                }
-            },
-        }
-    }
-}
-
-impl MarkedEventReceiver for Recorder {
-    fn on_event(&mut self, ev: Event, mark: Marker) {
-        match ev {
-            Event::Scalar(..) | Event::Alias(_) => {
-                if let Some(p) = self.node_path(&ev, mark) {
-                    self.out.values.insert(p, Self::pos(mark));
-                }
-            }
-            Event::MappingStart(..) | Event::SequenceStart(..) => {
-                let path = self.node_path(&ev, mark).unwrap_or_else(|| "/?".into());
-                self.out.values.insert(path.clone(), Self::pos(mark));
-                self.stack.push(match ev {
-                    Event::MappingStart(..) => Frame::Map { path, key: None },
-                    _ => Frame::Seq { path, index: 0 },
-                });
-            }
-            Event::MappingEnd | Event::SequenceEnd => {
-                self.stack.pop();
-            }
-            _ => {}
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,7 +83,7 @@ mod tests {
     fn records_keys_and_values() {
         let src =
             "version: 1\nmirrors:\n  data0:\n    members: [ssd0, hdd0]\n    write_mosty: auto\n";
-        let p = Positions::index(src);
+        let (_, p) = super::super::yaml::parse(src).unwrap();
         assert_eq!(p.key("/mirrors/data0/write_mosty"), Pos { line: 5, col: 5 });
         assert_eq!(
             p.value("/mirrors/data0/members/1"),

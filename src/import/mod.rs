@@ -14,7 +14,7 @@ use crate::observe::{BlockDevice, Observed};
 use disks::{Builder, role};
 use mirrors::{mdadm_conf_note, mirrors};
 use std::collections::BTreeMap;
-pub use yaml::to_yaml;
+pub use yaml::{emit, to_yaml};
 
 /// The imported file, what was left out and why, and what `plan` on it will show.
 pub struct Imported {

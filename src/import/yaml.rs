@@ -1,6 +1,7 @@
 //! The imported file as a person reads it: commented YAML.
 
 use super::Imported;
+use crate::config::scalar::needs_quotes;
 
 /// The imported configuration as a commented YAML file.
 pub fn to_yaml(imp: &Imported) -> String {
@@ -21,16 +22,132 @@ pub fn to_yaml(imp: &Imported) -> String {
     for s in &imp.skipped {
         out.push_str(&format!("# not imported: {s}\n"));
     }
-    let yaml = serde_yaml::to_string(&imp.config).expect("config serializes");
-    // `on`/`off` as a person writes them (serde_yaml quotes them for YAML 1.1 readers).
+    out.push_str(&emit(&imp.config));
+    out
+}
+
+/// Block YAML of a serializable value, quoted as hyraid has always written it: a string is
+/// plain when it reads back as the same string (`on`, `off`, `2204E6000001`, `ssd0:raid`),
+/// in single quotes when plain would read as something else (`'1.0'`, `'true'`, `''`).
+pub fn emit<T: serde::Serialize>(value: &T) -> String {
+    let mut options = serde_saphyr::SerializerOptions::default();
+    options.yaml_12 = true;
+    options.no_lang_directive = true;
+    let yaml = serde_saphyr::to_string_with_options(value, options).expect("config serializes");
+    let mut out = String::with_capacity(yaml.len());
     for line in yaml.lines() {
-        let line = match line.trim_start().strip_prefix("write_cache: ") {
-            Some("'on'") => line.replace("'on'", "on"),
-            Some("'off'") => line.replace("'off'", "off"),
-            _ => line.to_string(),
-        };
-        out.push_str(&line);
+        out.push_str(&requote(line));
         out.push('\n');
     }
     out
+}
+
+/// A line whose value is a quoted scalar, quoted the hyraid way. In double quotes only `\"`
+/// and `\\` escapes are undone: a string with control characters stays as it is.
+fn requote(line: &str) -> String {
+    let (quote, unquote): (char, fn(&str) -> Option<String>) = if line.ends_with('"') {
+        ('"', unescape_double)
+    } else if line.ends_with('\'') {
+        ('\'', unescape_single)
+    } else {
+        return line.to_string();
+    };
+    let body = &line[..line.len() - 1];
+    for sep in [": ", "- "] {
+        let open = format!("{sep}{quote}");
+        let mut from = 0;
+        while let Some(i) = body[from..].find(&open).map(|i| i + from) {
+            if let Some(s) = unquote(&body[i + open.len()..]) {
+                return format!("{}{}", &line[..i + sep.len()], scalar(&s));
+            }
+            from = i + 1;
+        }
+    }
+    line.to_string()
+}
+
+/// The text inside a double-quoted scalar, if it has only `\"`/`\\` escapes.
+fn unescape_double(inner: &str) -> Option<String> {
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => return None,
+            '\\' => match chars.next() {
+                Some(e @ ('"' | '\\')) => out.push(e),
+                _ => return None,
+            },
+            c => out.push(c),
+        }
+    }
+    Some(out)
+}
+
+/// The text inside a single-quoted scalar (`''` is a quote).
+fn unescape_single(inner: &str) -> Option<String> {
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        if c == '\'' && chars.next() != Some('\'') {
+            return None;
+        }
+        out.push(c);
+    }
+    Some(out)
+}
+
+fn scalar(s: &str) -> String {
+    if !needs_quotes(s) && plain_allowed(s) {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "''"))
+    }
+}
+
+/// Whether libyaml's emitter writes `s` as a plain scalar in block context (its
+/// `yaml_emitter_analyze_scalar`): no edge spaces, no indicator that starts a token,
+/// no `: ` or ` #`, no document marker, printable characters only.
+fn plain_allowed(s: &str) -> bool {
+    let b: Vec<char> = s.chars().collect();
+    let Some(&first) = b.first() else {
+        return false;
+    };
+    if s.starts_with("---") || s.starts_with("...") {
+        return false;
+    }
+    if first == ' ' || b.last() == Some(&' ') {
+        return false;
+    }
+    let ws = |i: usize| b.get(i).is_none_or(|c| *c == ' ');
+    for (i, &c) in b.iter().enumerate() {
+        if c.is_control() || c == '\u{feff}' {
+            return false;
+        }
+        let block_indicator = if i == 0 {
+            matches!(
+                c,
+                '#' | ','
+                    | '['
+                    | ']'
+                    | '{'
+                    | '}'
+                    | '&'
+                    | '*'
+                    | '!'
+                    | '|'
+                    | '>'
+                    | '\''
+                    | '"'
+                    | '%'
+                    | '@'
+                    | '`'
+            ) || (matches!(c, '?' | ':' | '-') && ws(i + 1))
+        } else {
+            (c == ':' && ws(i + 1)) || (c == '#' && b[i - 1] == ' ')
+        };
+        if block_indicator {
+            return false;
+        }
+    }
+    true
 }

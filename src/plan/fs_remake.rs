@@ -22,9 +22,9 @@ impl<'a> Planner<'a> {
     /// This plan unmounts the filesystem on `on` to make it again (it is mounted again after
     /// its new fstab line).
     pub(in crate::plan) fn remakes_mounted(&self, on: &FsOn) -> bool {
-        self.steps.iter().any(|s| {
-            matches!(&s.step, Step::MakeFilesystem(m) if m.on == *on && m.unmount.is_some())
-        })
+        self.steps.iter().any(
+            |s| matches!(&s.step, Step::MakeFilesystem(m) if m.on == *on && m.unmount.is_some()),
+        )
     }
 
     /// The line of hyraid's fstab block that lists the filesystem on `on` now (by its UUID), as
