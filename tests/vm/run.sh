@@ -35,6 +35,9 @@ echo "== building hyraid (release)"
 echo "== Debian package"
 DEB=$("$ROOT/contrib/deb/build.sh" 2>/tmp/hyraid-deb.log) || { cat /tmp/hyraid-deb.log; echo "package build failed"; echo "0 passed, 1 failed"; exit 1; }
 sed 's/^/   /' /tmp/hyraid-deb.log; echo "   $DEB"
+echo "== lintian"
+"$ROOT/contrib/deb/lintian.sh" "$DEB" > /tmp/hyraid-lintian.log 2>&1 || { sed 's/^/   /' /tmp/hyraid-lintian.log; echo "lintian failed"; echo "0 passed, 1 failed"; exit 1; }
+sed 's/^/   /' /tmp/hyraid-lintian.log
 echo "== guest image"
 T=$(date +%s)
 "$HERE/build-image.sh" || { echo "image build failed"; echo "0 passed, 1 failed"; exit 1; }

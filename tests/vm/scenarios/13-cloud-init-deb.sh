@@ -11,12 +11,25 @@ dpkg -i "$deb" > /tmp/dpkg.out 2>&1; r=$?; cat /tmp/dpkg.out; expect "dpkg -i ex
 expect "hyraid is /usr/bin/hyraid" "$(command -v hyraid)" /usr/bin/hyraid
 expect "package status" "$(dpkg-query -W -f='${Status}' hyraid)" "install ok installed"
 dpkg-query -W -f='${Depends}\n' hyraid | tr ',' '\n' | sed 's/^ *//; s/ .*//' > /tmp/deps
-for d in mdadm lvm2 hdparm fdisk; do grep -qx "$d" /tmp/deps && ok "depends on $d" || bad "no dependency on $d"; done
+for d in mdadm lvm2 hdparm fdisk libgcc-s1; do grep -qx "$d" /tmp/deps && ok "depends on $d" || bad "no dependency on $d"; done
 # (the test image's dpkg excludes /usr/share/man, so look in the package itself)
 dpkg-deb -c "$deb" > /tmp/deb-contents
 grep -q ' ./usr/share/man/man1/hyraid.1.gz$' /tmp/deb-contents && ok "the package ships the manual" || bad "no manual in the package"
 check "bash completion installed" grep -q hyraid /usr/share/bash-completion/completions/hyraid
 check "schema installed" test -s /usr/share/hyraid/hyraid.schema.json
+# The image's dpkg also excludes /usr/share/doc: read the examples from the package itself.
+dpkg-deb -x "$deb" /tmp/debx
+ex=/tmp/debx/usr/share/doc/hyraid/examples
+for f in single-pair.yaml cloud-init/user-data.yaml snapshots/single-pair.json filesystems/nextcloud.yaml ci/plan-all.sh; do
+    check "the package ships examples/$f" test -s $ex/$f
+done
+expect "an example's modeline names the installed schema" "$(head -1 $ex/filesystems/nextcloud.yaml)" \
+    '# yaml-language-server: $schema=/usr/share/hyraid/hyraid.schema.json'
+expect "the shipped example validates" "$(hyraid validate $ex/single-pair.yaml >/dev/null 2>&1; echo $?)" 0
+dpkg-query -W -f='${Conffiles}\n' hyraid > /tmp/conffiles
+check "the journal's logrotate policy is a conffile" grep -q '^ /etc/logrotate.d/hyraid ' /tmp/conffiles
+check "it names the journal" grep -q '^/var/log/hyraid/journal.jsonl {' /etc/logrotate.d/hyraid
+check "the copyright lists the linked crates" grep -q '^Files: cargo-registry/serde-' /usr/share/doc/hyraid/copyright
 
 say "cloud-init first boot (NoCloud)"
 mkdir -p /var/lib/cloud/seed/nocloud /etc/cloud/cloud.cfg.d
