@@ -75,6 +75,25 @@ pub fn on_lvs(nodes: &[Node], lvm: &Lvm) -> Vec<Filesystem> {
     out
 }
 
+impl Filesystem {
+    /// What the md array `kname` carries by its type alone (no UUID, mount or size known): a
+    /// filesystem, or another signature such as a PV's label.
+    pub fn on_array(kname: &str, fstype: String) -> Filesystem {
+        Filesystem {
+            vg: String::new(),
+            lv: String::new(),
+            md: true,
+            kname: kname.into(),
+            fstype,
+            uuid: None,
+            mountpoint: None,
+            size: None,
+            min_size: None,
+            label: None,
+        }
+    }
+}
+
 /// The md arrays (lsblk TYPE `raid1`) whose device carries a filesystem or another signature,
 /// by kernel name; not a PV's label (`LVM2_member`: the array's `fstype` and the LVM report
 /// have it).
@@ -84,16 +103,9 @@ pub fn on_arrays(nodes: &[Node]) -> Vec<Filesystem> {
         .filter(|n| n.kind == "raid1" && n.fstype.as_deref() != Some("LVM2_member"))
         .filter_map(|n| {
             Some(Filesystem {
-                vg: String::new(),
-                lv: String::new(),
-                md: true,
-                kname: n.kname.clone(),
-                fstype: n.fstype.clone()?,
                 uuid: n.uuid.clone(),
                 mountpoint: n.mountpoint.clone(),
-                size: None,
-                min_size: None,
-                label: None,
+                ..Filesystem::on_array(&n.kname, n.fstype.clone()?)
             })
         })
         .collect();

@@ -95,18 +95,7 @@ impl<'a> Planner<'a> {
                     .find(|f| f.md && f.kname == a.kname)
                     .cloned()
                     .or_else(|| {
-                        Some(Filesystem {
-                            vg: String::new(),
-                            lv: String::new(),
-                            md: true,
-                            kname: a.kname.clone(),
-                            fstype: a.fstype.clone()?,
-                            uuid: None,
-                            mountpoint: None,
-                            size: None,
-                            min_size: None,
-                            label: None,
-                        })
+                        Some(Filesystem::on_array(&a.kname, a.fstype.clone()?))
                     })
             }
         }

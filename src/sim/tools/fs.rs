@@ -51,18 +51,7 @@ impl FsDev {
 fn md_signature(st: &SimState, target: &FsDev) -> Option<Filesystem> {
     let FsDev::Md(k) = target else { return None };
     let a = st.world.array(k)?;
-    Some(Filesystem {
-        vg: String::new(),
-        lv: String::new(),
-        md: true,
-        kname: k.clone(),
-        fstype: a.fstype.clone()?,
-        uuid: None,
-        mountpoint: None,
-        size: None,
-        min_size: None,
-        label: None,
-    })
+    Some(Filesystem::on_array(k, a.fstype.clone()?))
 }
 
 fn option<'a>(args: &[&'a str], flag: &str) -> Option<&'a str> {
