@@ -39,7 +39,8 @@ expect "Array Size follows (mdadm --detail, KiB)" "$(mdadm --detail /dev/md/data
 mdadm --detail /dev/md/data0 | grep -E "Array Size|Used Dev Size|Intent Bitmap|State :"
 expect "idle after the wait (sysfs sync_action)" "$(cat /sys/block/$(md data0)/md/sync_action)" idle
 check "[2/2] [UU] (/proc/mdstat)" grep -q "\[2/2\] \[UU\]" /proc/mdstat
-expect "the PV takes the array (pvs dev_size, bytes)" "$(pvs --noheadings --units b --nosuffix -o dev_size "$(readlink -f /dev/md/data0)" | tr -d ' ')" $(( $(comp) * 1024 ))
+# The array's size is in sectors (mdadm's KiB are rounded down): compare with the kernel's.
+expect "the PV takes the array (pvs dev_size = blockdev --getsize64, bytes)" "$(pvs --noheadings --units b --nosuffix -o dev_size "$(readlink -f /dev/md/data0)" | tr -d ' ')" "$(blockdev --getsize64 /dev/md/data0)"
 pvs -o pv_name,pv_size,pv_free,dev_size "$(readlink -f /dev/md/data0)"
 check "ext4 still mounted" mountpoint -q /mnt/f
 sync; echo 3 > /proc/sys/vm/drop_caches
