@@ -94,9 +94,7 @@ impl<'a> Planner<'a> {
                 fs.iter()
                     .find(|f| f.md && f.kname == a.kname)
                     .cloned()
-                    .or_else(|| {
-                        Some(Filesystem::on_array(&a.kname, a.fstype.clone()?))
-                    })
+                    .or_else(|| Some(Filesystem::on_array(&a.kname, a.fstype.clone()?)))
             }
         }
     }
