@@ -65,6 +65,7 @@ fn a_mounted_ext4_is_made_again_as_xfs_only_with_allow_destroy() {
             format!(
                 "mkfs.xfs -b size=4096 -s size=4096 -m uuid={uuid} -L cloud -f /dev/vg0/nextcloud"
             ),
+            "udevadm trigger --action=change --settle /dev/vg0/nextcloud".into(),
             "(replace) /etc/fstab".into(),
             "mkdir -p /srv/nextcloud".into(),
             "systemctl daemon-reload".into(),

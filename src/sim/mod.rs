@@ -171,7 +171,9 @@ impl Host for SimHost {
             ["sdparm", flag @ ("--set=WCE" | "--clear=WCE"), dev] => {
                 tools::sdparm(&mut st, *flag == "--set=WCE", dev)
             }
-            ["udevadm", "settle", ..] | ["udevadm", "control", "--reload"] => out(""),
+            ["udevadm", "settle", ..]
+            | ["udevadm", "control", "--reload"]
+            | ["udevadm", "trigger", "--action=change", "--settle", _] => out(""),
             ["update-initramfs", "-u"]
                 if st.world.boot.initramfs_tool.as_deref() == Some("update-initramfs") =>
             {
