@@ -1,20 +1,40 @@
 //! A label of the file the filesystem does not carry is set in place, never by re-creating it:
 //! e2label on an ext4 (mounted or not), xfs_admin -L on an xfs (a mounted one unmounted for it
-//! and mounted again). Exact commands, the label in the world, an empty second plan.
+//! and mounted again), on an LV and on a mirror used without LVM. Exact commands, the label in
+//! the world, an empty second plan.
 
 mod common;
 
 use common::fs::*;
 use common::*;
-use hyraid::plan::Policy;
+use hyraid::config::{Desired, load_str};
+use hyraid::plan::{Policy, Risk, Step};
 use hyraid::sim::SimHost;
 
 /// The machine after apply of `first`, then the commands the relabel to `second` ran.
 fn relabel(first: &str, second: &str) -> (SimHost, Vec<String>) {
+    relabel_in(|fs| file(fs, false), first, second)
+}
+
+/// A mirror used without LVM that carries the filesystem `fs`.
+fn mirror_file(fs: &str) -> Desired {
+    let y = format!(
+        r#"version: 1
+disks:
+  ssd0: {{ id: ata-Samsung_SSD_870_EVO_1TB_S6PTNM0T100001A }}
+  hdd0: {{ id: ata-ST1000LM048-2E7172_WDE00001 }}
+mirrors:
+  backup: {{ members: [ssd0, hdd0], filesystem: {fs} }}
+"#
+    );
+    load_str("mfs.yaml", &y).unwrap()
+}
+
+fn relabel_in(mk: impl Fn(&str) -> Desired, first: &str, second: &str) -> (SimHost, Vec<String>) {
     let h = machine();
-    apply(&h, &file(first, false), Policy::default()).unwrap();
+    apply(&h, &mk(first), Policy::default()).unwrap();
     let n = h.commands().len();
-    let d = file(second, false);
+    let d = mk(second);
     let p = plan_for(&h, &d, Policy::default());
     assert!(p.refused.is_empty(), "{:#?}", p.refused);
     println!(
@@ -120,4 +140,52 @@ fn the_simulator_refuses_xfs_admin_on_a_mounted_xfs() {
         run(&h, &["xfs_admin", "-l", "/dev/vg0/nextcloud"]).stdout,
         "label = \"media\"\n"
     );
+}
+
+#[test]
+fn a_mirrors_mounted_ext4_is_relabelled_online() {
+    let (h, ran) = relabel_in(
+        mirror_file,
+        "{ type: ext4, label: backup, mount: /srv/backup }",
+        "{ type: ext4, label: archive, mount: /srv/backup }",
+    );
+    assert_eq!(ran, vec!["e2label /dev/md/backup archive".to_string()]);
+    assert_eq!(label(&h).as_deref(), Some("archive"));
+    assert_eq!(
+        h.world().filesystems[0].mountpoint.as_deref(),
+        Some("/srv/backup")
+    );
+}
+
+#[test]
+fn a_mirrors_mounted_xfs_is_unmounted_relabelled_and_mounted_again() {
+    let h = machine();
+    let first = mirror_file("{ type: xfs, label: backup, mount: /srv/backup }");
+    apply(&h, &first, Policy::default()).unwrap();
+    let p = plan_for(
+        &h,
+        &mirror_file("{ type: xfs, label: archive, mount: /srv/backup }"),
+        Policy::default(),
+    );
+    let s = p
+        .steps
+        .iter()
+        .find(|s| matches!(s.step, Step::RelabelFilesystem(_)))
+        .expect("a relabel step");
+    assert_eq!(s.risk, Risk::Degrades);
+    assert_eq!(s.step.object().to_string(), "mirror backup");
+    let (h, ran) = relabel_in(
+        mirror_file,
+        "{ type: xfs, label: backup, mount: /srv/backup }",
+        "{ type: xfs, label: archive, mount: /srv/backup }",
+    );
+    assert_eq!(
+        ran,
+        vec![
+            "umount /srv/backup".to_string(),
+            "xfs_admin -L archive /dev/md/backup".into(),
+            "mount /srv/backup".into(),
+        ]
+    );
+    assert_eq!(label(&h).as_deref(), Some("archive"));
 }

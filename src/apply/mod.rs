@@ -119,6 +119,38 @@ pub enum ApplyError {
     Residue(Box<Plan>),
 }
 
+/// The observed filesystems (an LV's as (`vg`, `lv`), an array's as (`""`, kernel name)) of the
+/// LVs and mirrors whose `filesystem` in the file `pick` selects.
+fn fs_keys(
+    d: &Desired,
+    obs: &Observed,
+    pick: impl Fn(&crate::config::filesystem::FilesystemSpec) -> bool,
+) -> Vec<(String, String)> {
+    let lvs = d.volume_groups.values().flat_map(|vg| {
+        vg.lvs
+            .values()
+            .filter(|l| l.filesystem.as_ref().is_some_and(&pick))
+            .map(|l| (vg.name.clone(), l.name.clone()))
+    });
+    let mirrors = d
+        .mirrors
+        .values()
+        .filter(|m| m.filesystem.as_ref().is_some_and(&pick))
+        .filter_map(|m| {
+            let kname = m
+                .md_device()
+                .map(|p| p.trim_start_matches("/dev/").to_string());
+            obs.arrays
+                .iter()
+                .find(|a| match &kname {
+                    Some(k) => a.kname == *k,
+                    None => a.name.as_deref() == Some(m.name.as_str()),
+                })
+                .map(|a| (String::new(), a.kname.clone()))
+        });
+    lvs.chain(mirrors).collect()
+}
+
 /// Observe the machine, asking hdparm only for disks whose cache the file manages and sysfs could not answer.
 pub fn observe_for(host: &dyn Host, desired: Option<&Desired>) -> Result<Observed, ObserveError> {
     let mut obs = observe(host)?;
@@ -142,47 +174,12 @@ pub fn observe_for(host: &dyn Host, desired: Option<&Desired>) -> Result<Observe
         }
         // The sizes of the filesystems the file names: a grow interrupted after its lvextend
         // shows as a filesystem smaller than its LV (or its array).
-        let mut with_fs: Vec<(String, String)> = d
-            .volume_groups
-            .values()
-            .flat_map(|vg| {
-                vg.lvs
-                    .values()
-                    .filter(|l| l.filesystem.is_some())
-                    .map(|l| (vg.name.clone(), l.name.clone()))
-            })
-            .collect();
-        with_fs.extend(
-            d.mirrors
-                .values()
-                .filter(|m| m.filesystem.is_some())
-                .filter_map(|m| {
-                    let kname = m
-                        .md_device()
-                        .map(|p| p.trim_start_matches("/dev/").to_string());
-                    obs.arrays
-                        .iter()
-                        .find(|a| match &kname {
-                            Some(k) => a.kname == *k,
-                            None => a.name.as_deref() == Some(m.name.as_str()),
-                        })
-                        .map(|a| (String::new(), a.kname.clone()))
-                }),
-        );
+        let with_fs = fs_keys(d, &obs, |_| true);
         if !with_fs.is_empty() {
             crate::observe::probe_fs_sizes(host, &mut obs.filesystems, &with_fs);
         }
         // The labels of the xfs filesystems the file labels (an ext4's came with its size).
-        let labelled: Vec<(String, String)> = d
-            .volume_groups
-            .values()
-            .flat_map(|vg| {
-                vg.lvs
-                    .values()
-                    .filter(|l| l.filesystem.as_ref().is_some_and(|f| f.label.is_some()))
-                    .map(|l| (vg.name.clone(), l.name.clone()))
-            })
-            .collect();
+        let labelled = fs_keys(d, &obs, |f| f.label.is_some());
         crate::observe::fs_label::probe_xfs_labels(host, &mut obs.filesystems, &labelled);
         // The smallest size of an ext4 on an LV the file makes smaller: a shrink below it is
         // refused at plan time, before the filesystem is unmounted.

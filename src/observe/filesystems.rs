@@ -38,7 +38,7 @@ pub struct Filesystem {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_size: Option<u64>,
     /// The filesystem's label (ext4: dumpe2fs's `Filesystem volume name`; xfs: `label = "…"` of
-    /// xfs_admin -l); probed only for the LVs the file gives a label.
+    /// xfs_admin -l); probed only for the LVs and mirrors the file gives a label.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
 }
@@ -116,6 +116,14 @@ pub fn on_arrays(nodes: &[Node]) -> Vec<Filesystem> {
 
 impl Filesystem {
     /// The device the tools are given: /dev/VG/LV, or the array's /dev/mdN.
+    /// How the probes name it: an LV as (`vg`, `lv`), an array as (`""`, its kernel name).
+    pub fn key(&self) -> (String, String) {
+        match self.md {
+            true => (String::new(), self.kname.clone()),
+            false => (self.vg.clone(), self.lv.clone()),
+        }
+    }
+
     pub fn device_path(&self) -> String {
         if self.md {
             format!("/dev/{}", self.kname)
@@ -169,11 +177,7 @@ pub fn probe_sizes(
     fs: &mut [Filesystem],
     wanted: &[(String, String)],
 ) {
-    let key = |f: &Filesystem| match f.md {
-        true => (String::new(), f.kname.clone()),
-        false => (f.vg.clone(), f.lv.clone()),
-    };
-    for f in fs.iter_mut().filter(|f| wanted.contains(&key(f))) {
+    for f in fs.iter_mut().filter(|f| wanted.contains(&f.key())) {
         let Some(argv) = size_argv(f) else { continue };
         let Ok(out) = host.run(&argv) else { continue };
         if out.status != 0 {

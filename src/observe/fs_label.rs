@@ -1,4 +1,4 @@
-//! The label of a filesystem on an LV: ext4's from `dumpe2fs -h` (read with its size), xfs's
+//! The label of a filesystem on an LV or an array: ext4's from `dumpe2fs -h` (read with its size), xfs's
 //! from `xfs_admin -l DEV` (xfs_db reading the superblock read-only, mounted or not; hyraid
 //! changes an xfs label only unmounted, so the superblock on the device is current).
 
@@ -24,15 +24,12 @@ pub fn xfs_label(out: &str) -> Option<String> {
 
 /// The argv that reads the label of an xfs.
 pub fn xfs_label_argv(f: &Filesystem) -> Vec<String> {
-    vec![
-        "xfs_admin".into(),
-        "-l".into(),
-        format!("/dev/{}/{}", f.vg, f.lv),
-    ]
+    vec!["xfs_admin".into(), "-l".into(), f.device_path()]
 }
 
-/// The labels of the xfs filesystems on the LVs `wanted` names (ext4's come with their size from
-/// dumpe2fs); `None` where the tool gives no answer.
+/// The labels of the xfs filesystems on the LVs (`vg`, `lv`) and the arrays (`""`, kernel name)
+/// `wanted` names (ext4's come with their size from dumpe2fs); `None` where the tool gives no
+/// answer.
 pub fn probe_xfs_labels(
     host: &dyn crate::host::Host,
     fs: &mut [Filesystem],
@@ -40,7 +37,7 @@ pub fn probe_xfs_labels(
 ) {
     for f in fs
         .iter_mut()
-        .filter(|f| f.fstype == "xfs" && wanted.iter().any(|(vg, lv)| *vg == f.vg && *lv == f.lv))
+        .filter(|f| f.fstype == "xfs" && wanted.contains(&f.key()))
     {
         f.label = host
             .run(&xfs_label_argv(f))

@@ -51,7 +51,7 @@ fn step_on(s: &Step) -> Option<&FsOn> {
 
 impl<'a> Planner<'a> {
     /// The filesystems the file asks for: on the LVs of its VGs, then on its mirrors.
-    fn wanted_filesystems(&self) -> Vec<(FsOn, &'a FilesystemSpec)> {
+    pub(in crate::plan) fn wanted_filesystems(&self) -> Vec<(FsOn, &'a FilesystemSpec)> {
         let d = self.d;
         let lvs = d
             .volume_groups

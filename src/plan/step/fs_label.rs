@@ -1,17 +1,18 @@
-//! Set the label of an LV's filesystem in place: ext4 with e2label (mounted or not); xfs with
-//! xfs_admin -L, which xfs_db does only on an unmounted filesystem: a mounted one is unmounted
-//! for it and mounted again by its fstab line.
+//! Set the label of a filesystem (on an LV or a mirror) in place: ext4 with e2label (mounted or
+//! not); xfs with xfs_admin -L, which xfs_db does only on an unmounted filesystem: a mounted one
+//! is unmounted for it and mounted again by its fstab line.
 
-use super::{Command, StepKind};
+use super::{Command, FsOn, StepKind};
 use crate::config::filesystem::FsType;
 use crate::plan::address::Address;
 use serde::{Deserialize, Serialize};
 
-/// Give an LV's filesystem the label of the file.
+/// Give a filesystem the label of the file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RelabelFilesystem {
-    pub vg: String,
-    pub lv: String,
+    /// An LV's step keeps its `vg` and `lv` fields; a mirror's has `mirror` (and `device`).
+    #[serde(flatten)]
+    pub on: FsOn,
     pub fstype: FsType,
     pub label: String,
     /// The label it has now; None = none.
@@ -25,7 +26,7 @@ pub struct RelabelFilesystem {
 
 impl StepKind for RelabelFilesystem {
     fn commands(&self) -> Vec<Command> {
-        let dev = format!("/dev/{}/{}", self.vg, self.lv);
+        let dev = self.on.path();
         match (self.fstype, &self.mountpoint) {
             (FsType::Ext4, _) => vec![Command::run(&["e2label", &dev, &self.label])],
             (FsType::Xfs, Some(m)) => vec![
@@ -40,10 +41,7 @@ impl StepKind for RelabelFilesystem {
         '~'
     }
     fn object(&self) -> Address {
-        Address::LogicalVolume {
-            vg: self.vg.clone(),
-            lv: self.lv.clone(),
-        }
+        self.on.address()
     }
     fn summary(&self) -> String {
         format!(

@@ -4,8 +4,8 @@
 # /dev/md/NAME right after mdadm --create (during the initial resync), with the UUID the plan
 # showed, listed by UUID in hyraid's block of /etc/fstab and mounted. Checked with blkid,
 # findmnt, mdadm --detail and /proc/mdstat; data checksummed; the second plan is empty. Then the
-# file changes the label (on a mirror still set at creation only; LVs get it in place) and the
-# type (refused while mounted without --allow-destroy).
+# file changes both labels, set in place (e2label on the mounted ext4; the xfs unmounted for
+# xfs_admin -L and mounted again), and the type (refused while mounted without --allow-destroy).
 . /mnt/host/files/guest-lib.sh
 [ -f /etc/fstab ] && cp /etc/fstab /tmp/fstab.before || : > /tmp/fstab.before
 
@@ -46,10 +46,24 @@ expect "plan after the resync exits 0" "$(hy_rc plan $CFG/mirror-fs.yaml --detai
 hy status $CFG/mirror-fs.yaml >/dev/null
 grep -q "mirror backup.*ext4 filesystem" /tmp/hy.out && ok "status lists the ext4 on mirror backup" || bad "status does not list it"
 
-say "a changed label, then a changed type"
-sed 's/label: backup/label: nightly/' $CFG/mirror-fs.yaml > /tmp/mfs-label.yaml
-expect "a changed label on a mirror: plan exits 0 (set at creation only)" "$(hy_rc plan /tmp/mfs-label.yaml --detailed-exitcode)" 0
-sed 's/type: ext4, label: backup/type: xfs, label: backup/' $CFG/mirror-fs.yaml > /tmp/mfs-type.yaml
+say "changed labels, set in place, then a changed type"
+sed 's/label: backup/label: nightly/; s/label: scratch/label: bulk/' $CFG/mirror-fs.yaml > /tmp/mfs-label.yaml
+hy plan /tmp/mfs-label.yaml; expect "relabel plan exits 0" $? 0
+grep -q '\$ e2label /dev/md/backup nightly' /tmp/hy.out && ok "plan relabels the mounted ext4 on the array (e2label)" || bad "no e2label on /dev/md/backup"
+grep -A4 'label the xfs filesystem bulk' /tmp/hy.out | grep -q '\$ umount /srv/scratch' && ok "the xfs is unmounted for xfs_admin" || bad "no umount before xfs_admin"
+grep -q '\$ xfs_admin -L bulk /dev/md/scratch' /tmp/hy.out && ok "plan relabels the xfs on the array (xfs_admin -L)" || bad "no xfs_admin -L on /dev/md/scratch"
+grep 'label the xfs filesystem bulk' /tmp/hy.out | grep -q 'degrades' && ok "the xfs relabel is marked degrades" || bad "no degrades mark"
+grep -q 'mkfs' /tmp/hy.out && bad "the relabel plan makes a filesystem" || ok "no mkfs in the relabel plan"
+hy apply /tmp/mfs-label.yaml --yes; expect "relabel apply exits 0" $? 0
+expect "ext4 label (blkid)" "$(blkid -p -s LABEL -o value /dev/md/backup)" nightly
+expect "xfs label (xfs_admin -l)" "$(xfs_admin -l /dev/md/scratch 2>/dev/null)" 'label = "bulk"'
+expect "ext4 UUID kept (blkid)" "$(blkid -p -s UUID -o value /dev/md/backup)" "$U1"
+expect "xfs UUID kept (blkid)" "$(blkid -p -s UUID -o value /dev/md/scratch)" "$U2"
+expect "xfs mounted again (findmnt)" "$(findmnt -n -o SOURCE,FSTYPE /srv/scratch)" "/dev/$(md scratch) xfs"
+expect "ext4 data intact after the relabel (sha256)" "$(sha256sum /srv/backup/data | cut -d' ' -f1)" "$S1"
+expect "xfs data intact after the relabel (sha256)" "$(sha256sum /srv/scratch/data | cut -d' ' -f1)" "$S2"
+expect "plan after the relabel exits 0" "$(hy_rc plan /tmp/mfs-label.yaml --detailed-exitcode)" 0
+sed 's/type: ext4, label: nightly/type: xfs, label: nightly/' /tmp/mfs-label.yaml > /tmp/mfs-type.yaml
 expect "a changed type is refused while mounted without --allow-destroy" "$(hy_rc plan /tmp/mfs-type.yaml)" 1
 grep -E '^ *!|fix:' /tmp/hy.out
 grep -q "the array carries ext4 mounted at /srv/backup; the file wants xfs" /tmp/hy.out && ok "the refusal names the mounted ext4" || bad "no refusal for the mounted ext4"
