@@ -58,7 +58,7 @@ fn capture(h: &SimHost, d: &Desired) -> (Capture, Observed) {
     let obs = apply::observe_for(&rec, Some(d)).expect("observe");
     let cap = Capture {
         hostname: hyraid::host::Host::hostname(h),
-        exchanges: rec.exchanges.take(),
+        exchanges: rec.take_exchanges(),
         observed: obs.clone(),
     };
     (cap, obs)

@@ -179,7 +179,7 @@ fn device_nodes_files_and_dangling_links_under_dev_md() {
     let seen = observe(&rec).unwrap();
     let cap = Capture {
         hostname: m.hostname.clone(),
-        exchanges: rec.exchanges.take(),
+        exchanges: rec.take_exchanges(),
         observed: seen.clone(),
     };
     let cap: Capture = serde_json::from_str(&serde_json::to_string(&cap).unwrap()).unwrap();

@@ -33,7 +33,7 @@ fn spawns(h: &dyn hyraid::host::Host, d: &hyraid::config::Desired) -> Vec<(Strin
     let rec = hyraid::host::record::Recorder::new(h);
     hyraid::apply::observe_for(&rec, Some(d)).unwrap();
     let mut counts = std::collections::BTreeMap::new();
-    for e in rec.exchanges.take() {
+    for e in rec.take_exchanges() {
         if let hyraid::host::record::Exchange::Run { argv, .. } = e {
             *counts.entry(argv[0].clone()).or_insert(0) += 1;
         }
@@ -88,4 +88,29 @@ fn spawn_budget_on_the_blank_24_disks() {
             ("wipefs".to_string(), 24),
         ]
     );
+}
+
+#[test]
+fn blank_disks_the_file_does_not_name_are_never_probed() {
+    // The file names the first 6 of the 12 pairs: their 12 disks get a wipefs probe each, the
+    // 12 blank disks it does not name none (a plan never asks what is on a disk it leaves
+    // alone), and without a file (`hyraid observe`, `import`) every blank disk is probed.
+    let half = Shape { pairs: 6, lvs: 20 };
+    let yaml = config_yaml(half).replace("host: scale12", "host: scale24");
+    let d = load_str("scale12.yaml", &yaml).unwrap();
+    let h = SimHost::new(blank_machine(SHAPE));
+    let named = spawns(&h, &d);
+    assert!(named.contains(&("wipefs".to_string(), 12)), "{named:?}");
+    let rec = hyraid::host::record::Recorder::new(&h);
+    hyraid::apply::observe_for(&rec, None).unwrap();
+    let all = rec
+        .take_exchanges()
+        .into_iter()
+        .filter(|e| matches!(e, hyraid::host::record::Exchange::Run { argv, .. } if argv[0] == "wipefs"))
+        .count();
+    assert_eq!(all, 24);
+    // The plan on that observation still builds the 6 named pairs.
+    let p = common::plan_for(&h, &d, Policy::default());
+    assert!(p.refused.is_empty(), "{:?}", p.refused);
+    assert!(!p.is_empty());
 }

@@ -12,15 +12,15 @@ use hyraid::sim::SimHost;
 struct StopAfter<'a> {
     inner: &'a SimHost,
     k: usize,
-    seen: std::cell::Cell<usize>,
+    seen: std::sync::atomic::AtomicUsize,
 }
 
 impl Host for StopAfter<'_> {
     fn run(&self, argv: &[String]) -> Result<CmdOutput, HostError> {
         let r = self.inner.run(argv);
         if !matches!(argv[0].as_str(), "lsblk" | "lvm" | "wipefs") {
-            self.seen.set(self.seen.get() + 1);
-            if self.seen.get() == self.k {
+            self.seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            if self.seen.load(std::sync::atomic::Ordering::SeqCst) == self.k {
                 apply::request_stop();
             }
         }
@@ -54,9 +54,9 @@ impl Host for StopAfter<'_> {
         self.inner.exists(p)
     }
     fn replace_file(&self, p: &str, c: &str) -> Result<(), HostError> {
-        self.seen.set(self.seen.get() + 1);
+        self.seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let r = self.inner.replace_file(p, c);
-        if self.seen.get() == self.k {
+        if self.seen.load(std::sync::atomic::Ordering::SeqCst) == self.k {
             apply::request_stop();
         }
         r
@@ -150,7 +150,7 @@ fn waits_with_progress_stops_on_no_wait_and_on_interrupt() {
         let stopper = StopAfter {
             inner: &h,
             k,
-            seen: std::cell::Cell::new(0),
+            seen: std::sync::atomic::AtomicUsize::new(0),
         };
         let obs = apply::observe_for(&stopper, Some(&d)).unwrap();
         let p = hyraid::plan::plan(&d, &obs, Policy::default()).unwrap();

@@ -19,7 +19,7 @@ pub use signal::{clear_stop, install_interrupt_handler, request_stop, stop_reque
 
 use crate::config::Desired;
 use crate::host::{Host, HostError};
-use crate::observe::{ObserveError, Observed, observe, probe_write_cache};
+use crate::observe::{ObserveError, Observed, probe_write_cache};
 use crate::plan::{Plan, PlanError, Policy, Risk, plan};
 use std::io::Write;
 
@@ -153,7 +153,20 @@ fn fs_keys(
 
 /// Observe the machine, asking hdparm only for disks whose cache the file manages and sysfs could not answer.
 pub fn observe_for(host: &dyn Host, desired: Option<&Desired>) -> Result<Observed, ObserveError> {
-    let mut obs = observe(host)?;
+    let ids: Vec<String> = desired
+        .map(|d| d.disks.values().filter_map(|s| s.id.clone()).collect())
+        .unwrap_or_default();
+    let serials: Vec<String> = desired
+        .map(|d| d.disks.values().filter_map(|s| s.serial.clone()).collect())
+        .unwrap_or_default();
+    let scope = match desired {
+        Some(_) => crate::observe::ProbeScope::Named {
+            ids: &ids,
+            serials: &serials,
+        },
+        None => crate::observe::ProbeScope::All,
+    };
+    let mut obs = crate::observe::observe_scoped(host, scope)?;
     if let Some(d) = desired {
         let knames: Vec<String> = d
             .disks

@@ -3,13 +3,13 @@
 use super::*;
 use crate::host::CmdOutput;
 use crate::observe::parse_util::fixture;
-use std::cell::RefCell;
+use std::sync::Mutex;
 
 /// A machine with one md array (sda + sdb), a directory, and fio answering from fixtures;
 /// every job moves the md members' counters as write-mostly does (sdb serves no reads).
 struct Box1 {
-    log: RefCell<Vec<String>>,
-    counters: RefCell<BTreeMap<String, MemberIo>>,
+    log: Mutex<Vec<String>>,
+    counters: Mutex<BTreeMap<String, MemberIo>>,
     mounted: bool,
     avail: u64,
 }
@@ -17,8 +17,8 @@ struct Box1 {
 impl Box1 {
     fn new() -> Box1 {
         Box1 {
-            log: RefCell::new(vec![]),
-            counters: RefCell::new(BTreeMap::new()),
+            log: Mutex::new(vec![]),
+            counters: Mutex::new(BTreeMap::new()),
             mounted: false,
             avail: 50 << 30,
         }
@@ -27,7 +27,7 @@ impl Box1 {
 
 impl Host for Box1 {
     fn run(&self, argv: &[String]) -> Result<CmdOutput, HostError> {
-        self.log.borrow_mut().push(argv.join(" "));
+        self.log.lock().unwrap().push(argv.join(" "));
         let ok = |s: String| {
             Ok(CmdOutput {
                 status: 0,
@@ -55,7 +55,7 @@ impl Host for Box1 {
             "lsblk" => ok(r#"{"blockdevices":[{"kname":"sdc","name":"sdc","type":"disk","size":2147483648,"rota":true,"maj:min":"8:32","fstype":"ext4","children":[{"kname":"sdc1","name":"sdc1","type":"part","size":1048576,"rota":true,"maj:min":"8:33"}]}]}"#.into()),
             "fio" => {
                 let reads = argv.iter().any(|a| a.ends_with("read"));
-                let mut c = self.counters.borrow_mut();
+                let mut c = self.counters.lock().unwrap();
                 let sda = c.entry("sda".into()).or_default();
                 if reads { sda.reads += 100 } else { sda.writes += 100 }
                 if !reads {
@@ -69,7 +69,13 @@ impl Host for Box1 {
     }
     fn read_file(&self, path: &str) -> Result<String, HostError> {
         let k = path.split('/').nth(4).unwrap_or("");
-        let c = self.counters.borrow().get(k).copied().unwrap_or_default();
+        let c = self
+            .counters
+            .lock()
+            .unwrap()
+            .get(k)
+            .copied()
+            .unwrap_or_default();
         Ok(format!(
             "{} 0 0 0 {} 0 0 0 0 0 0 0 0 0 0 0 0\n",
             c.reads + 7,
@@ -149,7 +155,8 @@ fn a_raw_device_needs_allow_destroy_and_must_be_unused() {
     // Nothing was written: only probes ran (fio only asked its version).
     assert!(
         h.log
-            .borrow()
+            .lock()
+            .unwrap()
             .iter()
             .all(|c| !c.starts_with("fio") || c == "fio --version")
     );
@@ -207,7 +214,7 @@ fn runs_the_matrix_and_records_member_io_on_md() {
         }
     );
     // A device run leaves no file to remove.
-    assert!(h.log.borrow().iter().all(|c| !c.starts_with("rm")));
+    assert!(h.log.lock().unwrap().iter().all(|c| !c.starts_with("rm")));
     let t = table(&r);
     assert!(
         t.contains("| rand-read-4k-qd32  |      93001 |     363.3 |"),
@@ -227,7 +234,7 @@ fn a_file_run_removes_its_file_even_when_fio_fails() {
     let p = prepare(&h, &o).unwrap();
     run(&h, &o, &p, &mut |_, _| {}, &|| false).unwrap();
     assert_eq!(
-        h.log.borrow().last().unwrap(),
+        h.log.lock().unwrap().last().unwrap(),
         &format!("rm -f -- {}", p.filename)
     );
 }
@@ -250,7 +257,7 @@ fn an_interrupt_starts_no_further_job_and_removes_the_file() {
         matches!(e, BenchError::Interrupted { done: 2, total: 8 }),
         "{e}"
     );
-    let log = h.log.borrow();
+    let log = h.log.lock().unwrap();
     assert_eq!(
         log.iter()
             .filter(|c| c.starts_with("fio") && *c != "fio --version")

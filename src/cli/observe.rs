@@ -25,7 +25,7 @@ pub(super) fn run(sim: &Option<PathBuf>, a: ObserveArgs) -> Result<u8, Error> {
     if let Some(path) = a.capture {
         let cap = Capture {
             hostname: m.host().hostname(),
-            exchanges: recorder.exchanges.take(),
+            exchanges: recorder.take_exchanges(),
             observed: obs.clone(),
         };
         write_out(&path, &(serde_json::to_string_pretty(&cap).unwrap() + "\n"))?;

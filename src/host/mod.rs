@@ -41,8 +41,9 @@ pub enum HostError {
     Spawn { program: String, detail: String },
 }
 
-/// Everything hyraid does to or reads from a machine goes through this trait.
-pub trait Host {
+/// Everything hyraid does to or reads from a machine goes through this trait. `Sync`, so that
+/// observation can ask a real machine several things at once.
+pub trait Host: Sync {
     /// Run a program (argv, never a shell) with stdin from /dev/null and LC_ALL=C.
     fn run(&self, argv: &[String]) -> Result<CmdOutput, HostError>;
     fn read_file(&self, path: &str) -> Result<String, HostError>;
@@ -60,4 +61,10 @@ pub trait Host {
     fn exists(&self, path: &str) -> bool;
     /// Replace a configuration file whole: written beside it, then renamed over it.
     fn replace_file(&self, path: &str, content: &str) -> Result<(), HostError>;
+    /// Whether observation runs its independent reads side by side (lsblk, the LVM report and
+    /// the sysfs reads). Only a real machine does: the simulated, recorded and replayed hosts
+    /// are asked in one order, so a test and a capture see the same sequence on every run.
+    fn concurrent(&self) -> bool {
+        false
+    }
 }

@@ -89,6 +89,9 @@ impl Host for RealHost {
     fn is_simulated(&self) -> bool {
         false
     }
+    fn concurrent(&self) -> bool {
+        true
+    }
 
     fn sleep(&self, d: std::time::Duration) {
         std::thread::sleep(d)

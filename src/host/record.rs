@@ -6,8 +6,8 @@
 
 use super::{CmdOutput, Host, HostError};
 use serde::{Deserialize, Serialize};
-use std::cell::RefCell;
 use std::collections::HashMap;
+use std::sync::Mutex;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "request", rename_all = "snake_case")]
@@ -46,15 +46,20 @@ pub enum Exchange {
 
 pub struct Recorder<'a> {
     inner: &'a dyn Host,
-    pub exchanges: RefCell<Vec<Exchange>>,
+    exchanges: Mutex<Vec<Exchange>>,
 }
 
 impl<'a> Recorder<'a> {
     pub fn new(inner: &'a dyn Host) -> Recorder<'a> {
         Recorder {
             inner,
-            exchanges: RefCell::new(Vec::new()),
+            exchanges: Mutex::new(Vec::new()),
         }
+    }
+
+    /// The exchanges recorded so far, in the order they were answered; the record is emptied.
+    pub fn take_exchanges(&self) -> Vec<Exchange> {
+        std::mem::take(&mut *self.exchanges.lock().unwrap())
     }
 }
 
@@ -83,7 +88,7 @@ fn replayed<T>(path: &str, error: &Option<String>) -> Result<T, HostError> {
 impl Host for Recorder<'_> {
     fn run(&self, argv: &[String]) -> Result<CmdOutput, HostError> {
         let out = self.inner.run(argv)?;
-        self.exchanges.borrow_mut().push(Exchange::Run {
+        self.exchanges.lock().unwrap().push(Exchange::Run {
             argv: argv.to_vec(),
             status: out.status,
             stdout: out.stdout.clone(),
@@ -94,7 +99,7 @@ impl Host for Recorder<'_> {
     fn read_file(&self, path: &str) -> Result<String, HostError> {
         let r = self.inner.read_file(path);
         let (content, error) = found(&r);
-        self.exchanges.borrow_mut().push(Exchange::Read {
+        self.exchanges.lock().unwrap().push(Exchange::Read {
             path: path.into(),
             content,
             error,
@@ -110,7 +115,7 @@ impl Host for Recorder<'_> {
     fn list_dir(&self, path: &str) -> Result<Vec<String>, HostError> {
         let r = self.inner.list_dir(path);
         let (entries, error) = found(&r);
-        self.exchanges.borrow_mut().push(Exchange::ListDir {
+        self.exchanges.lock().unwrap().push(Exchange::ListDir {
             path: path.into(),
             entries,
             error,
@@ -120,7 +125,7 @@ impl Host for Recorder<'_> {
     fn read_link(&self, path: &str) -> Result<String, HostError> {
         let r = self.inner.read_link(path);
         let (target, error) = found(&r);
-        self.exchanges.borrow_mut().push(Exchange::ReadLink {
+        self.exchanges.lock().unwrap().push(Exchange::ReadLink {
             path: path.into(),
             target,
             error,
@@ -141,7 +146,7 @@ impl Host for Recorder<'_> {
     }
     fn exists(&self, path: &str) -> bool {
         let e = self.inner.exists(path);
-        self.exchanges.borrow_mut().push(Exchange::Exists {
+        self.exchanges.lock().unwrap().push(Exchange::Exists {
             path: path.into(),
             exists: e,
         });

@@ -23,5 +23,5 @@ pub mod write_cache;
 pub use filesystems::{FSTAB_PATH, Filesystem, SYSTEMD_PATH, probe_sizes as probe_fs_sizes};
 pub use lookup::Lookup;
 pub use model::*;
-pub use observer::{ObserveError, observe, probe_write_cache};
+pub use observer::{ObserveError, ProbeScope, observe, observe_scoped, probe_write_cache};
 pub use parse_util::ParseError;

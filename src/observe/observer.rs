@@ -74,13 +74,32 @@ fn basename(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or("")
 }
 
+/// Observe the machine, probing the content of every unused disk and partition.
 pub fn observe(host: &dyn Host) -> Result<Observed, ObserveError> {
-    let nodes = lsblk::parse(&run_ok(host, &lsblk::argv())?)?;
-    let mdstat_arrays = mdstat::parse(&read_opt(host, "/proc/mdstat")?.unwrap_or_default())?;
-    let block_devices = block_devices(host, &nodes);
-    let (arrays, dev_md_strays) = md_arrays(host, &nodes, &mdstat_arrays);
+    observe_scoped(host, ProbeScope::All)
+}
+
+/// Observe the machine, probing the content only of the unused disks `scope` names.
+pub fn observe_scoped(host: &dyn Host, scope: ProbeScope) -> Result<Observed, ObserveError> {
+    // The LVM report is the slowest read and needs nothing from the others: on a real machine
+    // it runs while lsblk, /proc/mdstat and sysfs are read (its text is parsed afterwards, with
+    // lsblk's device numbers).
+    let (lvm_text, rest) = if host.concurrent() {
+        std::thread::scope(|s| {
+            let lvm = s.spawn(|| run_ok(host, &lvm::argv()));
+            let rest = observe_devices(host, scope);
+            (lvm.join().expect("the LVM report's thread"), rest)
+        })
+    } else {
+        let rest = observe_devices(host, scope);
+        match rest {
+            Ok(_) => (run_ok(host, &lvm::argv()), rest),
+            Err(_) => (Ok(String::new()), rest),
+        }
+    };
+    let (nodes, mdstat_arrays, block_devices, arrays, dev_md_strays) = rest?;
     let other_devices = other_devices(&nodes, &mdstat_arrays);
-    let lvm = lvm_report(host, &nodes)?;
+    let lvm = lvm_report(&lvm_text?, &nodes)?;
     let boot = boot(host)?;
     let mut filesystems = super::filesystems::on_lvs(&nodes, &lvm);
     filesystems.extend(super::filesystems::on_arrays(&nodes));
@@ -100,9 +119,36 @@ pub fn observe(host: &dyn Host) -> Result<Observed, ObserveError> {
     .normalized())
 }
 
+/// The disks whose content observation probes (`wipefs -n`, where nothing is stacked on them).
+#[derive(Debug, Clone, Copy)]
+pub enum ProbeScope<'a> {
+    /// Every disk and partition: `hyraid observe`, `import`, `status` without a file.
+    All,
+    /// The disks the file names, by `/dev/disk/by-id` name or serial, and their partitions;
+    /// of the others, only those lsblk already sees a signature on (wipefs then says whose: a
+    /// former member's md superblock is noted in the plan). A blank disk the file does not
+    /// name is never probed.
+    Named {
+        ids: &'a [String],
+        serials: &'a [String],
+    },
+}
+
+impl ProbeScope<'_> {
+    fn names(&self, disk: &BlockDevice) -> bool {
+        match self {
+            ProbeScope::All => true,
+            ProbeScope::Named { ids, serials } => {
+                disk.by_id.iter().any(|i| ids.contains(i))
+                    || disk.serial.as_ref().is_some_and(|s| serials.contains(s))
+            }
+        }
+    }
+}
+
 /// The disks and partitions lsblk lists, with their by-id names, holders, drive cache (sysfs)
-/// and, where nothing is stacked on them, the signatures on them.
-fn block_devices(host: &dyn Host, nodes: &[lsblk::Node]) -> Vec<BlockDevice> {
+/// and, where nothing is stacked on them and `scope` names the disk, the signatures on them.
+fn block_devices(host: &dyn Host, nodes: &[lsblk::Node], scope: ProbeScope) -> Vec<BlockDevice> {
     // by-id names per kernel name (udev makes only links there).
     let mut by_id: HashMap<String, Vec<String>> = HashMap::new();
     for (id, target) in links(host, "/dev/disk/by-id").0 {
@@ -124,7 +170,27 @@ fn block_devices(host: &dyn Host, nodes: &[lsblk::Node]) -> Vec<BlockDevice> {
         let ids = by_id.remove(&n.kname).unwrap_or_default();
         block_devices.push(block_device(host, n, ids, &kind_of));
     }
-    block_devices
+    let wanted: Vec<bool> = block_devices
+        .iter()
+        .map(|(d, probe)| {
+            let disk = match &d.parent {
+                Some(p) => block_devices.iter().map(|(b, _)| b).find(|b| b.kname == *p),
+                None => Some(d),
+            };
+            *probe && (d.fstype.is_some() || disk.is_some_and(|disk| scope.names(disk)))
+        })
+        .collect();
+    let mut out = Vec::with_capacity(block_devices.len());
+    for ((mut dev, _), want) in block_devices.into_iter().zip(wanted) {
+        if want {
+            match probe(host, &dev.kname) {
+                Ok(s) => dev.signatures = Some(s),
+                Err(e) => dev.probe_error = Some(e),
+            }
+        }
+        out.push(dev);
+    }
+    out
 }
 
 /// One disk or partition.
@@ -133,7 +199,7 @@ fn block_device(
     n: &lsblk::Node,
     mut ids: Vec<String>,
     kind_of: &HashMap<&str, &str>,
-) -> BlockDevice {
+) -> (BlockDevice, bool) {
     let kind = if n.kind == "disk" {
         DevKind::Disk
     } else {
@@ -183,19 +249,13 @@ fn block_device(
     if kind == DevKind::Disk {
         dev.write_cache = scsi_cache_type(host, &n.kname);
     }
-    // Probe content only where nothing is stacked: a device in use is refused anyway.
-    if dev.holders.is_empty()
+    // Content is probed only where nothing is stacked: a device in use is refused anyway.
+    let probe = dev.holders.is_empty()
         && !has_parts
         && dev.mountpoint.is_none()
         && n.size > 0
-        && !lvm_child(n, kind_of)
-    {
-        match probe(host, &n.kname) {
-            Ok(s) => dev.signatures = Some(s),
-            Err(e) => dev.probe_error = Some(e),
-        }
-    }
-    dev
+        && !lvm_child(n, kind_of);
+    (dev, probe)
 }
 
 /// The md arrays /proc/mdstat lists, named by their /dev/md links, and the /dev/md entries
@@ -258,7 +318,25 @@ fn other_devices(nodes: &[lsblk::Node], mdstat_arrays: &[mdstat::MdstatArray]) -
 }
 
 /// The LVM report, its devices named by kernel name (through lsblk's major:minor).
-fn lvm_report(host: &dyn Host, nodes: &[lsblk::Node]) -> Result<Lvm, ObserveError> {
+/// lsblk, /proc/mdstat, the disks (by-id, sysfs, signatures) and the arrays (sysfs).
+type Devices = (
+    Vec<lsblk::Node>,
+    Vec<mdstat::MdstatArray>,
+    Vec<BlockDevice>,
+    Vec<MdArray>,
+    Vec<DevMdStray>,
+);
+
+fn observe_devices(host: &dyn Host, scope: ProbeScope) -> Result<Devices, ObserveError> {
+    let nodes = lsblk::parse(&run_ok(host, &lsblk::argv())?)?;
+    let mdstat_arrays = mdstat::parse(&read_opt(host, "/proc/mdstat")?.unwrap_or_default())?;
+    let block_devices = block_devices(host, &nodes, scope);
+    let (arrays, dev_md_strays) = md_arrays(host, &nodes, &mdstat_arrays);
+    Ok((nodes, mdstat_arrays, block_devices, arrays, dev_md_strays))
+}
+
+/// The LVM report's text, its devices named by lsblk's kernel names.
+fn lvm_report(text: &str, nodes: &[lsblk::Node]) -> Result<Lvm, ObserveError> {
     let mm: HashMap<&str, &str> = nodes
         .iter()
         .filter(|n| !n.maj_min.is_empty())
@@ -269,10 +347,7 @@ fn lvm_report(host: &dyn Host, nodes: &[lsblk::Node]) -> Result<Lvm, ObserveErro
             .map(|s| s.to_string())
             .unwrap_or_else(|| basename(name).to_string())
     };
-    Ok(lvm::parse_fullreport(
-        &run_ok(host, &lvm::argv())?,
-        &kname_of,
-    )?)
+    Ok(lvm::parse_fullreport(text, &kname_of)?)
 }
 
 /// Signatures on a device (`wipefs -n`), or why the probe gave no answer.

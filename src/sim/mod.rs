@@ -11,7 +11,7 @@ mod world;
 
 use crate::host::{CmdOutput, Host, HostError};
 use crate::observe::Observed;
-use std::cell::RefCell;
+use std::sync::{Mutex, MutexGuard};
 use world::{SimState, linked};
 
 /// A fault to inject, fired once and then used up: the next command run whose argv, joined with
@@ -26,13 +26,18 @@ pub struct Fault {
 }
 
 pub struct SimHost {
-    pub(crate) state: RefCell<SimState>,
+    pub(crate) state: Mutex<SimState>,
 }
 
 impl SimHost {
+    /// The simulated machine's state (one caller at a time).
+    fn st(&self) -> MutexGuard<'_, SimState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     pub fn new(world: Observed) -> SimHost {
         SimHost {
-            state: RefCell::new(SimState {
+            state: Mutex::new(SimState {
                 world,
                 serial: 0,
                 log: Vec::new(),
@@ -58,33 +63,33 @@ impl SimHost {
 
     /// The model as it is now (the snapshot format).
     pub fn world(&self) -> Observed {
-        self.state.borrow().world.clone()
+        self.st().world.clone()
     }
 
     pub fn commands(&self) -> Vec<Vec<String>> {
-        self.state.borrow().log.clone()
+        self.st().log.clone()
     }
 
     pub fn clear_log(&self) {
-        self.state.borrow_mut().log.clear();
+        self.st().log.clear();
     }
 
     pub fn inject_fault(&self, f: Fault) {
-        self.state.borrow_mut().faults.push(f);
+        self.st().faults.push(f);
     }
 
     pub fn clear_faults(&self) {
-        self.state.borrow_mut().faults.clear();
+        self.st().faults.clear();
     }
 
     pub fn set_root(&self, root: bool) {
-        self.state.borrow_mut().root = root;
+        self.st().root = root;
     }
 
     /// A reboot with one disk gone: arrays it was in come up assembled but not started, as udev's
     /// incremental assembly leaves them (no /dev/md/NAME link until they run).
     pub fn reboot_without_disk(&self, kname: &str) {
-        let mut st = self.state.borrow_mut();
+        let mut st = self.st();
         st.world
             .block_devices
             .retain(|d| d.kname != kname && d.parent.as_deref() != Some(kname));
@@ -108,7 +113,7 @@ impl SimHost {
 
     /// Let every running resync/recovery and pvmove finish (time passing).
     pub fn finish_syncs(&self) {
-        let mut st = self.state.borrow_mut();
+        let mut st = self.st();
         for a in st.world.arrays.iter_mut() {
             tools::finish_sync(a);
         }
@@ -118,13 +123,13 @@ impl SimHost {
     /// The machine dies during a pvmove: the move LV stays and nothing polls it, until `pvmove`
     /// (bare, or on the same PV) runs again.
     pub fn stall_moves(&self) {
-        self.state.borrow_mut().moves_stalled = true;
+        self.st().moves_stalled = true;
     }
 
     /// The power is lost during a pvmove and the machine boots without activating the VGs (no
     /// event activation): every LV inactive, the move LV too, and nothing polls it.
     pub fn power_loss_during_moves(&self) {
-        let mut st = self.state.borrow_mut();
+        let mut st = self.st();
         st.moves_stalled = true;
         for l in st.world.lvm.lvs.iter_mut() {
             l.active = false;
@@ -149,7 +154,7 @@ fn unsupported(argv: &[String]) -> Result<CmdOutput, HostError> {
 
 impl Host for SimHost {
     fn run(&self, argv: &[String]) -> Result<CmdOutput, HostError> {
-        let mut st = self.state.borrow_mut();
+        let mut st = self.st();
         st.log.push(argv.to_vec());
         let joined = argv.join(" ");
         if let Some(i) = st.faults.iter().position(|f| joined.contains(&f.needle)) {
@@ -229,7 +234,7 @@ impl Host for SimHost {
     }
 
     fn read_file(&self, path: &str) -> Result<String, HostError> {
-        let st = self.state.borrow();
+        let st = self.st();
         if path == "/proc/mdstat" {
             return Ok(answer::mdstat(&st.world));
         }
@@ -258,7 +263,7 @@ impl Host for SimHost {
     }
 
     fn write_file(&self, path: &str, content: &str) -> Result<(), HostError> {
-        let mut st = self.state.borrow_mut();
+        let mut st = self.st();
         st.log
             .push(vec!["(write)".into(), path.into(), content.trim().into()]);
         if let Some(i) = st.faults.iter().position(|f| path.contains(&f.needle)) {
@@ -272,7 +277,7 @@ impl Host for SimHost {
     }
 
     fn list_dir(&self, path: &str) -> Result<Vec<String>, HostError> {
-        let st = self.state.borrow();
+        let st = self.st();
         let w = &st.world;
         let mut v: Vec<String> = match path {
             "/dev/disk/by-id" => w
@@ -318,7 +323,7 @@ impl Host for SimHost {
     }
 
     fn read_link(&self, path: &str) -> Result<String, HostError> {
-        let st = self.state.borrow();
+        let st = self.st();
         let nf = || HostError::NotFound {
             path: path.to_string(),
         };
@@ -351,18 +356,18 @@ impl Host for SimHost {
     }
 
     fn hostname(&self) -> String {
-        self.state.borrow().world.hostname.clone()
+        self.st().world.hostname.clone()
     }
 
     fn is_root(&self) -> bool {
-        self.state.borrow().root
+        self.st().root
     }
     fn is_simulated(&self) -> bool {
         true
     }
 
     fn exists(&self, path: &str) -> bool {
-        let st = self.state.borrow();
+        let st = self.st();
         if path == crate::observe::CACHE_CHECK_PATHS[0] {
             return st.world.boot.cache_check != Some(false);
         }
@@ -384,7 +389,7 @@ impl Host for SimHost {
     }
 
     fn replace_file(&self, path: &str, content: &str) -> Result<(), HostError> {
-        let mut st = self.state.borrow_mut();
+        let mut st = self.st();
         st.log.push(vec!["(replace)".into(), path.into()]);
         if let Some(i) = st.faults.iter().position(|f| path.contains(&f.needle)) {
             let f = st.faults.remove(i);
@@ -412,7 +417,7 @@ impl Host for SimHost {
 
     /// Time passes: every running resync or recovery moves a quarter of the way on.
     fn sleep(&self, _d: std::time::Duration) {
-        let mut st = self.state.borrow_mut();
+        let mut st = self.st();
         tools::advance_moves(&mut st, false);
         for a in st.world.arrays.iter_mut() {
             if let Some((done, total)) = a.sync_completed {
