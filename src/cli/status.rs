@@ -10,14 +10,20 @@ use std::path::PathBuf;
 pub(super) struct StatusArgs {
     /// The machine's file (adds checks of the disks and drive caches it names).
     file: Option<PathBuf>,
+    /// prometheus: node_exporter's textfile format (metrics with HELP and TYPE lines).
     #[arg(long, value_enum, default_value = "text")]
     format: StatusFormat,
+    /// Write the output to this file instead of stdout, atomically (a temporary file in the same
+    /// directory renamed over it), so node_exporter's textfile collector never reads half of it.
+    #[arg(long, short = 'o', value_name = "PATH")]
+    output: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum StatusFormat {
     Text,
     Json,
+    Prometheus,
 }
 
 pub(super) fn run(sim: &Option<PathBuf>, a: StatusArgs) -> Result<u8, Error> {
@@ -27,17 +33,43 @@ pub(super) fn run(sim: &Option<PathBuf>, a: StatusArgs) -> Result<u8, Error> {
     let conf = lint::MDADM_CONF_PATHS
         .iter()
         .find_map(|p| m.host().read_file(p).ok());
-    let findings = lint::check(&obs, d.as_ref(), conf.as_deref());
+    let (findings, plan) = lint::check(&obs, d.as_ref(), conf.as_deref());
     let code = lint::exit_code(&findings);
-    match a.format {
-        StatusFormat::Text => print!("{}", lint::render_text(&findings)),
-        StatusFormat::Json => println!(
-            "{}",
+    let text = match a.format {
+        StatusFormat::Text => lint::render_text(&findings),
+        StatusFormat::Json => format!(
+            "{}\n",
             serde_json::to_string_pretty(
                 &serde_json::json!({ "exit": code, "findings": findings })
             )
             .unwrap()
         ),
+        StatusFormat::Prometheus => lint::render_prometheus(&obs, plan.as_ref(), &findings),
+    };
+    match &a.output {
+        None => print!("{text}"),
+        Some(path) => write_atomically(path, &text)?,
     }
     Ok(code)
+}
+
+/// `text` into `path` through a temporary file beside it, renamed over it.
+fn write_atomically(path: &std::path::Path, text: &str) -> Result<(), Error> {
+    let name = path.file_name().map(|n| n.to_string_lossy().to_string());
+    let tmp = path.with_file_name(format!(
+        ".{}.{}",
+        name.unwrap_or_else(|| "hyraid-status".into()),
+        std::process::id()
+    ));
+    let io = |e: std::io::Error| {
+        crate::error::msg(format!(
+            "cannot write {}: {e} (its directory must exist and be writable)",
+            path.display()
+        ))
+    };
+    std::fs::write(&tmp, text).map_err(io)?;
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        io(e)
+    })
 }

@@ -6,12 +6,14 @@ mod arrays;
 mod boot;
 mod drives;
 mod lvm;
+mod prometheus;
 mod render;
 
 use crate::config::Desired;
 use crate::observe::Observed;
 use crate::observe::names::mdadm_conf_uuids;
 pub use drives::stable_name;
+pub use prometheus::render_prometheus;
 pub use render::render_text;
 use serde::Serialize;
 
@@ -107,12 +109,20 @@ pub const MDADM_CONF_PATHS: [&str; 2] = ["/etc/mdadm.conf", "/etc/mdadm/mdadm.co
 
 /// `hyraid status`'s verb: [`status`], and with a file, what it asks and hyraid refuses (or why
 /// it cannot be planned here): a machine the file cannot be applied to is not healthy. Most
-/// severe first.
-pub fn check(o: &Observed, desired: Option<&Desired>, mdadm_conf: Option<&str>) -> Vec<Finding> {
+/// severe first; with the file's plan, which the metrics' drift comes from.
+pub fn check(
+    o: &Observed,
+    desired: Option<&Desired>,
+    mdadm_conf: Option<&str>,
+) -> (Vec<Finding>, Option<crate::plan::Plan>) {
     let mut findings = status(o, desired, mdadm_conf);
+    let mut plan = None;
     if let Some(d) = desired {
         match crate::plan::plan(d, o, crate::plan::Policy::default()) {
-            Ok(p) => findings.extend(refusals(&p)),
+            Ok(p) => {
+                findings.extend(refusals(&p));
+                plan = Some(p);
+            }
             Err(e) => findings.push(Finding {
                 severity: Severity::Error,
                 object: "file".into(),
@@ -123,5 +133,5 @@ pub fn check(o: &Observed, desired: Option<&Desired>, mdadm_conf: Option<&str>) 
         }
         findings.sort_by(|a, b| b.severity.cmp(&a.severity).then(a.object.cmp(&b.object)));
     }
-    findings
+    (findings, plan)
 }

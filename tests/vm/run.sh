@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
-# hyraid's real-kernel suite: each scenario in tests/vm/scenarios boots its own Debian 12 VM
-# (QEMU, stock 6.1 kernel, real mdadm 4.2 / lvm2 2.03.16 / hdparm) with fresh virtual SATA SSDs
-# and HDDs, runs hyraid there, and checks the result with the kernel's and the tools' own output.
+# hyraid's real-kernel suite: each scenario in tests/vm/scenarios boots its own Debian VM (QEMU,
+# the release's stock kernel and real mdadm / lvm2 / hdparm) with fresh virtual SATA SSDs and
+# HDDs, runs hyraid there, and checks the result with the kernel's and the tools' own output.
+# Every scenario runs on Debian 12 (bookworm: kernel 6.1, mdadm 4.2, lvm2 2.03.16); those whose
+# header has `# releases: bookworm trixie` run on Debian 13 (trixie: kernel 6.12, mdadm 4.4,
+# lvm2 2.03.31, udev 257) too, in an image of their own.
 #
 # Usage: tests/vm/run.sh [--capture DIR] [SCENARIO-NAME ...]
-#   --capture DIR   keep each scenario's guest output (tool captures, logs) under DIR
-# Env: HYRAID_VM_CACHE (guest image cache, default /tmp/hyraid-vm, outside the checkout)
+#   --capture DIR   keep each scenario's guest output (tool captures, logs) under DIR/SUITE/NAME
+# Env: HYRAID_VM_SUITES (the releases to run, default "bookworm trixie")
+#      HYRAID_VM_CACHE is not used here: each release's image is in /tmp/hyraid-vm(-SUITE)
 #      HYRAID_VM_PERF=full (the I/O scenario runs the whole fio matrix; default: a short variant)
 #
-# Prints one PASS/FAIL line per scenario and a final "N passed, N failed" line; exits non-zero
-# on any failure. When QEMU cannot run here at all it says SKIPPED (not a pass) and exits 0.
+# Prints one PASS/FAIL line per scenario and release and a final "N passed, N failed" line; exits
+# non-zero on any failure. When QEMU cannot run here at all it says SKIPPED (not a pass) and
+# exits 0.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -38,15 +43,25 @@ sed 's/^/   /' /tmp/hyraid-deb.log; echo "   $DEB"
 echo "== lintian"
 "$ROOT/contrib/deb/lintian.sh" "$DEB" > /tmp/hyraid-lintian.log 2>&1 || { sed 's/^/   /' /tmp/hyraid-lintian.log; echo "lintian failed"; echo "0 passed, 1 failed"; exit 1; }
 sed 's/^/   /' /tmp/hyraid-lintian.log
-echo "== guest image"
-T=$(date +%s)
-"$HERE/build-image.sh" || { echo "image build failed"; echo "0 passed, 1 failed"; exit 1; }
-echo "image ready in $(( $(date +%s) - T ))s"
-
+unset HYRAID_VM_CACHE
+SUITES=${HYRAID_VM_SUITES:-bookworm trixie}
 pass=0; fail=0; timings=()
-for script in "$HERE"/scenarios/*.sh; do
+
+# The scenarios to run on release $1, in order.
+scenarios_for() {
+    local script name
+    for script in "$HERE"/scenarios/*.sh; do
+        name=$(basename "$script" .sh)
+        if [ ${#ONLY[@]} -gt 0 ] && ! [[ " ${ONLY[*]} " == *" $name "* ]]; then continue; fi
+        if [ "$1" != bookworm ] && ! grep -qE "^# releases:.* $1( |\$)" "$script"; then continue; fi
+        echo "$script"
+    done
+}
+
+# Run one scenario in a VM of release $SUITE.
+run_scenario() {
+    local script=$1 name W
     name=$(basename "$script" .sh)
-    if [ ${#ONLY[@]} -gt 0 ] && ! [[ " ${ONLY[*]} " == *" $name "* ]]; then continue; fi
     W=$(mktemp -d "${TMPDIR:-/tmp}/hyraid-scn.XXXXXX")
     disk_args=()
     for spec in $(sed -n 's/^# disks: //p' "$script"); do
@@ -83,7 +98,7 @@ for script in "$HERE"/scenarios/*.sh; do
         fi
         overlay=(); [ "$boots" -gt 1 ] && overlay=(--root-overlay "$W/root.qcow2")
         echo "=== boot $b of $boots" >> "$W/log"
-        "$HERE/run-vm.sh" --quiet --timeout 900 --out "$W/out" --env "HYRAID_BOOT=$b" --env "HYRAID_VM_PERF=${HYRAID_VM_PERF:-short}" "${overlay[@]}" "${files[@]}" "${args[@]}" "$script" >> "$W/log" 2>&1
+        HYRAID_VM_SUITE=$SUITE "$HERE/run-vm.sh" --quiet --timeout 900 --out "$W/out" --env "HYRAID_BOOT=$b" --env "HYRAID_VM_PERF=${HYRAID_VM_PERF:-short}" "${overlay[@]}" "${files[@]}" "${args[@]}" "$script" >> "$W/log" 2>&1
         rc=$?
         [ $rc = 0 ] || break
     done
@@ -98,15 +113,25 @@ for script in "$HERE"/scenarios/*.sh; do
     secs=$(( $(date +%s) - T ))
     checks=$(sed -n 's/^checks: \([0-9]*\), failed.*/\1/p' "$W/log" | tail -1)
     if [ $rc = 0 ]; then
-        pass=$((pass+1)); echo "PASS $name (${secs}s, ${checks:-?} checks)"
+        pass=$((pass+1)); echo "PASS $name [$SUITE] (${secs}s, ${checks:-?} checks)"
     else
-        fail=$((fail+1)); echo "FAIL $name (${secs}s, exit $rc)"
+        fail=$((fail+1)); echo "FAIL $name [$SUITE] (${secs}s, exit $rc)"
         grep -m 20 -E '^(NOT OK|run-vm.sh|host:)' "$W/log"
         echo "   --- last lines of $name:"; tail -25 "$W/log" | sed 's/^/   /'
     fi
-    timings+=("$name ${secs}s")
-    [ -n "$CAPTURE" ] && { mkdir -p "$CAPTURE/$name"; cp -a "$W/out/." "$W/log" "$CAPTURE/$name/" 2>/dev/null; }
+    timings+=("$name[$SUITE] ${secs}s")
+    [ -n "$CAPTURE" ] && { mkdir -p "$CAPTURE/$SUITE/$name"; cp -a "$W/out/." "$W/log" "$CAPTURE/$SUITE/$name/" 2>/dev/null; }
     rm -rf "$W"
+}
+
+for SUITE in $SUITES; do
+    list=$(scenarios_for "$SUITE")
+    [ -n "$list" ] || continue
+    echo "== guest image: $SUITE"
+    T=$(date +%s)
+    HYRAID_VM_SUITE=$SUITE "$HERE/build-image.sh" || { echo "image build failed ($SUITE)"; fail=$((fail+1)); continue; }
+    echo "image ready in $(( $(date +%s) - T ))s"
+    for script in $list; do run_scenario "$script"; done
 done
 echo "timings: ${timings[*]}"
 echo "$pass passed, $fail failed"

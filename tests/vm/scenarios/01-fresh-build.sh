@@ -1,5 +1,6 @@
 #!/bin/sh
 # disks: ssd1:ssd:1G hdd1:hdd:1G ssd2:ssd:1G hdd2:hdd:1G cache:ssd:512M
+# releases: bookworm trixie
 # Blank 2 SSD + 2 HDD + cache SSD → apply the microserver layout → verify with the kernel and
 # the tools themselves → plan has nothing left.
 . /mnt/host/files/guest-lib.sh

@@ -1,5 +1,6 @@
 #!/bin/sh
 # disks: ssd1:ssd:1G hdd1:hdd:1G cache:ssd:256M
+# releases: bookworm trixie
 # Drift: write-mostly cleared, drive cache off, backlog changed → plan lists exactly those,
 # apply fixes them, plan is empty.
 . /mnt/host/files/guest-lib.sh

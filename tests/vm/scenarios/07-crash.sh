@@ -1,5 +1,6 @@
 #!/bin/sh
 # disks: ssd1:ssd:1G hdd1:hdd:1G ssd2:ssd:1G hdd2:hdd:1G cache:ssd:512M
+# releases: bookworm trixie
 # hyraid is killed (SIGKILL) after the k-th command of the fresh build, for several k; a second
 # apply completes the build, and plan then has nothing left.
 . /mnt/host/files/guest-lib.sh

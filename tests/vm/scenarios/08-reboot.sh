@@ -1,5 +1,6 @@
 #!/bin/sh
 # disks: ssd1:ssd:1G hdd1:hdd:1G
+# releases: bookworm trixie
 # boots: 2
 # Boot 1 builds the layout; boot 2 (same disks, same root filesystem) must come up with
 # /dev/md/data0, write-mostly, the bitmap chunk, write-behind and the HDD cache as the file says,

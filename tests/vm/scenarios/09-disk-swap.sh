@@ -1,5 +1,6 @@
 #!/bin/sh
 # disks: ssd1:ssd:1G hdd1:hdd:1G cache:ssd:256M
+# releases: bookworm trixie
 # disks2: ssd1:ssd:1G hdd9:hdd:1G cache:ssd:256M
 # boots: 2
 # Boot 1 builds the pair; between boots the HDD is pulled and a blank disk goes into its bay

@@ -1,0 +1,214 @@
+//! `hyraid status --format prometheus`: the machine's health in the Prometheus text exposition
+//! format (version 0.0.4), as node_exporter's textfile collector reads it from a `*.prom` file:
+//! each metric family once, with its HELP and TYPE lines, then its samples. Pure: the
+//! observation, the plan of the file (when one is given) and the findings in, text out.
+
+use super::{Finding, Severity};
+use crate::observe::Observed;
+use crate::plan::{Plan, Step};
+use std::fmt::Write;
+
+/// A label value escaped as the format asks: backslash, double quote and line feed.
+fn esc(v: &str) -> String {
+    v.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+}
+
+/// One metric family: its HELP and TYPE lines and its samples (label pairs, value).
+struct Family {
+    name: &'static str,
+    help: &'static str,
+    samples: Vec<(Vec<(&'static str, String)>, f64)>,
+}
+
+impl Family {
+    fn new(name: &'static str, help: &'static str) -> Family {
+        Family {
+            name,
+            help,
+            samples: Vec::new(),
+        }
+    }
+    fn add(&mut self, labels: Vec<(&'static str, String)>, value: f64) {
+        self.samples.push((labels, value));
+    }
+    fn write(&self, o: &mut String) {
+        let _ = writeln!(o, "# HELP {} {}", self.name, self.help);
+        let _ = writeln!(o, "# TYPE {} gauge", self.name);
+        for (labels, v) in &self.samples {
+            let l: Vec<String> = labels
+                .iter()
+                .map(|(k, v)| format!("{k}=\"{}\"", esc(v)))
+                .collect();
+            let labels = match l.is_empty() {
+                true => String::new(),
+                false => format!("{{{}}}", l.join(",")),
+            };
+            let _ = writeln!(o, "{}{labels} {v}", self.name);
+        }
+    }
+}
+
+/// The metrics of the arrays: degraded members, the running sync's progress, write-mostly
+/// members, and (with a plan) the write-mostly flags the file asks for that the machine lost.
+fn arrays(o: &Observed, plan: Option<&Plan>) -> Vec<Family> {
+    let mut degraded = Family::new(
+        "hyraid_md_degraded",
+        "Members the md array is missing or has failed (0: complete).",
+    );
+    let mut ratio = Family::new(
+        "hyraid_md_sync_ratio",
+        "Fraction done of the array's running resync, recovery, check or reshape (1 when idle).",
+    );
+    let mut wm = Family::new(
+        "hyraid_md_member_write_mostly",
+        "1 when the member is write-mostly (md's dev-*/state), 0 when it is not.",
+    );
+    let mut lost = Family::new(
+        "hyraid_md_write_mostly_lost",
+        "Members the file marks write-mostly that are not (hyraid apply sets them again); only with a file.",
+    );
+    for a in &o.arrays {
+        let id = |more: Vec<(&'static str, String)>| {
+            let mut l = vec![
+                ("array", a.name.clone().unwrap_or_default()),
+                ("device", a.kname.clone()),
+            ];
+            l.extend(more);
+            l
+        };
+        let failed = a.members.iter().filter(|m| m.faulty()).count() as u32;
+        let working = a
+            .members
+            .iter()
+            .filter(|m| m.has("in_sync") && !m.faulty())
+            .count() as u32;
+        let missing = a
+            .degraded
+            .max(a.raid_disks.saturating_sub(working))
+            .max(failed);
+        degraded.add(id(vec![]), missing as f64);
+        let r = match (a.is_idle(), a.sync_completed) {
+            (true, _) => 1.0,
+            (false, Some((d, t))) if t > 0 => d as f64 / t as f64,
+            (false, _) => 0.0,
+        };
+        ratio.add(id(vec![("action", a.sync_action.clone())]), r);
+        if a.is_mirror() {
+            for m in &a.members {
+                let on = m.write_mostly() as u8 as f64;
+                wm.add(id(vec![("member", m.kname.clone())]), on);
+            }
+        }
+        if let Some(p) = plan {
+            let n = p
+                .steps
+                .iter()
+                .filter(|s| matches!(&s.step, Step::SetWriteMostly(w) if w.on && w.md == a.kname))
+                .count();
+            lost.add(id(vec![]), n as f64);
+        }
+    }
+    vec![degraded, ratio, wm, lost]
+}
+
+/// The caches' blocks not yet written back to their origin LV.
+fn caches(o: &Observed) -> Vec<Family> {
+    let mut wc = Family::new(
+        "hyraid_writecache_dirty_blocks",
+        "Blocks of the LV's dm-writecache not yet written back (total - free).",
+    );
+    let mut dc = Family::new(
+        "hyraid_dmcache_dirty_blocks",
+        "Dirty blocks of the LV's dm-cache (lvs cache_dirty_blocks).",
+    );
+    for l in o.lvm.lvs.iter().filter(|l| !l.hidden) {
+        let id = || vec![("vg", l.vg.clone()), ("lv", l.name.clone())];
+        if let Some(w) = &l.writecache {
+            let used = w
+                .total_blocks
+                .zip(w.free_blocks)
+                .and_then(|(t, f)| t.checked_sub(f))
+                .or(w.writeback_blocks);
+            if let Some(n) = used {
+                wc.add(id(), n as f64);
+            }
+        }
+        if let Some(n) = l.cache.as_ref().and_then(|c| c.dirty_blocks) {
+            dc.add(id(), n as f64);
+        }
+    }
+    vec![wc, dc]
+}
+
+/// The metrics of one status run: arrays, caches, findings by severity, the exit code, and with
+/// a plan, the drift (a step to run or a refusal: the machine is not what the file says).
+pub fn render_prometheus(o: &Observed, plan: Option<&Plan>, findings: &[Finding]) -> String {
+    let mut fams = arrays(o, plan);
+    fams.extend(caches(o));
+    let mut by = Family::new(
+        "hyraid_findings",
+        "Findings of hyraid status by severity (lint: advice from the field's practice).",
+    );
+    for (s, name) in [
+        (Severity::Error, "error"),
+        (Severity::Degraded, "degraded"),
+        (Severity::Refused, "refused"),
+        (Severity::Lint, "lint"),
+        (Severity::Info, "info"),
+    ] {
+        let n = findings.iter().filter(|f| f.severity == s).count();
+        by.add(vec![("severity", name.into())], n as f64);
+    }
+    fams.push(by);
+    let mut exit = Family::new(
+        "hyraid_status_exit_code",
+        "Exit code of hyraid status: 0 healthy, 1 error, 2 degraded, refused or lint findings.",
+    );
+    exit.add(vec![], super::exit_code(findings) as f64);
+    fams.push(exit);
+    if let Some(p) = plan {
+        let mut drift = Family::new(
+            "hyraid_drift",
+            "1 when the machine differs from the file (the plan has steps or refusals), else 0.",
+        );
+        drift.add(
+            vec![],
+            (!p.is_empty() || !p.refused.is_empty()) as u8 as f64,
+        );
+        let mut steps = Family::new(
+            "hyraid_plan_steps",
+            "Steps the plan of the file would run on this machine.",
+        );
+        steps.add(vec![], p.steps.len() as f64);
+        let mut refused = Family::new(
+            "hyraid_plan_refused",
+            "Changes the file asks for that hyraid refuses to make here.",
+        );
+        refused.add(vec![], p.refused.len() as f64);
+        fams.extend([drift, steps, refused]);
+    }
+    let mut out = String::new();
+    for f in &fams {
+        f.write(&mut out);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn label_values_are_escaped() {
+        assert_eq!(esc("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
+    }
+
+    #[test]
+    fn a_family_without_samples_keeps_its_help_and_type() {
+        let mut o = String::new();
+        Family::new("hyraid_x", "Help.").write(&mut o);
+        assert_eq!(o, "# HELP hyraid_x Help.\n# TYPE hyraid_x gauge\n");
+    }
+}
