@@ -18,13 +18,26 @@ fn index(dir: &str) -> Vec<(String, i32, String)> {
         .collect()
 }
 
-#[test]
-fn every_relevant_capture_parses() {
+/// What the VM probe (../shared/vm/guest-probe.sh) captures on each release. wipefs and the
+/// LVM fullreport of Debian 13 come with the scenarios' `hyraid observe --capture` recordings
+/// (tests/fixtures/vm-trixie, replayed by tests/vm_captures.rs).
+const PROBED: &[&str] = &[
+    "mdstat",
+    "mdadm --export",
+    "mdadm --examine",
+    "mdadm -X",
+    "hdparm -W",
+    "cache_type",
+    "member state",
+    "lsblk",
+    "lvs",
+];
+
+/// Every capture of the indexes of `dirs` through its parser; then every kind must have been
+/// parsed at least once, and at least `min` captures in all.
+fn sweep(dirs: &[&str], min: usize, kinds: &[&str]) {
     let mut parsed = std::collections::BTreeMap::<&str, usize>::new();
-    for (file, rc, cmd) in index("tests/fixtures")
-        .into_iter()
-        .chain(index("tests/fixtures/layout-three-arrays"))
-    {
+    for (file, rc, cmd) in dirs.iter().flat_map(|d| index(d)) {
         let Ok(text) = std::fs::read_to_string(&file) else {
             continue;
         };
@@ -100,25 +113,30 @@ fn every_relevant_capture_parses() {
         };
         *parsed.entry(what).or_default() += 1;
     }
-    eprintln!("parsed captures: {parsed:?}");
+    eprintln!("parsed captures of {dirs:?}: {parsed:?}");
     let total: usize = parsed.values().sum();
-    assert!(total >= 45, "{parsed:?}");
-    for kind in [
-        "mdstat",
-        "mdadm --export",
-        "mdadm --examine",
-        "mdadm -X",
-        "hdparm -W",
-        "cache_type",
-        "member state",
-        "lsblk",
-        "wipefs",
-        "lvm fullreport",
-        "lvs",
-    ] {
+    assert!(total >= min, "{parsed:?}");
+    for kind in kinds {
         assert!(
             parsed.get(kind).copied().unwrap_or(0) > 0,
             "no capture parsed as {kind}: {parsed:?}"
         );
     }
+}
+
+/// Debian 12: kernel 6.1, mdadm 4.2, lvm2 2.03.16, util-linux 2.38.
+#[test]
+fn every_relevant_capture_parses() {
+    sweep(
+        &["tests/fixtures", "tests/fixtures/layout-three-arrays"],
+        45,
+        &[PROBED, &["wipefs", "lvm fullreport"]].concat(),
+    );
+}
+
+/// Debian 13: kernel 6.12, mdadm 4.4, lvm2 2.03.31, util-linux 2.41 (the same probe,
+/// tests/fixtures/trixie/versions.txt).
+#[test]
+fn every_relevant_trixie_capture_parses() {
+    sweep(&["tests/fixtures/trixie"], 45, PROBED);
 }

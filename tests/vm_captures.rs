@@ -1,5 +1,6 @@
-//! Captures taken by `hyraid observe --capture` inside the real-kernel VM (tests/vm, Debian 12:
-//! kernel 6.1, mdadm 4.2, lvm2 2.03.16, util-linux 2.38). Replaying the real answers must give the
+//! Captures taken by `hyraid observe --capture` inside the real-kernel VM: tests/fixtures/vm on
+//! Debian 12 (kernel 6.1, mdadm 4.2, lvm2 2.03.16, util-linux 2.38), tests/fixtures/vm-trixie
+//! on Debian 13 (kernel 6.12, mdadm 4.4, lvm2 2.03.31, util-linux 2.41). Replaying the real answers must give the
 //! observed state recorded with them, and the simulated host loaded from that state must answer
 //! so that the same parsers read back the same state.
 
@@ -9,8 +10,9 @@ use hyraid::observe::observe;
 use hyraid::sim::SimHost;
 
 fn captures() -> Vec<(String, Capture)> {
-    let mut v: Vec<(String, Capture)> = std::fs::read_dir("tests/fixtures/vm")
-        .unwrap()
+    let mut v: Vec<(String, Capture)> = ["tests/fixtures/vm", "tests/fixtures/vm-trixie"]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(d).unwrap())
         .filter_map(|e| {
             let p = e.unwrap().path();
             (p.extension()? == "json").then(|| {
@@ -63,11 +65,17 @@ fn simulated_host_answers_like_the_real_tools() {
 
 #[test]
 fn built_layout_as_the_real_kernel_reports_it() {
-    let (_, cap) = captures()
+    let built: Vec<(String, Capture)> = captures()
         .into_iter()
-        .find(|(n, _)| n.ends_with("fresh-build-built.json"))
-        .expect("capture of the built layout");
-    let o = cap.observed;
+        .filter(|(n, _)| n.ends_with("fresh-build-built.json"))
+        .collect();
+    assert_eq!(built.len(), 2, "a capture of the built layout per release");
+    for (_, cap) in built {
+        built_layout(cap.observed);
+    }
+}
+
+fn built_layout(o: hyraid::observe::Observed) {
     let data0 = o.array_named("data0").unwrap();
     assert!(data0.is_idle());
     let hdd = o.by_id("ata-HYRAID_HDD_HYHDD1").unwrap();
