@@ -199,4 +199,23 @@ mod tests {
             }
         }
     }
+
+    /// Every hyraid command the packaged units run is a command line the CLI accepts.
+    #[test]
+    fn the_drift_units_commands_parse() {
+        let unit = include_str!("../../contrib/systemd/hyraid-drift.service");
+        let cmds: Vec<&str> = unit
+            .lines()
+            .filter_map(|l| l.strip_prefix("ExecStart="))
+            .map(|c| c.trim_start_matches('-'))
+            .collect();
+        assert_eq!(cmds.len(), 3, "{unit}");
+        for c in cmds {
+            let words: Vec<&str> = c.split_whitespace().collect();
+            assert_eq!(words[0], "/usr/bin/hyraid", "{c}");
+            if let Err(e) = Cli::try_parse_from(&words) {
+                panic!("{c}: {e}");
+            }
+        }
+    }
 }
