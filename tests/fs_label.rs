@@ -7,27 +7,13 @@ mod common;
 
 use common::fs::*;
 use common::*;
-use hyraid::config::{Desired, load_str};
+use hyraid::config::Desired;
 use hyraid::plan::{Policy, Risk, Step};
 use hyraid::sim::SimHost;
 
 /// The machine after apply of `first`, then the commands the relabel to `second` ran.
 fn relabel(first: &str, second: &str) -> (SimHost, Vec<String>) {
     relabel_in(|fs| file(fs, false), first, second)
-}
-
-/// A mirror used without LVM that carries the filesystem `fs`.
-fn mirror_file(fs: &str) -> Desired {
-    let y = format!(
-        r#"version: 1
-disks:
-  ssd0: {{ id: ata-Samsung_SSD_870_EVO_1TB_S6PTNM0T100001A }}
-  hdd0: {{ id: ata-ST1000LM048-2E7172_WDE00001 }}
-mirrors:
-  backup: {{ members: [ssd0, hdd0], filesystem: {fs} }}
-"#
-    );
-    load_str("mfs.yaml", &y).unwrap()
 }
 
 fn relabel_in(mk: impl Fn(&str) -> Desired, first: &str, second: &str) -> (SimHost, Vec<String>) {

@@ -8,25 +8,12 @@ mod common;
 
 use common::fs::FSTAB;
 use common::*;
-use hyraid::config::Desired;
-use hyraid::config::load_str;
+use hyraid::config::{Desired, load_str};
 use hyraid::plan::{Policy, Risk, Step};
 use hyraid::sim::SimHost;
 
 fn file(fs: &str) -> Desired {
-    load_str(
-        "mfs.yaml",
-        &format!(
-            r#"version: 1
-disks:
-  ssd0: {{ id: ata-Samsung_SSD_870_EVO_1TB_S6PTNM0T100001A }}
-  hdd0: {{ id: ata-ST1000LM048-2E7172_WDE00001 }}
-mirrors:
-  backup: {{ members: [ssd0, hdd0], filesystem: {fs} }}
-"#
-        ),
-    )
-    .unwrap()
+    common::fs::mirror_file(fs)
 }
 
 fn uuid_of_mkfs(p: &hyraid::plan::Plan) -> String {

@@ -34,6 +34,21 @@ volume_groups:
 }
 
 /// The microserver, running systemd, with a distribution's fstab.
+/// A mirror used without LVM (`backup`, of the example's first SSD and HDD) that carries the
+/// filesystem `fs`.
+pub fn mirror_file(fs: &str) -> Desired {
+    let y = format!(
+        r#"version: 1
+disks:
+  ssd0: {{ id: ata-Samsung_SSD_870_EVO_1TB_S6PTNM0T100001A }}
+  hdd0: {{ id: ata-ST1000LM048-2E7172_WDE00001 }}
+mirrors:
+  backup: {{ members: [ssd0, hdd0], filesystem: {fs} }}
+"#
+    );
+    load_str("mfs.yaml", &y).unwrap()
+}
+
 pub fn machine() -> SimHost {
     let mut w: Observed = example("microserver-gen8").1.world();
     w.boot.fstab = Some(FSTAB.into());
