@@ -12,6 +12,12 @@
 #      HYRAID_VM_CACHE is not used here: each release's image is in /tmp/hyraid-vm(-SUITE)
 #      HYRAID_VM_PERF=full (the I/O scenario runs the whole fio matrix; default: a short variant)
 #
+# A scenario whose header has `# host-driver: FILE` is driven from the host too: its guest boots
+# with sshd on a forwarded loopback port (run-vm.sh --ssh-port) and a key made for the run, and
+# tests/vm/host/FILE runs on the host beside it (env HYRAID_SSH_PORT, HYRAID_SSH_KEY,
+# HYRAID_VM_CONFIG); when it is done the guest is told so over SSH and makes its own checks.
+# Both halves' checks count and both must pass.
+#
 # Prints one PASS/FAIL line per scenario and release and a final "N passed, N failed" line; exits
 # non-zero on any failure. When QEMU cannot run here at all it says SKIPPED (not a pass) and
 # exits 0.
@@ -82,6 +88,13 @@ run_scenario() {
     [ $checksum = 1 ] && (cd "$W" && sha256sum ./*.raw > before.sha)
     files=(--file "$ROOT/target/release/hyraid" --file "$HERE/guest-lib.sh" --file "$ROOT/$DEB")
     for c in "$HERE"/configs/*.yaml; do files+=(--file "$c"); done
+    driver=$(sed -n 's/^# host-driver: //p' "$script"); net=()
+    if [ -n "$driver" ]; then
+        port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+        ssh-keygen -q -t ed25519 -N '' -C "hyraid-vm-$name" -f "$W/ssh-key"
+        cp "$W/ssh-key.pub" "$W/authorized_keys"
+        files+=(--file "$W/authorized_keys"); net=(--ssh-port "$port")
+    fi
     boots=$(sed -n 's/^# boots: //p' "$script"); boots=${boots:-1}
     T=$(date +%s)
     rc=0
@@ -98,8 +111,24 @@ run_scenario() {
         fi
         overlay=(); [ "$boots" -gt 1 ] && overlay=(--root-overlay "$W/root.qcow2")
         echo "=== boot $b of $boots" >> "$W/log"
-        HYRAID_VM_SUITE=$SUITE "$HERE/run-vm.sh" --quiet --timeout 900 --out "$W/out" --env "HYRAID_BOOT=$b" --env "HYRAID_VM_PERF=${HYRAID_VM_PERF:-short}" "${overlay[@]}" "${files[@]}" "${args[@]}" "$script" >> "$W/log" 2>&1
-        rc=$?
+        vm=(env HYRAID_VM_SUITE="$SUITE" "$HERE/run-vm.sh" --quiet --timeout 900 --out "$W/out" --env "HYRAID_BOOT=$b" --env "HYRAID_VM_PERF=${HYRAID_VM_PERF:-short}" "${net[@]+"${net[@]}"}" "${overlay[@]+"${overlay[@]}"}" "${files[@]}" "${args[@]+"${args[@]}"}" "$script")
+        if [ -z "$driver" ]; then
+            "${vm[@]}" >> "$W/log" 2>&1
+            rc=$?
+        else
+            # The VM in its own process group, so that it can be stopped as a whole.
+            setsid "${vm[@]}" > "$W/guest.log" 2>&1 &
+            vmpid=$!
+            HYRAID_SSH_PORT=$port HYRAID_SSH_KEY=$W/ssh-key HYRAID_VM_CONFIG=$HERE/configs/pair.yaml \
+                "$HERE/host/$driver" > "$W/host.log" 2>&1
+            hrc=$?
+            ssh -p "$port" -i "$W/ssh-key" -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
+                -o LogLevel=ERROR -o ConnectTimeout=5 ops@127.0.0.1 sudo -n touch /run/hyraid-host-done \
+                || kill -- -"$vmpid" 2>/dev/null
+            wait "$vmpid"; rc=$?
+            cat "$W/host.log" "$W/guest.log" >> "$W/log"
+            [ $hrc = 0 ] || { echo "host: $driver exited $hrc" >> "$W/log"; [ $rc != 0 ] || rc=$hrc; }
+        fi
         [ $rc = 0 ] || break
     done
     if [ $checksum = 1 ] && [ $rc = 0 ]; then
@@ -111,7 +140,8 @@ run_scenario() {
         fi
     fi
     secs=$(( $(date +%s) - T ))
-    checks=$(sed -n 's/^checks: \([0-9]*\), failed.*/\1/p' "$W/log" | tail -1)
+    # Every boot's and the host driver's checks.
+    checks=$(awk '/^checks: [0-9]+, failed/ { n += $2 } END { if (NR) print n }' "$W/log")
     if [ $rc = 0 ]; then
         pass=$((pass+1)); echo "PASS $name [$SUITE] (${secs}s, ${checks:-?} checks)"
     else
