@@ -41,6 +41,21 @@ fn spawns(h: &dyn hyraid::host::Host, d: &hyraid::config::Desired) -> Vec<(Strin
     counts.into_iter().collect()
 }
 
+/// The devices the observation's wipefs runs were given, in order.
+fn probed(h: &dyn hyraid::host::Host, d: Option<&hyraid::config::Desired>) -> Vec<Vec<String>> {
+    let rec = hyraid::host::record::Recorder::new(h);
+    hyraid::apply::observe_for(&rec, d).unwrap();
+    rec.take_exchanges()
+        .into_iter()
+        .filter_map(|e| match e {
+            hyraid::host::record::Exchange::Run { argv, .. } if argv[0] == "wipefs" => {
+                Some(argv[3..].to_vec())
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 #[test]
 fn spawn_budget_on_24_disks() {
     let (d, h) = built();
@@ -75,8 +90,9 @@ fn spawn_budget_on_24_disks() {
 
 #[test]
 fn spawn_budget_on_the_blank_24_disks() {
-    // Before the build every disk is free, so each gets one read-only wipefs probe (hyraid
-    // proves a disk empty before it creates anything on it); nothing else grows with the size.
+    // Before the build every disk is free, so each is probed read-only (hyraid proves a disk
+    // empty before it creates anything on it), all 24 by one wipefs; nothing else grows with
+    // the size.
     let d = load_str("scale24.yaml", &config_yaml(SHAPE)).unwrap();
     let h = SimHost::new(blank_machine(SHAPE));
     assert_eq!(
@@ -85,9 +101,52 @@ fn spawn_budget_on_the_blank_24_disks() {
             ("hdparm".to_string(), 6),
             ("lsblk".to_string(), 1),
             ("lvm".to_string(), 1),
-            ("wipefs".to_string(), 24),
+            ("wipefs".to_string(), 1),
         ]
     );
+    let runs = probed(&h, Some(&d));
+    assert_eq!(runs.len(), 1);
+    let mut devs = runs[0].clone();
+    devs.sort();
+    devs.dedup();
+    assert_eq!(devs.len(), 24, "{devs:?}");
+    let w = h.world();
+    for b in &w.block_devices {
+        assert!(
+            devs.contains(&format!("/dev/{}", b.kname)),
+            "{} not probed",
+            b.kname
+        );
+    }
+}
+
+#[test]
+fn a_probe_wipefs_cannot_make_for_one_disk_is_that_disks_error_only() {
+    // wipefs ends its whole run at a device it cannot open: hyraid then probes each device on its
+    // own, so one unreadable disk costs its own answer, not the others'.
+    let d = load_str("scale24.yaml", &config_yaml(SHAPE)).unwrap();
+    let mut w = blank_machine(SHAPE);
+    let bad = w.block_devices[5].kname.clone();
+    w.block_devices[5].probe_error = Some(format!(
+        "wipefs: error: /dev/{bad}: probing initialization failed: Input/output error"
+    ));
+    let h = SimHost::new(w);
+    let runs = probed(&h, Some(&d));
+    assert_eq!(runs.len(), 1 + 24, "one batch, then one per disk");
+    let obs = hyraid::apply::observe_for(&h, Some(&d)).unwrap();
+    for b in &obs.block_devices {
+        if b.kname == bad {
+            assert!(b.signatures.is_none());
+            assert!(
+                b.probe_error
+                    .as_deref()
+                    .unwrap()
+                    .contains("Input/output error")
+            );
+        } else {
+            assert_eq!(b.signatures.as_deref(), Some(&[][..]), "{}", b.kname);
+        }
+    }
 }
 
 #[test]
@@ -99,16 +158,23 @@ fn blank_disks_the_file_does_not_name_are_never_probed() {
     let yaml = config_yaml(half).replace("host: scale12", "host: scale24");
     let d = load_str("scale12.yaml", &yaml).unwrap();
     let h = SimHost::new(blank_machine(SHAPE));
-    let named = spawns(&h, &d);
-    assert!(named.contains(&("wipefs".to_string(), 12)), "{named:?}");
-    let rec = hyraid::host::record::Recorder::new(&h);
-    hyraid::apply::observe_for(&rec, None).unwrap();
-    let all = rec
-        .take_exchanges()
-        .into_iter()
-        .filter(|e| matches!(e, hyraid::host::record::Exchange::Run { argv, .. } if argv[0] == "wipefs"))
-        .count();
-    assert_eq!(all, 24);
+    let named = probed(&h, Some(&d));
+    assert_eq!(
+        named.len(),
+        1,
+        "one wipefs for every disk probed: {named:?}"
+    );
+    assert_eq!(named[0].len(), 12, "{named:?}");
+    let w = h.world();
+    for b in &w.block_devices {
+        let id = b.by_id.iter().find(|i| i.starts_with("ata-")).unwrap();
+        let in_file = yaml.contains(id.as_str());
+        let dev = format!("/dev/{}", b.kname);
+        assert_eq!(named[0].contains(&dev), in_file, "{dev} ({id})");
+    }
+    let all = probed(&h, None);
+    assert_eq!(all.len(), 1);
+    assert_eq!(all[0].len(), 24);
     // The plan on that observation still builds the 6 named pairs.
     let p = common::plan_for(&h, &d, Policy::default());
     assert!(p.refused.is_empty(), "{:?}", p.refused);

@@ -180,17 +180,58 @@ fn block_devices(host: &dyn Host, nodes: &[lsblk::Node], scope: ProbeScope) -> V
             *probe && (d.fstype.is_some() || disk.is_some_and(|disk| scope.names(disk)))
         })
         .collect();
+    let probed: Vec<String> = block_devices
+        .iter()
+        .zip(&wanted)
+        .filter(|(_, w)| **w)
+        .map(|((d, _), _)| d.kname.clone())
+        .collect();
+    let mut found = probe_all(host, &probed);
     let mut out = Vec::with_capacity(block_devices.len());
     for ((mut dev, _), want) in block_devices.into_iter().zip(wanted) {
         if want {
-            match probe(host, &dev.kname) {
-                Ok(s) => dev.signatures = Some(s),
-                Err(e) => dev.probe_error = Some(e),
+            match found.remove(&dev.kname) {
+                Some(Ok(s)) => dev.signatures = Some(s),
+                Some(Err(e)) => dev.probe_error = Some(e),
+                None => dev.probe_error = Some("not probed".into()),
             }
         }
         out.push(dev);
     }
     out
+}
+
+/// The signatures on each of `knames`: one wipefs for all of them; when that run fails (a device
+/// it cannot open ends it), one per device, so that each device gets its own answer or error.
+fn probe_all(
+    host: &dyn Host,
+    knames: &[String],
+) -> HashMap<String, Result<Vec<Signature>, String>> {
+    let mut found = HashMap::new();
+    if knames.len() > 1 {
+        let devs: Vec<String> = knames.iter().map(|k| format!("/dev/{k}")).collect();
+        let batch = host
+            .run(&wipefs::argv_many(&devs))
+            .ok()
+            .filter(|o| o.status == 0)
+            .and_then(|o| wipefs::parse_by_device(&o.stdout).ok())
+            .filter(|sigs| sigs.iter().all(|(d, _)| knames.contains(d)));
+        if let Some(sigs) = batch {
+            for k in knames {
+                found.insert(k.clone(), Ok(vec![]));
+            }
+            for (d, sig) in sigs {
+                if let Some(Ok(v)) = found.get_mut(&d) {
+                    v.push(sig);
+                }
+            }
+            return found;
+        }
+    }
+    for k in knames {
+        found.insert(k.clone(), probe(host, k));
+    }
+    found
 }
 
 /// One disk or partition.

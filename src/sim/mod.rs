@@ -170,7 +170,9 @@ impl Host for SimHost {
             return out(&answer::fullreport(&st.world));
         }
         match args.as_slice() {
-            ["wipefs", "--no-act", "--json", dev] => answer::wipefs(&st, dev),
+            ["wipefs", "--no-act", "--json", devs @ ..] if !devs.is_empty() => {
+                answer::wipefs(&st, devs)
+            }
             ["wipefs", "--all", dev] => tools::wipefs_all(&mut st, dev),
             ["hdparm", flag, dev] if flag.starts_with("-W") => tools::hdparm(&mut st, flag, dev),
             ["sdparm", flag @ ("--set=WCE" | "--clear=WCE"), dev] => {
