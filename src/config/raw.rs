@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 pub struct RawConfig {
     /// Format version of this file. Always 1.
     #[schemars(range(min = 1, max = 1))]
+    #[serde(deserialize_with = "in_range::<_, 1, 1>")]
     pub version: u32,
     /// Optional guard: plan and apply refuse to run where the hostname differs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -124,7 +125,11 @@ pub struct RawMirror {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bitmap: Option<RawBitmap>,
     /// Maximum outstanding write-behind writes to write-mostly members, 0..16383 (needs a bitmap and a write-mostly member).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "opt_in_range::<_, 0, 16383>"
+    )]
     #[schemars(range(max = 16383))]
     pub write_behind: Option<u32>,
     /// Optional filesystem (ext4 or xfs) made on the array itself, without LVM: listed in /etc/fstab and mounted. A mirror with one is not a PV.
@@ -218,7 +223,11 @@ pub struct RawLogicalVolume {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pvs: Option<Vec<String>>,
     /// Number of stripes (e.g. 2 over two mirrors = RAID 1+0).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "opt_in_range::<_, 1, 128>"
+    )]
     #[schemars(range(min = 1, max = 128))]
     pub stripes: Option<u32>,
     /// Stripe size (`lvcreate -I`), with `stripes` of 2 or more: a power of two from 4KiB up to the VG's extent size (LVM's default 64KiB when absent). Fixed at creation.
@@ -294,5 +303,33 @@ impl RawSettingValue {
             RawSettingValue::Int(n) => n.to_string(),
             RawSettingValue::Text(s) => s.clone(),
         }
+    }
+}
+
+/// serde's half of a `#[schemars(range(..))]`: a number outside the range does not read, so that
+/// a file serde reads is one the schema accepts (`load_str` runs the schema only to explain a
+/// file that does not read; `config::tests` pins the two halves together).
+fn in_range<'de, D: serde::Deserializer<'de>, const MIN: u32, const MAX: u32>(
+    d: D,
+) -> Result<u32, D::Error> {
+    let v = u32::deserialize(d)?;
+    if (MIN..=MAX).contains(&v) {
+        Ok(v)
+    } else {
+        Err(serde::de::Error::custom(format!(
+            "{v} is not in {MIN}..={MAX}"
+        )))
+    }
+}
+
+fn opt_in_range<'de, D: serde::Deserializer<'de>, const MIN: u32, const MAX: u32>(
+    d: D,
+) -> Result<Option<u32>, D::Error> {
+    match Option::<u32>::deserialize(d)? {
+        None => Ok(None),
+        Some(v) if (MIN..=MAX).contains(&v) => Ok(Some(v)),
+        Some(v) => Err(serde::de::Error::custom(format!(
+            "{v} is not in {MIN}..={MAX}"
+        ))),
     }
 }
