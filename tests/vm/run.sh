@@ -10,7 +10,10 @@
 #   --capture DIR   keep each scenario's guest output (tool captures, logs) under DIR/SUITE/NAME
 # Env: HYRAID_VM_SUITES (the releases to run, default "bookworm trixie")
 #      HYRAID_VM_CACHE is not used here: each release's image is in /tmp/hyraid-vm(-SUITE)
-#      HYRAID_VM_PERF=full (the I/O scenario runs the whole fio matrix; default: a short variant)
+#      HYRAID_VM_PERF=full (the I/O scenario runs the whole fio matrix, the speed scenarios all
+#      their rounds; default: short variants), and the benchmarks run too: a scenario whose
+#      header has `# benchmark` runs only with HYRAID_VM_PERF=full or when named, and is
+#      otherwise counted as skipped
 #
 # A scenario whose header has `# host-driver: FILE` is driven from the host too: its guest boots
 # with sshd on a forwarded loopback port (run-vm.sh --ssh-port) and a key made for the run, and
@@ -18,9 +21,9 @@
 # HYRAID_VM_CONFIG); when it is done the guest is told so over SSH and makes its own checks.
 # Both halves' checks count and both must pass.
 #
-# Prints one PASS/FAIL line per scenario and release and a final "N passed, N failed" line; exits
-# non-zero on any failure. When QEMU cannot run here at all it says SKIPPED (not a pass) and
-# exits 0.
+# Prints one PASS/FAIL/SKIP line per scenario and release and a final "N passed, N failed, N
+# skipped" line; exits non-zero on any failure. When QEMU cannot run here at all it says
+# SKIPPED (not a pass) and exits 0.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -51,7 +54,7 @@ echo "== lintian"
 sed 's/^/   /' /tmp/hyraid-lintian.log
 unset HYRAID_VM_CACHE
 SUITES=${HYRAID_VM_SUITES:-bookworm trixie}
-pass=0; fail=0; timings=()
+pass=0; fail=0; skipped=0; timings=()
 
 # The scenarios to run on release $1, in order.
 scenarios_for() {
@@ -60,6 +63,9 @@ scenarios_for() {
         name=$(basename "$script" .sh)
         if [ ${#ONLY[@]} -gt 0 ] && ! [[ " ${ONLY[*]} " == *" $name "* ]]; then continue; fi
         if [ "$1" != bookworm ] && ! grep -qE "^# releases:.* $1( |\$)" "$script"; then continue; fi
+        if grep -q '^# benchmark' "$script" && [ "${HYRAID_VM_PERF:-short}" != full ] && [ ${#ONLY[@]} = 0 ]; then
+            echo "SKIP:$script"; continue
+        fi
         echo "$script"
     done
 }
@@ -161,8 +167,13 @@ for SUITE in $SUITES; do
     T=$(date +%s)
     HYRAID_VM_SUITE=$SUITE "$HERE/build-image.sh" || { echo "image build failed ($SUITE)"; fail=$((fail+1)); continue; }
     echo "image ready in $(( $(date +%s) - T ))s"
-    for script in $list; do run_scenario "$script"; done
+    for script in $list; do
+        case "$script" in
+            SKIP:*) skipped=$((skipped+1)); echo "SKIP $(basename "${script#SKIP:}" .sh) [$SUITE] (a benchmark: HYRAID_VM_PERF=full runs it, or name it)";;
+            *) run_scenario "$script";;
+        esac
+    done
 done
 echo "timings: ${timings[*]}"
-echo "$pass passed, $fail failed"
+echo "$pass passed, $fail failed, $skipped skipped"
 [ $fail = 0 ]

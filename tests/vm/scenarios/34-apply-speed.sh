@@ -1,5 +1,6 @@
 #!/bin/sh
 # disks: ssd1:ssd:1G hdd1:hdd:1G ssd2:ssd:1G hdd2:hdd:1G cache:ssd:512M
+# benchmark
 # The cost of `hyraid apply` beyond the commands it runs (issue 15 §4, P3), on the real kernel.
 # From blank disks, alternately: `sh` running the plan's `--format shell` output (the floor: the
 # same commands, nothing else) and `hyraid apply --yes`, with a teardown to blank disks and the
@@ -7,7 +8,8 @@
 # their ratio as a table. Then one traced run of each, with every tool wrapped by a shim that
 # logs when it starts and ends: the spawns apply makes beyond the script's, and the time between
 # commands that is apply's own.
-# HYRAID_VM_PERF=full: 4 rounds (8 runs); otherwise 2 rounds. A warm-up apply comes first.
+# A benchmark: run.sh runs it with HYRAID_VM_PERF=full (4 rounds, 8 runs) or when named (2
+# rounds); .ci/run does not. A warm-up apply comes first.
 . /mnt/host/files/guest-lib.sh
 CONF=$CFG/microserver.yaml
 install -m 0755 "$HY" /usr/local/bin/hyraid; H=/usr/local/bin/hyraid
