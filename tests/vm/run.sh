@@ -21,9 +21,15 @@
 # HYRAID_VM_CONFIG); when it is done the guest is told so over SSH and makes its own checks.
 # Both halves' checks count and both must pass.
 #
-# Prints one PASS/FAIL/SKIP line per scenario and release and a final "N passed, N failed, N
-# skipped" line; exits non-zero on any failure. When QEMU cannot run here at all it says
-# SKIPPED (not a pass) and exits 0.
+# Scenarios run side by side, HYRAID_VM_JOBS at a time (default: the host's cores, at most 4 and
+# one per 2 GiB of available memory), each guest then with one vCPU; the longest start first
+# (tests/vm/durations.tsv, seconds of a past run; a run writes its own to
+# ${TMPDIR:-/tmp}/hyraid-vm-durations.tsv). A scenario whose header has `# alone` (one that
+# measures speed) runs after the others with nothing beside it and the default vCPUs.
+#
+# Prints one PASS/FAIL/SKIP line per scenario and release as each ends and a final "N passed, N
+# failed, N skipped" line; exits non-zero on any failure. When QEMU cannot run here at all it
+# says SKIPPED (not a pass) and exits 0.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -55,6 +61,15 @@ sed 's/^/   /' /tmp/hyraid-lintian.log
 unset HYRAID_VM_CACHE
 SUITES=${HYRAID_VM_SUITES:-bookworm trixie}
 pass=0; fail=0; skipped=0; timings=()
+JOBS=${HYRAID_VM_JOBS:-}
+if [ -z "$JOBS" ]; then
+    JOBS=$(nproc); [ "$JOBS" -gt 4 ] && JOBS=4
+    by_mem=$(awk '/^MemAvailable:/ { print int($2 / 2097152) }' /proc/meminfo)
+    [ "${by_mem:-1}" -lt "$JOBS" ] && JOBS=${by_mem:-1}
+    [ "$JOBS" -ge 1 ] || JOBS=1
+fi
+RES=$(mktemp -d "${TMPDIR:-/tmp}/hyraid-vm-results.XXXXXX")
+trap 'rm -rf "$RES"' EXIT
 
 # The scenarios to run on release $1, in order.
 scenarios_for() {
@@ -70,9 +85,11 @@ scenarios_for() {
     done
 }
 
-# Run one scenario in a VM of release $SUITE.
+# Run one scenario: run_scenario SUITE SCRIPT RESULT [run-vm.sh options]. Prints its PASS/FAIL
+# line (and on failure what failed) and writes "pass|fail NAME[SUITE] SECONDS" to RESULT.
 run_scenario() {
-    local script=$1 name W
+    local SUITE=$1 script=$2 result=$3 name W; shift 3
+    local vm_opts=("$@")
     name=$(basename "$script" .sh)
     W=$(mktemp -d "${TMPDIR:-/tmp}/hyraid-scn.XXXXXX")
     disk_args=()
@@ -117,7 +134,7 @@ run_scenario() {
         fi
         overlay=(); [ "$boots" -gt 1 ] && overlay=(--root-overlay "$W/root.qcow2")
         echo "=== boot $b of $boots" >> "$W/log"
-        vm=(env HYRAID_VM_SUITE="$SUITE" "$HERE/run-vm.sh" --quiet --timeout 900 --out "$W/out" --env "HYRAID_BOOT=$b" --env "HYRAID_VM_PERF=${HYRAID_VM_PERF:-short}" "${net[@]+"${net[@]}"}" "${overlay[@]+"${overlay[@]}"}" "${files[@]}" "${args[@]+"${args[@]}"}" "$script")
+        vm=(env HYRAID_VM_SUITE="$SUITE" "$HERE/run-vm.sh" "${vm_opts[@]+"${vm_opts[@]}"}" --quiet --timeout 900 --out "$W/out" --env "HYRAID_BOOT=$b" --env "HYRAID_VM_PERF=${HYRAID_VM_PERF:-short}" "${net[@]+"${net[@]}"}" "${overlay[@]+"${overlay[@]}"}" "${files[@]}" "${args[@]+"${args[@]}"}" "$script")
         if [ -z "$driver" ]; then
             "${vm[@]}" >> "$W/log" 2>&1
             rc=$?
@@ -149,17 +166,28 @@ run_scenario() {
     # Every boot's and the host driver's checks.
     checks=$(awk '/^checks: [0-9]+, failed/ { n += $2 } END { if (NR) print n }' "$W/log")
     if [ $rc = 0 ]; then
-        pass=$((pass+1)); echo "PASS $name [$SUITE] (${secs}s, ${checks:-?} checks)"
+        echo "PASS $name [$SUITE] (${secs}s, ${checks:-?} checks)"
+        echo "pass $name[$SUITE] $secs" > "$result"
     else
-        fail=$((fail+1)); echo "FAIL $name [$SUITE] (${secs}s, exit $rc)"
+        echo "FAIL $name [$SUITE] (${secs}s, exit $rc)"
         grep -m 20 -E '^(NOT OK|run-vm.sh|host:)' "$W/log"
+        first=$(grep -m 1 -n '^NOT OK' "$W/log" | cut -d: -f1)
+        if [ -n "$first" ]; then
+            echo "   --- what led to the first failed check:"
+            head -n "$first" "$W/log" | tail -n 30 | sed 's/^/   /'
+        fi
         echo "   --- last lines of $name:"; tail -25 "$W/log" | sed 's/^/   /'
+        echo "fail $name[$SUITE] $secs" > "$result"
     fi
-    timings+=("$name[$SUITE] ${secs}s")
     [ -n "$CAPTURE" ] && { mkdir -p "$CAPTURE/$SUITE/$name"; cp -a "$W/out/." "$W/log" "$CAPTURE/$SUITE/$name/" 2>/dev/null; }
     rm -rf "$W"
 }
 
+# Seconds a scenario took in a past run (the order of the pool: longest first), 120 if unknown.
+past_secs() { awk -v k="$1" '$1 == k { print $2; f = 1; exit } END { if (!f) print 120 }' "$HERE/durations.tsv" 2>/dev/null || echo 120; }
+
+# Every release's image first, then one list of (release, scenario).
+pool=(); alone=()
 for SUITE in $SUITES; do
     list=$(scenarios_for "$SUITE")
     [ -n "$list" ] || continue
@@ -170,10 +198,53 @@ for SUITE in $SUITES; do
     for script in $list; do
         case "$script" in
             SKIP:*) skipped=$((skipped+1)); echo "SKIP $(basename "${script#SKIP:}" .sh) [$SUITE] (a benchmark: HYRAID_VM_PERF=full runs it, or name it)";;
-            *) run_scenario "$script";;
+            *)
+                name=$(basename "$script" .sh)
+                if grep -q '^# alone' "$script"; then alone+=("$SUITE $script")
+                else pool+=("$(past_secs "$name[$SUITE]") $SUITE $script"); fi;;
         esac
     done
 done
+mapfile -t pool < <(printf '%s\n' "${pool[@]+"${pool[@]}"}" | sed '/^$/d' | sort -k1,1nr -s | cut -d' ' -f2-)
+
+# A job's output is printed whole when it ends, in the order jobs end.
+n=0; running=0
+flush() {
+    local f
+    for f in "$RES"/*.done; do
+        [ -e "$f" ] || continue
+        cat "${f%.done}.out"; rm -f "$f"
+    done
+}
+start() { # SUITE SCRIPT [run-vm.sh options]
+    n=$((n+1))
+    local i=$n
+    ( run_scenario "$1" "$2" "$RES/$i.result" "${@:3}" > "$RES/$i.out" 2>&1; touch "$RES/$i.done" ) &
+    running=$((running+1))
+}
+smp=(); [ "$JOBS" -gt 1 ] && smp=(--smp 1)
+echo "== ${#pool[@]} scenarios, $JOBS at a time${smp[*]:+ (one vCPU each)}; then ${#alone[@]} alone"
+for job in "${pool[@]+"${pool[@]}"}"; do
+    while [ "$running" -ge "$JOBS" ]; do wait -n; running=$((running-1)); flush; done
+    read -r SUITE script <<<"$job"
+    start "$SUITE" "$script" "${smp[@]+"${smp[@]}"}"
+done
+while [ "$running" -gt 0 ]; do wait -n; running=$((running-1)); flush; done
+for job in "${alone[@]+"${alone[@]}"}"; do
+    read -r SUITE script <<<"$job"
+    start "$SUITE" "$script"; wait -n; running=0; flush
+done
+wait; flush
+
+for r in "$RES"/*.result; do
+    [ -e "$r" ] || continue
+    read -r verdict key secs < "$r"
+    case "$verdict" in pass) pass=$((pass+1));; *) fail=$((fail+1));; esac
+    timings+=("$key ${secs}s"); echo "$key $secs" >> "$RES/durations"
+done
+# A scenario that started and wrote no result (its runner died) is a failure.
+started=$n; [ "$(ls "$RES"/*.result 2>/dev/null | wc -l)" = "$started" ] || { echo "a scenario ended without a result"; fail=$((fail+1)); }
+[ -f "$RES/durations" ] && sort -k2,2nr "$RES/durations" > "${TMPDIR:-/tmp}/hyraid-vm-durations.tsv"
 echo "timings: ${timings[*]}"
 echo "$pass passed, $fail failed, $skipped skipped"
 [ $fail = 0 ]

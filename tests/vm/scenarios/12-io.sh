@@ -1,5 +1,6 @@
 #!/bin/sh
 # disks: ssd1:ssd:320M hdd1:hdd:320M::iops=200,bps=120M ssd2:ssd:320M hdd2:hdd:320M::iops=200,bps=120M wc1:ssd:320M
+# alone: it measures delivered I/O; a VM beside it would take its CPU
 # releases: bookworm trixie
 # Delivered I/O of the layout hyraid builds, measured with `hyraid bench` (fio) on a real kernel.
 # The HDDs are throttled by QEMU to 200 IOPS / 120 MB/s (a 7200-rpm disk); the SSDs are not.

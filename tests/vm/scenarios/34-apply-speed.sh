@@ -1,6 +1,7 @@
 #!/bin/sh
 # disks: ssd1:ssd:1G hdd1:hdd:1G ssd2:ssd:1G hdd2:hdd:1G cache:ssd:512M
 # benchmark
+# alone: it times apply against sh; a VM beside it would skew the ratio
 # The cost of `hyraid apply` beyond the commands it runs (issue 15 §4, P3), on the real kernel.
 # From blank disks, alternately: `sh` running the plan's `--format shell` output (the floor: the
 # same commands, nothing else) and `hyraid apply --yes`, with a teardown to blank disks and the
