@@ -32,7 +32,7 @@ TEXT_FILES = {
 
 def metadata():
     out = subprocess.run(
-        ["cargo", "metadata", "--format-version", "1", "--locked", "--offline",
+        ["cargo", "metadata", "--format-version", "1", "--locked",
          "--filter-platform", "x86_64-unknown-linux-gnu"],
         check=True, capture_output=True, text=True).stdout
     return json.loads(out)
