@@ -120,6 +120,10 @@ pub struct Boot {
     /// `systemctl daemon-reload` regenerates after fstab changes.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub systemd: bool,
+    /// LVM's devices file (/etc/lvm/devices/system.devices), when it exists: where LVM uses
+    /// one (EL 9 and later), it sees only the devices listed there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lvm_devices: Option<super::lvm_devices::LvmDevices>,
 }
 
 pub const MDADM_CONF_PATHS: [&str; 2] = ["/etc/mdadm.conf", "/etc/mdadm/mdadm.conf"];

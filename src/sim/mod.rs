@@ -213,6 +213,7 @@ impl Host for SimHost {
             ["sgdisk", ..] => tools::sgdisk(&mut st, &args[1..]),
             ["partx", ..] => tools::partx(&mut st, &args[1..]),
             ["growpart", ..] => tools::growpart(&mut st, &args[1..]),
+            ["lvm", "lvmdevices", ..] => tools::lvm(&mut st, &args[1..]),
             ["pvcreate", ..]
             | ["vgcreate", ..]
             | ["vgextend", ..]
@@ -251,6 +252,13 @@ impl Host for SimHost {
             return b
                 .write_cache_rule
                 .clone()
+                .ok_or(HostError::NotFound { path: path.into() });
+        }
+        if path == crate::observe::lvm_devices::LVM_DEVICES_PATH {
+            return b
+                .lvm_devices
+                .as_ref()
+                .map(tools::lvm_devices::render)
                 .ok_or(HostError::NotFound { path: path.into() });
         }
         if path == crate::observe::FSTAB_PATH {

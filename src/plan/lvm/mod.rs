@@ -3,6 +3,7 @@
 use super::*;
 
 mod cache;
+mod devices_file;
 mod lv;
 mod pvmove;
 mod writecache_resize;
@@ -145,6 +146,10 @@ impl<'a> Planner<'a> {
                 Ok(f) => f,
             },
         };
+        if let Some((why, fix)) = self.hidden_by_devices_file(r, path, &content) {
+            self.refuse(object, why, &fix);
+            return None;
+        }
         if !content.is_empty() {
             if !self.policy.allow_destroy || matches!(r, DeviceRef::Mirror(_)) {
                 self.refuse(

@@ -17,10 +17,12 @@ pub fn fullreport(w: &Observed) -> String {
             (a.into(), b.into())
         }
     };
-    // A PV on an array that is not running cannot be read: LVM reports it [unknown].
+    // A PV on an array that is not running cannot be read, and one the devices file does not
+    // list is not looked at: LVM reports it [unknown].
     let hidden_pv = |p: &crate::observe::Pv| {
         w.array(&p.kname)
             .is_some_and(|a| a.array_state == "inactive")
+            || !crate::sim::tools::lvm_devices::sees(w, p)
     };
     let pv_row = |p: &crate::observe::Pv| {
         if hidden_pv(p) {
@@ -33,8 +35,14 @@ pub fn fullreport(w: &Observed) -> String {
                "pv_attr":if p.vg.is_some() {"a--"} else {"---"},"pv_in_use":if p.vg.is_some() {"used"} else {""}})
     };
     let mut sections = Vec::new();
+    let sees = |p: &crate::observe::Pv| crate::sim::tools::lvm_devices::sees(w, p);
     for vg in &w.lvm.vgs {
-        let pvs: Vec<&crate::observe::Pv> = w.pvs_of(&vg.name).collect();
+        let all: Vec<&crate::observe::Pv> = w.pvs_of(&vg.name).collect();
+        // A VG none of whose PVs the devices file lists does not exist for LVM.
+        if !all.is_empty() && !all.iter().any(|p| sees(p)) {
+            continue;
+        }
+        let pvs = all;
         let lvs: Vec<&Lv> = w.lvm.lvs.iter().filter(|l| l.vg == vg.name).collect();
         let visible = lvs.iter().filter(|l| !l.hidden).count();
         let mut pvseg = Vec::new();
@@ -139,7 +147,7 @@ pub fn fullreport(w: &Observed) -> String {
         .lvm
         .pvs
         .iter()
-        .filter(|p| p.vg.is_none())
+        .filter(|p| p.vg.is_none() && sees(p))
         .map(pv_row)
         .collect();
     if !orphans.is_empty() {

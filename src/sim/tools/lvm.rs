@@ -59,6 +59,7 @@ pub fn run(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> {
         ["vgreduce", vg, dev] => super::pvmove::vgreduce(st, vg, dev),
         ["vgchange", "--activate", "y", "--poll", "n", vg] => super::pvmove::activate_vg(st, vg),
         ["pvresize", dev] => pvresize(st, dev),
+        ["lvmdevices", "--adddev", dev] => adddev(st, dev),
         _ => Err(format!(
             "  the simulated host does not model `{}`\n",
             args.join(" ")
@@ -229,9 +230,20 @@ fn pvcreate(st: &mut SimState, dev: &str) -> Result<String, String> {
         dev_size: size,
     });
     mark_pv(st, &k);
+    super::lvm_devices::add(st, &k);
     Ok(format!(
         "  Physical volume \"{dev}\" successfully created.\n"
     ))
+}
+
+/// `lvm lvmdevices --adddev DEV` (a PV or not; lvm2 reads its PVID from the label).
+fn adddev(st: &mut SimState, dev: &str) -> Result<String, String> {
+    if st.world.boot.lvm_devices.is_none() {
+        return Err("  Devices file not enabled.\n".into());
+    }
+    let k = pv_target(st, dev)?;
+    super::lvm_devices::add(st, &k);
+    Ok(String::new())
 }
 
 fn mark_pv(st: &mut SimState, k: &str) {
@@ -260,6 +272,7 @@ fn add_pvs(st: &mut SimState, vg: &str, devs: &[&str]) -> Result<(), String> {
             ));
         }
         p.vg = Some(vg.to_string());
+        super::lvm_devices::add(st, &k);
     }
     Ok(())
 }

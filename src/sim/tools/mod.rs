@@ -7,6 +7,7 @@ mod fs_label;
 mod lvm;
 mod lvm_alloc;
 mod lvm_cache;
+pub(crate) mod lvm_devices;
 mod lvm_lv;
 mod md_create;
 mod md_manage;
