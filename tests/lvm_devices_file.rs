@@ -22,11 +22,22 @@ fn el_file() -> LvmDevices {
     }
 }
 
-fn allow_destroy() -> Policy {
-    Policy {
-        allow_destroy: true,
-        ..Policy::default()
-    }
+const ALLOW: Policy = Policy {
+    allow_destroy: true,
+};
+
+/// The plan neither wipes a device nor makes a PV (or, in `vgcreate`, one implicitly).
+fn assert_no_pv_made(p: &hyraid::plan::Plan) {
+    assert!(
+        p.steps.iter().all(|s| !matches!(
+            s.step,
+            hyraid::plan::Step::CreatePv(_)
+                | hyraid::plan::Step::WipeSignatures(_)
+                | hyraid::plan::Step::CreateVg(_)
+        )),
+        "{:?}",
+        ops(p)
+    );
 }
 
 #[test]
@@ -82,17 +93,8 @@ fn a_pv_the_devices_file_does_not_list_is_refused_and_never_wiped() {
         "LVM does not see the VG"
     );
     let before = h.world();
-    let p = plan_for(&h, &d, allow_destroy());
-    assert!(
-        p.steps.iter().all(|s| !matches!(
-            s.step,
-            hyraid::plan::Step::CreatePv(_)
-                | hyraid::plan::Step::WipeSignatures(_)
-                | hyraid::plan::Step::CreateVg(_)
-        )),
-        "{:?}",
-        ops(&p)
-    );
+    let p = plan_for(&h, &d, ALLOW);
+    assert_no_pv_made(&p);
     let r = p
         .refused
         .iter()
@@ -104,7 +106,7 @@ fn a_pv_the_devices_file_does_not_list_is_refused_and_never_wiped() {
         "{}",
         r.fix
     );
-    assert!(apply(&h, &d, allow_destroy()).is_err(), "apply refuses too");
+    assert!(apply(&h, &d, ALLOW).is_err(), "apply refuses too");
     assert_eq!(h.world().lvm, before.lvm, "nothing of LVM changed");
     // The operator lets LVM see it: the VG is back and nothing is left to do.
     let out = run(&h, &["lvm", "lvmdevices", "--adddev", "/dev/md/md-home"]);
@@ -179,15 +181,8 @@ fn a_disk_carrying_a_hidden_pv_is_not_wiped_even_with_allow_destroy() {
     vg.pvs = vec![hyraid::config::DeviceRef::Disk("spare".into())];
     vg.lvs.clear();
     d.volume_groups.insert("fast".into(), vg);
-    let p = plan_for(&h, &d, allow_destroy());
-    assert!(
-        p.steps.iter().all(|s| !matches!(
-            s.step,
-            hyraid::plan::Step::WipeSignatures(_) | hyraid::plan::Step::CreatePv(_)
-        )),
-        "{:?}",
-        ops(&p)
-    );
+    let p = plan_for(&h, &d, ALLOW);
+    assert_no_pv_made(&p);
     assert!(
         p.refused
             .iter()

@@ -17,12 +17,13 @@ pub fn fullreport(w: &Observed) -> String {
             (a.into(), b.into())
         }
     };
+    let sees = |p: &crate::observe::Pv| crate::sim::tools::lvm_devices::sees(w, p);
     // A PV on an array that is not running cannot be read, and one the devices file does not
     // list is not looked at: LVM reports it [unknown].
     let hidden_pv = |p: &crate::observe::Pv| {
         w.array(&p.kname)
             .is_some_and(|a| a.array_state == "inactive")
-            || !crate::sim::tools::lvm_devices::sees(w, p)
+            || !sees(p)
     };
     let pv_row = |p: &crate::observe::Pv| {
         if hidden_pv(p) {
@@ -35,14 +36,12 @@ pub fn fullreport(w: &Observed) -> String {
                "pv_attr":if p.vg.is_some() {"a--"} else {"---"},"pv_in_use":if p.vg.is_some() {"used"} else {""}})
     };
     let mut sections = Vec::new();
-    let sees = |p: &crate::observe::Pv| crate::sim::tools::lvm_devices::sees(w, p);
     for vg in &w.lvm.vgs {
-        let all: Vec<&crate::observe::Pv> = w.pvs_of(&vg.name).collect();
+        let pvs: Vec<&crate::observe::Pv> = w.pvs_of(&vg.name).collect();
         // A VG none of whose PVs the devices file lists does not exist for LVM.
-        if !all.is_empty() && !all.iter().any(|p| sees(p)) {
+        if !pvs.is_empty() && !pvs.iter().any(|p| sees(p)) {
             continue;
         }
-        let pvs = all;
         let lvs: Vec<&Lv> = w.lvm.lvs.iter().filter(|l| l.vg == vg.name).collect();
         let visible = lvs.iter().filter(|l| !l.hidden).count();
         let mut pvseg = Vec::new();
