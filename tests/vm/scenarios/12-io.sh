@@ -6,11 +6,16 @@
 # The HDDs are throttled by QEMU to 200 IOPS / 120 MB/s (a 7200-rpm disk); the SSDs are not.
 # In one run: SSD alone, HDD alone, the mirror hyraid builds, the same mirror built with plain
 # `mdadm --create` (HDD in slot 0, no write-mostly), and an LV on hyraid's mirror with a
-# dm-writecache on a third SSD. Bounds are wide on purpose (TCG is noisy): hyraid's mirror 4K QD1
-# random reads >= 5x the plain mirror and >= 0.25x the SSD alone (reads on the HDD give 0.04x;
-# under TCG each I/O through md costs emulated CPU: 0.53x was measured here with every member
-# check passing, so the bound tells SSD from HDD without depending on the host's load), the HDD
-# member serves 0 reads, writecache 4K QD32 random writes >= 3x the bare mirror.
+# dm-writecache on a third SSD. What decides pass or fail is which member served the reads (the
+# kernel's own per-disk counters: the HDD member of hyraid's mirror serves 0, the SSD all). The
+# speed bounds only tell reads served by the SSD from reads served by the HDD, which QEMU caps at
+# 200 IOPS whatever the host does (the plain mirror: 200-203), while an SSD-served read under TCG
+# costs emulated CPU and so varies with the host's load: hyraid's mirror gave 942 and 1855 IOPS
+# in two runs on one vCPU (Debian 13) and 1705 on two (Debian 12). So each bound sits about
+# halfway between the HDD's cap and the slowest SSD-served figure seen: 4K QD1 random reads >= 2x
+# the plain mirror (4.7x-9.1x seen; a 5x bound failed CI once at 4.7x) and >= 0.2x the SSD alone
+# (0.37x-0.8x seen; reads on the HDD give 0.08x); 1M sequential reads >= 5x the plain mirror
+# (14x-18.7x seen); writecache 4K QD32 random writes >= 3x the bare mirror (7.1x-20x seen).
 # HYRAID_VM_PERF=full runs the whole matrix with longer jobs; the default (CI) is a short variant.
 . /mnt/host/files/guest-lib.sh
 OUT=/mnt/host/out; SIZE=192MiB
@@ -73,8 +78,8 @@ SIZE=128MiB bench lv-writecache /dev/vg0/fast
 say "results"
 "$HY" bench --compare $OUT/ssd-alone.json $OUT/hdd-alone.json $OUT/hyraid-mirror.json $OUT/plain-mirror.json $OUT/lv-writecache.json | tee $OUT/compare.md
 f() { field "$OUT/$1.json" "$2" iops; }
-ge "hyraid mirror 4K QD1 random reads vs plain mirror" "$(f hyraid-mirror rand-read-4k-qd1)" "$(f plain-mirror rand-read-4k-qd1)" 5
-ge "hyraid mirror 4K QD1 random reads vs SSD alone" "$(f hyraid-mirror rand-read-4k-qd1)" "$(f ssd-alone rand-read-4k-qd1)" 0.25
+ge "hyraid mirror 4K QD1 random reads vs plain mirror" "$(f hyraid-mirror rand-read-4k-qd1)" "$(f plain-mirror rand-read-4k-qd1)" 2
+ge "hyraid mirror 4K QD1 random reads vs SSD alone" "$(f hyraid-mirror rand-read-4k-qd1)" "$(f ssd-alone rand-read-4k-qd1)" 0.2
 ge "hyraid mirror 1M sequential reads vs plain mirror" "$(f hyraid-mirror seq-read-1m)" "$(f plain-mirror seq-read-1m)" 5
 ge "writecache LV 4K QD32 random writes vs the bare mirror" "$(f lv-writecache rand-write-4k-qd32)" "$(f hyraid-mirror rand-write-4k-qd32)" 3
 h1=$(kname ata-HYRAID_HDD_HYHDD1); s1=$(kname ata-HYRAID_SSD_HYSSD1); h2=$(kname ata-HYRAID_HDD_HYHDD2)
