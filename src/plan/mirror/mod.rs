@@ -75,31 +75,33 @@ impl<'a> Planner<'a> {
         if self.adoption_refused(m) {
             return Ok(vec![]);
         }
-        match self.array_of(m) {
-            None if m.adopted.is_none()
-                && let Some(st) = self.o.dev_md_strays.iter().find(|s| s.name == m.name) =>
-            {
-                self.refuse(format!("mirror {}", m.name), format!("{}; mdadm cannot create an array under that name", st.describe()), format!("remove the leftover if no array uses it (`rm /dev/md/{}`), or name the mirror differently", m.name));
-                self.blocked.insert(m.name.clone());
-                Ok(vec![])
-            }
-            None if m.adopted.is_none()
-                && self.d.host.is_none()
-                && let Some(why) =
-                    crate::config::superblock_name_too_long(&self.o.hostname, &m.name) =>
-            {
-                let fix = format!(
-                    "shorten the mirror's name to at most {} characters, or the hostname",
-                    crate::config::MD_NAME_MAX.saturating_sub(self.o.hostname.len() + 1)
-                );
-                self.refuse(
-                    format!("mirror {}", m.name),
-                    format!("cannot create: {why}"),
-                    fix,
-                );
-                self.blocked.insert(m.name.clone());
-                Ok(vec![])
-            }
+        let a = self.array_of(m);
+        if a.is_none()
+            && m.adopted.is_none()
+            && let Some(st) = self.o.dev_md_strays.iter().find(|s| s.name == m.name)
+        {
+            self.refuse(format!("mirror {}", m.name), format!("{}; mdadm cannot create an array under that name", st.describe()), format!("remove the leftover if no array uses it (`rm /dev/md/{}`), or name the mirror differently", m.name));
+            self.blocked.insert(m.name.clone());
+            return Ok(vec![]);
+        }
+        if a.is_none()
+            && m.adopted.is_none()
+            && self.d.host.is_none()
+            && let Some(why) = crate::config::superblock_name_too_long(&self.o.hostname, &m.name)
+        {
+            let fix = format!(
+                "shorten the mirror's name to at most {} characters, or the hostname",
+                crate::config::MD_NAME_MAX.saturating_sub(self.o.hostname.len() + 1)
+            );
+            self.refuse(
+                format!("mirror {}", m.name),
+                format!("cannot create: {why}"),
+                fix,
+            );
+            self.blocked.insert(m.name.clone());
+            return Ok(vec![]);
+        }
+        match a {
             None => Ok(self.create_mirror(m, &wm)),
             Some(a) => Ok(self.converge_mirror(m, &wm, a)),
         }
