@@ -13,3 +13,4 @@ pub mod plan;
 pub mod render;
 pub mod sim;
 pub mod status;
+pub mod timings;

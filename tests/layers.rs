@@ -8,6 +8,7 @@ use std::path::Path;
 /// Rooms by level: a room may use rooms of lower levels only.
 const LEVELS: &[(&str, u32)] = &[
     ("host", 0),
+    ("timings", 0),
     ("observe", 1),
     ("config", 2),
     ("sim", 3),

@@ -171,6 +171,10 @@ pub fn execute_report(
                     warnings.push((index, l.to_string()));
                 }
             }
+            if crate::timings::enabled() {
+                let first = line.lines().next().unwrap_or_default();
+                crate::timings::mark(&format!("step {index}/{total}: {first}"));
+            }
             if !ok {
                 return Err(ApplyError::StepFailed {
                     index,

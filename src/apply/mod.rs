@@ -19,7 +19,7 @@ pub use signal::{clear_stop, install_interrupt_handler, request_stop, stop_reque
 
 use crate::config::Desired;
 use crate::host::{Host, HostError};
-use crate::observe::{ObserveError, Observed, probe_write_cache};
+use crate::observe::{EarlyReads, ObserveError, Observed, probe_write_cache};
 use crate::plan::{Plan, PlanError, Policy, Risk, plan};
 use std::io::Write;
 
@@ -153,6 +153,15 @@ fn fs_keys(
 
 /// Observe the machine, asking hdparm only for disks whose cache the file manages and sysfs could not answer.
 pub fn observe_for(host: &dyn Host, desired: Option<&Desired>) -> Result<Observed, ObserveError> {
+    observe_started_for(host, desired, EarlyReads::start(host))
+}
+
+/// [`observe_for`] with lsblk and the LVM report started before the file was read.
+pub fn observe_started_for(
+    host: &dyn Host,
+    desired: Option<&Desired>,
+    early: EarlyReads,
+) -> Result<Observed, ObserveError> {
     let ids: Vec<String> = desired
         .map(|d| d.disks.values().filter_map(|s| s.id.clone()).collect())
         .unwrap_or_default();
@@ -166,7 +175,7 @@ pub fn observe_for(host: &dyn Host, desired: Option<&Desired>) -> Result<Observe
         },
         None => crate::observe::ProbeScope::All,
     };
-    let mut obs = crate::observe::observe_scoped(host, scope)?;
+    let mut obs = crate::observe::observe_started(host, scope, early)?;
     if let Some(d) = desired {
         let knames: Vec<String> = d
             .disks
@@ -337,18 +346,33 @@ pub fn apply(
     confirm: &mut Confirm,
     out: &mut dyn Write,
 ) -> Result<Outcome, ApplyError> {
+    apply_started(source, EarlyReads::start(host), host, opts, confirm, out)
+}
+
+/// [`apply`] with lsblk and the LVM report started before the file was read (the command line
+/// starts them as soon as it holds the lock).
+pub fn apply_started(
+    source: Source,
+    early: EarlyReads,
+    host: &dyn Host,
+    opts: &Options,
+    confirm: &mut Confirm,
+    out: &mut dyn Write,
+) -> Result<Outcome, ApplyError> {
     let allow_destroy = opts.allow_destroy;
     let (p, obs) = match source {
         Source::Saved(saved) => {
-            let obs = observe_for(host, Some(&saved.desired))?;
+            let obs = observe_started_for(host, Some(&saved.desired), early)?;
             // What runs is hyraid's own plan, re-derived and proven equal to the file's.
             (check_saved(&saved, host, &obs, allow_destroy)?, obs)
         }
         Source::Desired(d) => {
-            let obs = observe_for(host, Some(&d))?;
+            let obs = observe_started_for(host, Some(&d), early)?;
+            crate::timings::mark("observed");
             (plan(&d, &obs, Policy { allow_destroy })?, obs)
         }
     };
+    crate::timings::mark("planned");
     let _ = write!(out, "{}", crate::render::text(&p, opts.color));
     if !p.refused.is_empty() {
         check_runnable(&p, allow_destroy)?;
@@ -367,6 +391,7 @@ pub fn apply(
     }
     let applied = execute_report(host, &p, &obs, &opts.journal, out, &opts.exec)?;
     verify(host, &p.desired, Policy { allow_destroy })?;
+    crate::timings::mark("verified: observed and planned again");
     Ok(Outcome {
         plan: p,
         applied: Some(applied),

@@ -1,7 +1,7 @@
 //! `hyraid apply`: the lock, the file (a configuration or a saved plan), the terminal prompt, and
 //! [`crate::apply::apply`]; then, with `--sim-write`, the simulated machine back to its snapshot.
 
-use super::{Machine, color, load, machine, write_out};
+use super::{Machine, color, early_reads, load, machine, write_out};
 use crate::apply::{self, ApplyError, ExecOptions, Journal, Source, lock::Lock};
 use crate::error::{Error, msg};
 use crate::plan::Plan;
@@ -41,11 +41,15 @@ pub(super) fn run(sim: &Option<PathBuf>, a: ApplyArgs) -> Result<u8, Error> {
     } else {
         Some(Lock::acquire(&m.lock_path()).map_err(ApplyError::from)?)
     };
+    // lsblk and the LVM report run while the file is read (after the lock: a second apply is
+    // refused before anything else).
+    let early = early_reads(sim);
     let source = if planfile::is_saved_plan(&a.file) {
         Source::Saved(Box::new(planfile::read(&a.file).map_err(msg)?))
     } else {
         Source::Desired(load(&a.file)?)
     };
+    crate::timings::mark("file read");
     let opts = apply::Options {
         allow_destroy: a.allow_destroy,
         dry_run: a.dry_run,
@@ -66,8 +70,9 @@ pub(super) fn run(sim: &Option<PathBuf>, a: ApplyArgs) -> Result<u8, Error> {
         confirmed = true;
         Ok(())
     };
-    let result = apply::apply(
+    let result = apply::apply_started(
         source,
+        early,
         m.host(),
         &opts,
         &mut confirm,

@@ -60,6 +60,10 @@ const ENVIRONMENT: &[(&str, &str)] = &[
         "PATH",
         "Where mdadm, lvm, lsblk, hdparm, sdparm, sgdisk, partx, growpart, mkfs.* and the other tools hyraid runs are found.",
     ),
+    (
+        "HYRAID_TIMINGS",
+        "When set to a value other than 0, hyraid prints on stderr, at each boundary of its work (the arguments parsed, the file read, each tool's answer, the plan, each command apply runs), the milliseconds since it started: where a slow plan or apply spends its time.",
+    ),
 ];
 
 const EXIT_STATUS: &[(&str, &str)] = &[

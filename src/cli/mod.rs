@@ -16,6 +16,7 @@ pub use man::man_page;
 use crate::config::{self, Desired};
 use crate::error::{Error, msg};
 use crate::host::{Host, RealHost};
+use crate::observe::EarlyReads;
 use crate::render::{self, Format};
 use crate::sim::SimHost;
 use clap::{Parser, Subcommand};
@@ -88,6 +89,10 @@ enum Cmd {
 }
 
 pub fn run() -> ExitCode {
+    crate::timings::begin();
+    // Started before the arguments are parsed (parsing is most of hyraid's start-up), for the
+    // commands that observe this machine as they begin.
+    let early = early_for_args(std::env::args_os().skip(1));
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -98,7 +103,10 @@ pub fn run() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 1 } else { 0 });
         }
     };
-    match dispatch(cli) {
+    crate::timings::mark("arguments read");
+    let done = dispatch(cli, early);
+    crate::timings::mark("done");
+    match done {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             eprintln!("{}", e.report());
@@ -107,7 +115,7 @@ pub fn run() -> ExitCode {
     }
 }
 
-fn dispatch(cli: Cli) -> Result<u8, Error> {
+fn dispatch(cli: Cli, early: EarlyReads) -> Result<u8, Error> {
     anstream::ColorChoice::write_global(match cli.color {
         clap::ColorChoice::Auto => anstream::ColorChoice::Auto,
         clap::ColorChoice::Always => anstream::ColorChoice::Always,
@@ -118,7 +126,7 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
         Cmd::Validate(a) => validate::run(a),
         Cmd::Import(a) => observe::import(sim, a),
         Cmd::Sim(c) => sim::run(c),
-        Cmd::Status(a) => status::run(sim, a),
+        Cmd::Status(a) => status::run(sim, a, early),
         Cmd::Schema { snapshot } => {
             let schema = if snapshot {
                 crate::observe::snapshot_schema()
@@ -129,7 +137,7 @@ fn dispatch(cli: Cli) -> Result<u8, Error> {
             Ok(0)
         }
         Cmd::Observe(a) => observe::run(sim, a),
-        Cmd::Plan(a) => plan::run(sim, a),
+        Cmd::Plan(a) => plan::run(sim, a, early),
         Cmd::Show { plan: path, format } => {
             let p = crate::plan::planfile::read(&path).map_err(msg)?;
             print!(
@@ -208,6 +216,49 @@ fn machine(sim: &Option<PathBuf>) -> Result<Machine, Error> {
     }
 }
 
+/// lsblk and the LVM report for `hyraid plan` and `hyraid status` on this machine, started from
+/// the raw arguments before they are parsed: only for the plain form (the command first, as the
+/// drift unit, the Ansible module and the README write it), never for help, a snapshot (`--sim`)
+/// or `--version`. Anything else starts them after parsing ([`early_reads`]); apply starts them
+/// once it holds its lock.
+fn early_for_args(args: impl Iterator<Item = std::ffi::OsString>) -> EarlyReads {
+    if observes_at_once(&args.collect::<Vec<_>>()) {
+        early_reads(&None)
+    } else {
+        EarlyReads::default()
+    }
+}
+
+/// Whether the raw arguments (the program's name left out) are `plan` or `status` on this
+/// machine, in the plain form [`early_for_args`] takes.
+fn observes_at_once(args: &[std::ffi::OsString]) -> bool {
+    let observes = matches!(
+        args.first().and_then(|a| a.to_str()),
+        Some("plan" | "status")
+    );
+    observes
+        && !args.iter().any(|a| {
+            let a = a.to_string_lossy();
+            matches!(
+                a.as_ref(),
+                "-h" | "--help" | "-V" | "--version" | "--sim" | "help"
+            ) || a.starts_with("--sim=")
+        })
+}
+
+/// lsblk and the LVM report, started before the file is read when the machine is this one (and
+/// hyraid may read it): the file is read while they run. Nothing starts for a snapshot.
+fn early_reads(sim: &Option<PathBuf>) -> EarlyReads {
+    match sim {
+        None if RealHost.is_root() => {
+            let early = EarlyReads::start(&RealHost);
+            crate::timings::mark("lsblk and the LVM report started");
+            early
+        }
+        _ => EarlyReads::default(),
+    }
+}
+
 /// The file's configuration; `-` reads it from standard input (named `<stdin>` in errors).
 fn load(file: &Path) -> Result<Desired, Error> {
     if file.as_os_str() != "-" {
@@ -239,4 +290,42 @@ fn color() -> bool {
 
 fn write_out(path: &Path, text: &str) -> Result<(), Error> {
     std::fs::write(path, text).map_err(|e| msg(format!("cannot write {}: {e}", path.display())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::observes_at_once;
+
+    fn at_once(line: &str) -> bool {
+        let args: Vec<std::ffi::OsString> = line.split_whitespace().map(Into::into).collect();
+        observes_at_once(&args)
+    }
+
+    #[test]
+    fn only_plain_plan_and_status_start_their_reads_before_parsing() {
+        for yes in [
+            "plan /etc/hyraid/hyraid.yaml",
+            "plan /etc/hyraid/hyraid.yaml --detailed-exitcode --color never",
+            "plan h.yaml --format json",
+            "status",
+            "status /etc/hyraid/hyraid.yaml --format prometheus -o /var/lib/x.prom",
+        ] {
+            assert!(at_once(yes), "{yes}");
+        }
+        for no in [
+            "",
+            "apply h.yaml --yes",
+            "validate plan",
+            "observe",
+            "plan h.yaml --sim snap.json",
+            "plan h.yaml --sim=snap.json",
+            "plan --help",
+            "status -h",
+            "plan help",
+            "plan --version",
+            "--color never plan h.yaml",
+        ] {
+            assert!(!at_once(no), "{no}");
+        }
+    }
 }

@@ -1,9 +1,10 @@
 //! `hyraid plan`: observe, plan, print; with the lints of the machine as the plan leaves it, and
 //! the saved plan (`-o`) or JSON with each touched object before and after.
 
-use super::{color, load, machine, write_out};
+use super::{color, early_reads, load, machine, write_out};
 use crate::apply::{self, lock::Lock};
 use crate::error::Error;
+use crate::observe::EarlyReads;
 use crate::plan::planfile;
 use crate::plan::{Plan, Policy};
 use crate::render::{self, Format};
@@ -26,19 +27,23 @@ pub(super) struct PlanArgs {
     allow_destroy: bool,
 }
 
-pub(super) fn run(sim: &Option<PathBuf>, a: PlanArgs) -> Result<u8, Error> {
+pub(super) fn run(sim: &Option<PathBuf>, a: PlanArgs, early: EarlyReads) -> Result<u8, Error> {
+    let early = early.or_else(|| early_reads(sim));
     let d = load(&a.file)?;
+    crate::timings::mark("file read");
     let m = machine(sim)?;
     if let Some(pid) = Lock::holder(&m.lock_path()) {
         eprintln!(
             "warning: an apply (pid {pid}) is running on this machine; this plan shows the machine in the middle of it — plan again when it has finished"
         );
     }
-    let obs = apply::observe_for(m.host(), Some(&d))?;
+    let obs = apply::observe_started_for(m.host(), Some(&d), early)?;
     let policy = Policy {
         allow_destroy: a.allow_destroy,
     };
+    crate::timings::mark("observed");
     let p = apply::preview::review(&d, &obs, policy)?;
+    crate::timings::mark("planned, with the lints after it");
     if let Some(o) = a.out {
         write_out(&o, &planfile::json(&p))?;
     }

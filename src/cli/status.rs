@@ -1,8 +1,9 @@
 //! `hyraid status`: health and lints of the machine, with what the file asks and hyraid refuses.
 
-use super::{load, machine};
+use super::{early_reads, load, machine};
 use crate::apply;
 use crate::error::Error;
+use crate::observe::EarlyReads;
 use crate::status as lint;
 use std::path::PathBuf;
 
@@ -26,10 +27,11 @@ enum StatusFormat {
     Prometheus,
 }
 
-pub(super) fn run(sim: &Option<PathBuf>, a: StatusArgs) -> Result<u8, Error> {
+pub(super) fn run(sim: &Option<PathBuf>, a: StatusArgs, early: EarlyReads) -> Result<u8, Error> {
+    let early = early.or_else(|| early_reads(sim));
     let d = a.file.as_deref().map(load).transpose()?;
     let m = machine(sim)?;
-    let obs = apply::observe_for(m.host(), d.as_ref())?;
+    let obs = apply::observe_started_for(m.host(), d.as_ref(), early)?;
     let conf = lint::MDADM_CONF_PATHS
         .iter()
         .find_map(|p| m.host().read_file(p).ok());

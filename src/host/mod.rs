@@ -41,6 +41,49 @@ pub enum HostError {
     Spawn { program: String, detail: String },
 }
 
+/// A program [`Host::start`]ed and not yet waited for. Dropped unwaited (an error ended the
+/// command first), it is still waited for: hyraid leaves no tool of its own running behind it.
+pub struct Started(Option<Pending>);
+
+enum Pending {
+    /// Run already, where it was started (a host that answers in one order).
+    Done(Result<CmdOutput, HostError>),
+    /// Running beside the caller (a real machine).
+    Running(std::thread::JoinHandle<Result<CmdOutput, HostError>>),
+}
+
+impl Started {
+    /// What a host that runs nothing side by side answered at once.
+    pub fn done(r: Result<CmdOutput, HostError>) -> Started {
+        Started(Some(Pending::Done(r)))
+    }
+    /// A program running in a thread of its own.
+    pub fn running(h: std::thread::JoinHandle<Result<CmdOutput, HostError>>) -> Started {
+        Started(Some(Pending::Running(h)))
+    }
+    /// Wait for the program to end; its output, as [`Host::run`] gives it.
+    pub fn wait(mut self) -> Result<CmdOutput, HostError> {
+        match self.0.take() {
+            Some(Pending::Done(r)) => r,
+            Some(Pending::Running(h)) => h.join().unwrap_or_else(|_| {
+                Err(HostError::Spawn {
+                    program: String::new(),
+                    detail: "the thread running it panicked".into(),
+                })
+            }),
+            None => unreachable!("a started program is waited for once"),
+        }
+    }
+}
+
+impl Drop for Started {
+    fn drop(&mut self) {
+        if let Some(Pending::Running(h)) = self.0.take() {
+            let _ = h.join();
+        }
+    }
+}
+
 /// Everything hyraid does to or reads from a machine goes through this trait. `Sync`, so that
 /// observation can ask a real machine several things at once.
 pub trait Host: Sync {
@@ -66,5 +109,11 @@ pub trait Host: Sync {
     /// are asked in one order, so a test and a capture see the same sequence on every run.
     fn concurrent(&self) -> bool {
         false
+    }
+    /// Start a program as [`Host::run`] would run it and go on; [`Started::wait`] gives its
+    /// output. A host that is not [`Host::concurrent`] runs it here and now, so its requests keep
+    /// one order.
+    fn start(&self, argv: &[String]) -> Started {
+        Started::done(self.run(argv))
     }
 }

@@ -1,6 +1,6 @@
 //! The real machine: std::process for tools, std::fs for sysfs and /proc.
 
-use super::{CmdOutput, Host, HostError};
+use super::{CmdOutput, Host, HostError, Started};
 use std::process::{Command, Stdio};
 
 #[derive(Debug, Default)]
@@ -19,33 +19,43 @@ fn io_err(path: &str, e: std::io::Error) -> HostError {
     }
 }
 
+/// Run a program with stdin from /dev/null, LC_ALL=C, in a process group of its own.
+fn run_program(argv: &[String]) -> Result<CmdOutput, HostError> {
+    let (program, args) = argv.split_first().ok_or(HostError::Spawn {
+        program: String::new(),
+        detail: "empty command".into(),
+    })?;
+    use std::os::unix::process::CommandExt;
+    let out = Command::new(program)
+        .args(args)
+        .process_group(0)
+        .stdin(Stdio::null())
+        .env("LC_ALL", "C")
+        .env("LVM_SUPPRESS_FD_WARNINGS", "1")
+        .output()
+        .map_err(|e| HostError::Spawn {
+            program: program.clone(),
+            detail: if e.kind() == std::io::ErrorKind::NotFound {
+                "not installed (not found in PATH)".into()
+            } else {
+                e.to_string()
+            },
+        })?;
+    Ok(CmdOutput {
+        status: out.status.code().unwrap_or(128),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    })
+}
+
 impl Host for RealHost {
     fn run(&self, argv: &[String]) -> Result<CmdOutput, HostError> {
-        let (program, args) = argv.split_first().ok_or(HostError::Spawn {
-            program: String::new(),
-            detail: "empty command".into(),
-        })?;
-        use std::os::unix::process::CommandExt;
-        let out = Command::new(program)
-            .args(args)
-            .process_group(0)
-            .stdin(Stdio::null())
-            .env("LC_ALL", "C")
-            .env("LVM_SUPPRESS_FD_WARNINGS", "1")
-            .output()
-            .map_err(|e| HostError::Spawn {
-                program: program.clone(),
-                detail: if e.kind() == std::io::ErrorKind::NotFound {
-                    "not installed (not found in PATH)".into()
-                } else {
-                    e.to_string()
-                },
-            })?;
-        Ok(CmdOutput {
-            status: out.status.code().unwrap_or(128),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        })
+        run_program(argv)
+    }
+
+    fn start(&self, argv: &[String]) -> Started {
+        let argv = argv.to_vec();
+        Started::running(std::thread::spawn(move || run_program(&argv)))
     }
 
     fn read_file(&self, path: &str) -> Result<String, HostError> {

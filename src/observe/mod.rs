@@ -18,11 +18,15 @@ pub mod names;
 pub mod observer;
 pub mod parse_util;
 pub mod partx;
+mod probe;
 pub mod wipefs;
 pub mod write_cache;
 
 pub use filesystems::{FSTAB_PATH, Filesystem, SYSTEMD_PATH, probe_sizes as probe_fs_sizes};
 pub use lookup::Lookup;
 pub use model::*;
-pub use observer::{ObserveError, ProbeScope, observe, observe_scoped, probe_write_cache};
+pub use observer::{
+    EarlyReads, ObserveError, ProbeScope, observe, observe_scoped, observe_started,
+    probe_write_cache,
+};
 pub use parse_util::ParseError;

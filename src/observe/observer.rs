@@ -8,8 +8,8 @@
 //! is recorded as far as it is understood, and as unknown where it is not.
 
 use super::model::*;
-use super::{ParseError, lsblk, lvm, md, mdstat, wipefs, write_cache};
-use crate::host::{Host, HostError};
+use super::{ParseError, lsblk, lvm, md, mdstat, probe, write_cache};
+use crate::host::{Host, HostError, Started};
 use std::collections::HashMap;
 
 #[derive(Debug, thiserror::Error)]
@@ -27,7 +27,15 @@ pub enum ObserveError {
 }
 
 fn run_ok(host: &dyn Host, argv: &[String]) -> Result<String, ObserveError> {
-    let out = host.run(argv)?;
+    output_ok(argv, host.run(argv))
+}
+
+/// The standard output of a program that ran and succeeded.
+fn output_ok(
+    argv: &[String],
+    out: Result<crate::host::CmdOutput, HostError>,
+) -> Result<String, ObserveError> {
+    let out = out?;
     if out.status != 0 {
         return Err(ObserveError::Command {
             command: argv.join(" "),
@@ -79,28 +87,60 @@ pub fn observe(host: &dyn Host) -> Result<Observed, ObserveError> {
     observe_scoped(host, ProbeScope::All)
 }
 
+/// The two reads that need nothing from the file: lsblk and the LVM report, the slowest. On a
+/// real machine both start at once, before the file is read (see [`observe_started`]); a host
+/// that answers in one order is asked where observation needs them.
+#[derive(Default)]
+pub struct EarlyReads {
+    lsblk: Option<Started>,
+    lvm: Option<Started>,
+}
+
+impl EarlyReads {
+    /// These reads if any were started, else `start()`'s.
+    pub fn or_else(self, start: impl FnOnce() -> EarlyReads) -> EarlyReads {
+        if self.lsblk.is_some() || self.lvm.is_some() {
+            self
+        } else {
+            start()
+        }
+    }
+
+    pub fn start(host: &dyn Host) -> EarlyReads {
+        if !host.concurrent() {
+            return EarlyReads::default();
+        }
+        EarlyReads {
+            lvm: Some(host.start(&lvm::argv())),
+            lsblk: Some(host.start(&lsblk::argv())),
+        }
+    }
+}
+
 /// Observe the machine, probing the content only of the unused disks `scope` names.
 pub fn observe_scoped(host: &dyn Host, scope: ProbeScope) -> Result<Observed, ObserveError> {
-    // The LVM report is the slowest read and needs nothing from the others: on a real machine
-    // it runs while lsblk, /proc/mdstat and sysfs are read (its text is parsed afterwards, with
-    // lsblk's device numbers).
-    let (lvm_text, rest) = if host.concurrent() {
-        std::thread::scope(|s| {
-            let lvm = s.spawn(|| run_ok(host, &lvm::argv()));
-            let rest = observe_devices(host, scope);
-            (lvm.join().expect("the LVM report's thread"), rest)
-        })
-    } else {
-        let rest = observe_devices(host, scope);
-        match rest {
-            Ok(_) => (run_ok(host, &lvm::argv()), rest),
-            Err(_) => (Ok(String::new()), rest),
-        }
+    observe_started(host, scope, EarlyReads::start(host))
+}
+
+/// [`observe_scoped`] with lsblk and the LVM report already started: on a real machine the LVM
+/// report runs while lsblk, /proc/mdstat, sysfs and the content probe are read (its text is
+/// parsed afterwards, with lsblk's device numbers).
+pub fn observe_started(
+    host: &dyn Host,
+    scope: ProbeScope,
+    early: EarlyReads,
+) -> Result<Observed, ObserveError> {
+    let EarlyReads { lsblk, lvm } = early;
+    let rest = observe_devices(host, scope, lsblk).and_then(|d| Ok((d, boot(host)?)));
+    let lvm_text = match lvm {
+        Some(started) => output_ok(&lvm::argv(), started.wait()),
+        None if rest.is_ok() => run_ok(host, &lvm::argv()),
+        None => Ok(String::new()),
     };
-    let (nodes, mdstat_arrays, block_devices, arrays, dev_md_strays) = rest?;
+    crate::timings::mark("LVM report answered");
+    let ((nodes, mdstat_arrays, block_devices, arrays, dev_md_strays), boot) = rest?;
     let other_devices = other_devices(&nodes, &mdstat_arrays);
     let lvm = lvm_report(&lvm_text?, &nodes)?;
-    let boot = boot(host)?;
     let mut filesystems = super::filesystems::on_lvs(&nodes, &lvm);
     filesystems.extend(super::filesystems::on_arrays(&nodes));
     Ok(Observed {
@@ -146,9 +186,14 @@ impl ProbeScope<'_> {
     }
 }
 
-/// The disks and partitions lsblk lists, with their by-id names, holders, drive cache (sysfs)
-/// and, where nothing is stacked on them and `scope` names the disk, the signatures on them.
-fn block_devices(host: &dyn Host, nodes: &[lsblk::Node], scope: ProbeScope) -> Vec<BlockDevice> {
+/// The disks and partitions lsblk lists, with their by-id names and holders, and the content
+/// probe started on those nothing is stacked on that `scope` names (their drive cache is read
+/// from sysfs, and their signatures filled in from the probe, afterwards).
+fn block_devices(
+    host: &dyn Host,
+    nodes: &[lsblk::Node],
+    scope: ProbeScope,
+) -> (Vec<BlockDevice>, Vec<bool>, probe::Probe) {
     // by-id names per kernel name (udev makes only links there).
     let mut by_id: HashMap<String, Vec<String>> = HashMap::new();
     for (id, target) in links(host, "/dev/disk/by-id").0 {
@@ -168,7 +213,7 @@ fn block_devices(host: &dyn Host, nodes: &[lsblk::Node], scope: ProbeScope) -> V
         .filter(|n| n.kind == "disk" || n.kind == "part")
     {
         let ids = by_id.remove(&n.kname).unwrap_or_default();
-        block_devices.push(block_device(host, n, ids, &kind_of));
+        block_devices.push(block_device(n, ids, &kind_of));
     }
     let wanted: Vec<bool> = block_devices
         .iter()
@@ -186,9 +231,19 @@ fn block_devices(host: &dyn Host, nodes: &[lsblk::Node], scope: ProbeScope) -> V
         .filter(|(_, w)| **w)
         .map(|((d, _), _)| d.kname.clone())
         .collect();
-    let mut found = probe_all(host, &probed);
-    let mut out = Vec::with_capacity(block_devices.len());
-    for ((mut dev, _), want) in block_devices.into_iter().zip(wanted) {
+    let probe = probe::start(host, probed);
+    let devices = block_devices.into_iter().map(|(d, _)| d).collect();
+    (devices, wanted, probe)
+}
+
+/// Each probed device's signatures, or why it has none.
+fn with_signatures(
+    devices: Vec<BlockDevice>,
+    wanted: Vec<bool>,
+    mut found: probe::Found,
+) -> Vec<BlockDevice> {
+    let mut out = Vec::with_capacity(devices.len());
+    for (mut dev, want) in devices.into_iter().zip(wanted) {
         if want {
             match found.remove(&dev.kname) {
                 Some(Ok(s)) => dev.signatures = Some(s),
@@ -201,42 +256,8 @@ fn block_devices(host: &dyn Host, nodes: &[lsblk::Node], scope: ProbeScope) -> V
     out
 }
 
-/// The signatures on each of `knames`: one wipefs for all of them; when that run fails (a device
-/// it cannot open ends it), one per device, so that each device gets its own answer or error.
-fn probe_all(
-    host: &dyn Host,
-    knames: &[String],
-) -> HashMap<String, Result<Vec<Signature>, String>> {
-    let mut found = HashMap::new();
-    if knames.len() > 1 {
-        let devs: Vec<String> = knames.iter().map(|k| format!("/dev/{k}")).collect();
-        let batch = host
-            .run(&wipefs::argv_many(&devs))
-            .ok()
-            .filter(|o| o.status == 0)
-            .and_then(|o| wipefs::parse_by_device(&o.stdout).ok())
-            .filter(|sigs| sigs.iter().all(|(d, _)| knames.contains(d)));
-        if let Some(sigs) = batch {
-            for k in knames {
-                found.insert(k.clone(), Ok(vec![]));
-            }
-            for (d, sig) in sigs {
-                if let Some(Ok(v)) = found.get_mut(&d) {
-                    v.push(sig);
-                }
-            }
-            return found;
-        }
-    }
-    for k in knames {
-        found.insert(k.clone(), probe(host, k));
-    }
-    found
-}
-
 /// One disk or partition.
 fn block_device(
-    host: &dyn Host,
     n: &lsblk::Node,
     mut ids: Vec<String>,
     kind_of: &HashMap<&str, &str>,
@@ -258,7 +279,7 @@ fn block_device(
         .children
         .iter()
         .any(|c| kind_of.get(c.as_str()).copied() == Some("part"));
-    let mut dev = BlockDevice {
+    let dev = BlockDevice {
         kname: n.kname.clone(),
         kind,
         maj_min: n.maj_min.clone(),
@@ -287,9 +308,6 @@ fn block_device(
         write_cache: None,
         probe_error: None,
     };
-    if kind == DevKind::Disk {
-        dev.write_cache = scsi_cache_type(host, &n.kname);
-    }
     // Content is probed only where nothing is stacked: a device in use is refused anyway.
     let probe = dev.holders.is_empty()
         && !has_parts
@@ -368,11 +386,26 @@ type Devices = (
     Vec<DevMdStray>,
 );
 
-fn observe_devices(host: &dyn Host, scope: ProbeScope) -> Result<Devices, ObserveError> {
-    let nodes = lsblk::parse(&run_ok(host, &lsblk::argv())?)?;
+fn observe_devices(
+    host: &dyn Host,
+    scope: ProbeScope,
+    lsblk: Option<Started>,
+) -> Result<Devices, ObserveError> {
+    let text = match lsblk {
+        Some(started) => output_ok(&lsblk::argv(), started.wait())?,
+        None => run_ok(host, &lsblk::argv())?,
+    };
+    crate::timings::mark("lsblk answered");
+    let nodes = lsblk::parse(&text)?;
     let mdstat_arrays = mdstat::parse(&read_opt(host, "/proc/mdstat")?.unwrap_or_default())?;
-    let block_devices = block_devices(host, &nodes, scope);
+    let (mut devices, wanted, probe) = block_devices(host, &nodes, scope);
+    for d in devices.iter_mut().filter(|d| d.kind == DevKind::Disk) {
+        d.write_cache = scsi_cache_type(host, &d.kname);
+    }
     let (arrays, dev_md_strays) = md_arrays(host, &nodes, &mdstat_arrays);
+    crate::timings::mark("sysfs and /dev read");
+    let block_devices = with_signatures(devices, wanted, probe.finish(host));
+    crate::timings::mark("content probed");
     Ok((nodes, mdstat_arrays, block_devices, arrays, dev_md_strays))
 }
 
@@ -389,22 +422,6 @@ fn lvm_report(text: &str, nodes: &[lsblk::Node]) -> Result<Lvm, ObserveError> {
             .unwrap_or_else(|| basename(name).to_string())
     };
     Ok(lvm::parse_fullreport(text, &kname_of)?)
-}
-
-/// Signatures on a device (`wipefs -n`), or why the probe gave no answer.
-fn probe(host: &dyn Host, kname: &str) -> Result<Vec<Signature>, String> {
-    let out = host
-        .run(&wipefs::argv(&format!("/dev/{kname}")))
-        .map_err(|e| e.to_string())?;
-    if out.status != 0 {
-        let err = out.stderr.trim();
-        return Err(if err.is_empty() {
-            format!("wipefs exited {}", out.status)
-        } else {
-            err.to_string()
-        });
-    }
-    wipefs::parse(&out.stdout).map_err(|e| e.to_string())
 }
 
 fn boot(host: &dyn Host) -> Result<Boot, ObserveError> {

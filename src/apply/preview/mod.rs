@@ -46,8 +46,12 @@ pub fn review(d: &Desired, obs: &Observed, policy: Policy) -> Result<Plan, PlanE
 }
 
 /// The machine as the plan leaves it: the plan run on a simulated copy of `obs`, observed
-/// again. `None` when the simulated run cannot complete the plan.
+/// again (a plan without steps leaves it as observed). `None` when the simulated run cannot
+/// complete the plan.
 pub fn after_state(p: &Plan, obs: &Observed) -> Option<Observed> {
+    if p.steps.is_empty() {
+        return Some(obs.clone());
+    }
     let sim = SimHost::new(obs.clone());
     // The executor `apply` runs, with no journal and no output.
     let opts = super::ExecOptions::default();
