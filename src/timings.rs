@@ -9,7 +9,7 @@ use std::time::Instant;
 static START: OnceLock<Option<Instant>> = OnceLock::new();
 
 /// Start the clock (the command line does, first thing) when HYRAID_TIMINGS is set to a value
-/// other than 0.
+/// other than 0 (set but empty counts as unset).
 pub fn begin() {
     START.get_or_init(|| {
         std::env::var_os("HYRAID_TIMINGS")

@@ -363,6 +363,7 @@ pub fn apply_started(
     let (p, obs) = match source {
         Source::Saved(saved) => {
             let obs = observe_started_for(host, Some(&saved.desired), early)?;
+            crate::timings::mark("observed");
             // What runs is hyraid's own plan, re-derived and proven equal to the file's.
             (check_saved(&saved, host, &obs, allow_destroy)?, obs)
         }

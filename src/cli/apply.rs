@@ -42,8 +42,12 @@ pub(super) fn run(sim: &Option<PathBuf>, a: ApplyArgs) -> Result<u8, Error> {
         Some(Lock::acquire(&m.lock_path()).map_err(ApplyError::from)?)
     };
     // lsblk and the LVM report run while the file is read (after the lock: a second apply is
-    // refused before anything else).
-    let early = early_reads(sim);
+    // refused before anything else); not while standard input is awaited (it may take any time,
+    // and what was read before it and after it would be two moments of the machine).
+    let early = match a.file.as_os_str() == "-" {
+        true => Default::default(),
+        false => early_reads(sim),
+    };
     let source = if planfile::is_saved_plan(&a.file) {
         Source::Saved(Box::new(planfile::read(&a.file).map_err(msg)?))
     } else {

@@ -62,7 +62,7 @@ const ENVIRONMENT: &[(&str, &str)] = &[
     ),
     (
         "HYRAID_TIMINGS",
-        "When set to a value other than 0, hyraid prints on stderr, at each boundary of its work (the arguments parsed, the file read, each tool's answer, the plan, each command apply runs), the milliseconds since it started: where a slow plan or apply spends its time.",
+        "When set to a non-empty value other than 0, hyraid prints on stderr, at each boundary of its work (the arguments parsed, the file read, each tool's answer, the plan, each command apply runs), the milliseconds since it started: where a slow plan or apply spends its time.",
     ),
 ];
 

@@ -218,8 +218,9 @@ fn machine(sim: &Option<PathBuf>) -> Result<Machine, Error> {
 
 /// lsblk and the LVM report for `hyraid plan` and `hyraid status` on this machine, started from
 /// the raw arguments before they are parsed: only for the plain form (the command first, as the
-/// drift unit, the Ansible module and the README write it), never for help, a snapshot (`--sim`)
-/// or `--version`. Anything else starts them after parsing ([`early_reads`]); apply starts them
+/// drift unit, the Ansible module and the README write it), never for help, a snapshot (`--sim`),
+/// `--version` or a file on standard input (`-`: it may take any time to come, and what was read
+/// before it and after it would be two moments of the machine). Anything else starts them after parsing ([`early_reads`]); apply starts them
 /// once it holds its lock.
 fn early_for_args(args: impl Iterator<Item = std::ffi::OsString>) -> EarlyReads {
     if observes_at_once(&args.collect::<Vec<_>>()) {
@@ -241,7 +242,7 @@ fn observes_at_once(args: &[std::ffi::OsString]) -> bool {
             let a = a.to_string_lossy();
             matches!(
                 a.as_ref(),
-                "-h" | "--help" | "-V" | "--version" | "--sim" | "help"
+                "-h" | "--help" | "-V" | "--version" | "--sim" | "help" | "-"
             ) || a.starts_with("--sim=")
         })
 }
@@ -321,6 +322,8 @@ mod tests {
             "plan h.yaml --sim=snap.json",
             "plan --help",
             "status -h",
+            "plan - --detailed-exitcode",
+            "status - --format json",
             "plan help",
             "plan --version",
             "--color never plan h.yaml",

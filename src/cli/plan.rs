@@ -28,7 +28,11 @@ pub(super) struct PlanArgs {
 }
 
 pub(super) fn run(sim: &Option<PathBuf>, a: PlanArgs, early: EarlyReads) -> Result<u8, Error> {
-    let early = early.or_else(|| early_reads(sim));
+    // A file on standard input may take any time to come: the machine is read after it.
+    let early = match a.file.as_os_str() == "-" {
+        true => EarlyReads::default(),
+        false => early.or_else(|| early_reads(sim)),
+    };
     let d = load(&a.file)?;
     crate::timings::mark("file read");
     let m = machine(sim)?;

@@ -28,7 +28,11 @@ enum StatusFormat {
 }
 
 pub(super) fn run(sim: &Option<PathBuf>, a: StatusArgs, early: EarlyReads) -> Result<u8, Error> {
-    let early = early.or_else(|| early_reads(sim));
+    // A file on standard input may take any time to come: the machine is read after it.
+    let early = match a.file.as_deref().is_some_and(|f| f.as_os_str() == "-") {
+        true => EarlyReads::default(),
+        false => early.or_else(|| early_reads(sim)),
+    };
     let d = a.file.as_deref().map(load).transpose()?;
     let m = machine(sim)?;
     let obs = apply::observe_started_for(m.host(), d.as_ref(), early)?;

@@ -41,9 +41,10 @@ pub enum HostError {
     Spawn { program: String, detail: String },
 }
 
-/// A program [`Host::start`]ed and not yet waited for. Dropped unwaited (an error ended the
-/// command first), it is still waited for: hyraid leaves no tool of its own running behind it.
-pub struct Started(Option<Pending>);
+/// A program [`Host::start`]ed and not yet waited for. Dropped unwaited (an error, a bad file
+/// say, ended the command first), it is not waited for: the error is reported at once, and the
+/// program, which only reads and runs in a process group of its own, ends by itself.
+pub struct Started(Pending);
 
 enum Pending {
     /// Run already, where it was started (a host that answers in one order).
@@ -55,31 +56,22 @@ enum Pending {
 impl Started {
     /// What a host that runs nothing side by side answered at once.
     pub fn done(r: Result<CmdOutput, HostError>) -> Started {
-        Started(Some(Pending::Done(r)))
+        Started(Pending::Done(r))
     }
     /// A program running in a thread of its own.
     pub fn running(h: std::thread::JoinHandle<Result<CmdOutput, HostError>>) -> Started {
-        Started(Some(Pending::Running(h)))
+        Started(Pending::Running(h))
     }
     /// Wait for the program to end; its output, as [`Host::run`] gives it.
-    pub fn wait(mut self) -> Result<CmdOutput, HostError> {
-        match self.0.take() {
-            Some(Pending::Done(r)) => r,
-            Some(Pending::Running(h)) => h.join().unwrap_or_else(|_| {
+    pub fn wait(self) -> Result<CmdOutput, HostError> {
+        match self.0 {
+            Pending::Done(r) => r,
+            Pending::Running(h) => h.join().unwrap_or_else(|_| {
                 Err(HostError::Spawn {
                     program: String::new(),
                     detail: "the thread running it panicked".into(),
                 })
             }),
-            None => unreachable!("a started program is waited for once"),
-        }
-    }
-}
-
-impl Drop for Started {
-    fn drop(&mut self) {
-        if let Some(Pending::Running(h)) = self.0.take() {
-            let _ = h.join();
         }
     }
 }

@@ -131,16 +131,17 @@ pub fn observe_started(
     early: EarlyReads,
 ) -> Result<Observed, ObserveError> {
     let EarlyReads { lsblk, lvm } = early;
-    let rest = observe_devices(host, scope, lsblk).and_then(|d| Ok((d, boot(host)?)));
+    let rest = observe_devices(host, scope, lsblk);
     let lvm_text = match lvm {
         Some(started) => output_ok(&lvm::argv(), started.wait()),
         None if rest.is_ok() => run_ok(host, &lvm::argv()),
         None => Ok(String::new()),
     };
     crate::timings::mark("LVM report answered");
-    let ((nodes, mdstat_arrays, block_devices, arrays, dev_md_strays), boot) = rest?;
+    let (nodes, mdstat_arrays, block_devices, arrays, dev_md_strays) = rest?;
     let other_devices = other_devices(&nodes, &mdstat_arrays);
     let lvm = lvm_report(&lvm_text?, &nodes)?;
+    let boot = boot(host)?;
     let mut filesystems = super::filesystems::on_lvs(&nodes, &lvm);
     filesystems.extend(super::filesystems::on_arrays(&nodes));
     Ok(Observed {

@@ -57,8 +57,8 @@ impl Probe {
             return found;
         }
         for k in knames {
-            let one = host.start(&wipefs::argv(&format!("/dev/{k}")));
-            found.insert(k, answer(one));
+            let one = host.run(&wipefs::argv(&format!("/dev/{k}")));
+            found.insert(k, answer(Started::done(one)));
         }
         found
     }

@@ -87,7 +87,7 @@ trace() {
         !($3 == "lsblk" || ($3 == "lvm" && $4 == "fullreport") || ($3 == "wipefs" && $4 == "--no-act")) { cmds += d }
         END { printf "%s: %d ms in all, %d spawns taking %d ms, %d ms outside them\n", name, (e - s) / 1e6, n, inside, gap + (e - last) / 1e6
               for (t in per) printf "  %-18s %3d x %6d ms\n", t, cnt[t], per[t]
-              printf "%d\n", (e - s) / 1e6 - cmds > "/tmp/" name ".own" }' /tmp/$name.spawns
+              printf "%d\n", (e - s) / 1e6 - cmds > ("/tmp/" name ".own") }' /tmp/$name.spawns
     return $r
 }
 blank; $H plan $CONF --format shell > /tmp/plan.sh; sync; echo 3 > /proc/sys/vm/drop_caches
@@ -100,7 +100,8 @@ cp /tmp/sh.spawns /tmp/apply.spawns $OUT/ 2>/dev/null
 # The traced runs' time beyond the plan's own commands (a command's time varies from run to run
 # more than apply's own cost does, so it is taken out): for sh the shell and the shims, for
 # apply the same plus its observations, planning and checks.
-echo "beyond the plan's commands: sh $(cat /tmp/sh.own) ms, apply $(cat /tmp/apply.own) ms: apply's own work about $(( $(cat /tmp/apply.own) - $(cat /tmp/sh.own) )) ms"
+so=$(cat /tmp/sh.own 2>/dev/null); ao=$(cat /tmp/apply.own 2>/dev/null)
+echo "beyond the plan's commands: sh ${so:-?} ms, apply ${ao:-?} ms: apply's own work about $(( ${ao:-0} - ${so:-0} )) ms"
 
 say "apply's own timeline (HYRAID_TIMINGS=1, no shims): ms since hyraid started, at each boundary"
 blank; HYRAID_TIMINGS=1 $H apply $CONF --yes > /dev/null 2> /tmp/timings.err; expect "timed apply exits 0" $? 0
