@@ -154,6 +154,79 @@ fn status_cli_exit_codes_and_json() {
     );
 }
 
+/// The drift unit's run: `--textfile` writes the same textfile `--format prometheus` prints,
+/// from the same observation and whatever the health, while the text status and its exit code
+/// are the command's.
+#[test]
+fn status_writes_the_textfile_beside_the_text_and_keeps_its_exit_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n).to_str().unwrap().to_string();
+    std::fs::copy("examples/snapshots/single-pair.json", p("m.json")).unwrap();
+    let (snap, prom) = (p("m.json"), p("hyraid.prom"));
+    hyraid(&[
+        "apply",
+        "examples/single-pair.yaml",
+        "--sim",
+        &snap,
+        "--yes",
+        "--sim-write",
+    ]);
+    let gone = std::fs::read_to_string("examples/single-pair.yaml")
+        .unwrap()
+        .replace("ata-ST500DM009-2F110A_ZA4000001", "ata-GONE_1");
+    std::fs::write(p("gone.yaml"), gone).unwrap();
+    for (file, code) in [
+        ("examples/single-pair.yaml".to_string(), 0),
+        (p("gone.yaml"), 1),
+    ] {
+        let _ = std::fs::remove_file(&prom);
+        let both = hyraid(&["status", &file, "--sim", &snap, "--textfile", &prom]);
+        let text = hyraid(&["status", &file, "--sim", &snap]);
+        let metrics = hyraid(&["status", &file, "--sim", &snap, "--format", "prometheus"]);
+        assert_eq!(both.status.code(), Some(code), "{file}: {both:?}");
+        assert_eq!(text.status.code(), Some(code), "{file}");
+        assert_eq!(
+            both.stdout, text.stdout,
+            "{file}: the text status is unchanged"
+        );
+        let written = std::fs::read_to_string(&prom).expect("the textfile is written");
+        assert_eq!(written.as_bytes(), metrics.stdout, "{file}");
+        assert!(
+            written.contains(&format!("\nhyraid_status_exit_code {code}\n")),
+            "{written}"
+        );
+    }
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["gone.yaml", "hyraid.prom", "m.json"],
+        "no temporary file is left beside the textfile"
+    );
+    let same = hyraid(&["status", "--sim", &snap, "--textfile", &prom, "-o", &prom]);
+    assert_eq!(same.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&same.stderr);
+    assert!(err.contains("--textfile and --output are both"), "{err}");
+    let nowhere = hyraid(&[
+        "status",
+        "--sim",
+        &snap,
+        "--textfile",
+        &p("no/such/dir/x.prom"),
+    ]);
+    assert_eq!(nowhere.status.code(), Some(1));
+    assert_eq!(
+        nowhere.stdout,
+        hyraid(&["status", "--sim", &snap]).stdout,
+        "the text status is printed though the textfile cannot be written"
+    );
+    assert!(!nowhere.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&nowhere.stderr).contains("cannot write"));
+}
+
 #[test]
 fn the_mdadm_conf_lint_names_this_machines_path_and_initramfs_tool() {
     let fix = |boot: hyraid::observe::Boot| {

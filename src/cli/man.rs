@@ -40,6 +40,10 @@ const EXAMPLES: &[(&str, &str)] = &[
         "Health and lints: degraded arrays, resyncs, lost write-mostly flags, dirty caches.",
     ),
     (
+        "hyraid status hyraid.yaml --textfile /var/lib/prometheus/node-exporter/hyraid.prom",
+        "Health and its exit code, and node_exporter's textfile from the same observation.",
+    ),
+    (
         "hyraid observe -o box.json; hyraid plan hyraid.yaml --sim box.json",
         "Plan against a snapshot of a machine instead of the machine (for CI).",
     ),
@@ -213,7 +217,16 @@ mod tests {
             .filter_map(|l| l.strip_prefix("ExecStart="))
             .map(|c| c.trim_start_matches('-'))
             .collect();
-        assert_eq!(cmds.len(), 3, "{unit}");
+        // One status run gives the exit code and the textfile; the plan, the drift.
+        assert_eq!(cmds.len(), 2, "{unit}");
+        assert!(
+            cmds[0].contains(" status ") && cmds[0].contains(" --textfile "),
+            "{unit}"
+        );
+        assert!(
+            cmds[1].contains(" plan ") && cmds[1].contains(" --detailed-exitcode"),
+            "{unit}"
+        );
         for c in cmds {
             let words: Vec<&str> = c.split_whitespace().collect();
             assert_eq!(words[0], "/usr/bin/hyraid", "{c}");

@@ -310,6 +310,7 @@ mod tests {
             "plan h.yaml --format json",
             "status",
             "status /etc/hyraid/hyraid.yaml --format prometheus -o /var/lib/x.prom",
+            "status /etc/hyraid/hyraid.yaml --textfile /var/lib/x.prom",
         ] {
             assert!(at_once(yes), "{yes}");
         }

@@ -18,6 +18,11 @@ pub(super) struct StatusArgs {
     /// directory renamed over it), so node_exporter's textfile collector never reads half of it.
     #[arg(long, short = 'o', value_name = "PATH")]
     output: Option<PathBuf>,
+    /// Also write node_exporter's textfile (the prometheus format) to this file, atomically, from
+    /// the same observation, whatever the health: one run gives the monitoring its metrics and
+    /// the caller the status and its exit code (the drift unit's use).
+    #[arg(long, value_name = "PATH")]
+    textfile: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -33,6 +38,14 @@ pub(super) fn run(sim: &Option<PathBuf>, a: StatusArgs, early: EarlyReads) -> Re
         true => EarlyReads::default(),
         false => early.or_else(|| early_reads(sim)),
     };
+    if let (Some(t), Some(o)) = (&a.textfile, &a.output)
+        && t == o
+    {
+        return Err(crate::error::msg(format!(
+            "--textfile and --output are both {}: give the textfile its own path",
+            t.display()
+        )));
+    }
     let d = a.file.as_deref().map(load).transpose()?;
     let m = machine(sim)?;
     let obs = apply::observe_started_for(m.host(), d.as_ref(), early)?;
@@ -52,10 +65,19 @@ pub(super) fn run(sim: &Option<PathBuf>, a: StatusArgs, early: EarlyReads) -> Re
         ),
         StatusFormat::Prometheus => lint::render_prometheus(&obs, plan.as_ref(), &findings),
     };
+    // The textfile is written even when the output cannot be, and the output even when the
+    // textfile cannot be: the first failure is the command's.
+    let textfile = a.textfile.as_deref().map(|path| {
+        write_atomically(
+            path,
+            &lint::render_prometheus(&obs, plan.as_ref(), &findings),
+        )
+    });
     match &a.output {
         None => print!("{text}"),
         Some(path) => write_atomically(path, &text)?,
     }
+    textfile.transpose()?;
     Ok(code)
 }
 
