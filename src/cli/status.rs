@@ -73,11 +73,15 @@ pub(super) fn run(sim: &Option<PathBuf>, a: StatusArgs, early: EarlyReads) -> Re
             &lint::render_prometheus(&obs, plan.as_ref(), &findings),
         )
     });
-    match &a.output {
-        None => print!("{text}"),
-        Some(path) => write_atomically(path, &text)?,
-    }
+    let output = match &a.output {
+        None => {
+            print!("{text}");
+            Ok(())
+        }
+        Some(path) => write_atomically(path, &text),
+    };
     textfile.transpose()?;
+    output?;
     Ok(code)
 }
 
