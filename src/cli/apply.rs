@@ -2,8 +2,10 @@
 //! [`crate::apply::apply`]; then, with `--sim-write`, the simulated machine back to its snapshot.
 
 use super::{Machine, color, early_reads, load, machine, write_out};
-use crate::apply::{self, ApplyError, ExecOptions, Journal, Source, lock::Lock};
+use crate::apply::lock::{Lock, LockError};
+use crate::apply::{self, ApplyError, ExecOptions, Journal, Source};
 use crate::error::{Error, msg};
+use crate::observe::EarlyReads;
 use crate::plan::Plan;
 use crate::plan::planfile;
 use std::io::{IsTerminal, Write};
@@ -32,21 +34,28 @@ pub(super) struct ApplyArgs {
     no_wait: bool,
 }
 
-pub(super) fn run(sim: &Option<PathBuf>, a: ApplyArgs) -> Result<u8, Error> {
+pub(super) fn run(
+    sim: &Option<PathBuf>,
+    a: ApplyArgs,
+    early: EarlyReads,
+    early_lock: Option<Result<Lock, LockError>>,
+) -> Result<u8, Error> {
     let m = machine(sim)?;
     // One apply at a time; a dry run changes nothing and takes no lock. The lock is taken
-    // before the file is read, so a second apply is refused before anything else.
-    let _lock = if a.dry_run {
-        None
-    } else {
-        Some(Lock::acquire(&m.lock_path()).map_err(ApplyError::from)?)
+    // before the file is read, so a second apply is refused before anything else (taken before
+    // the arguments were parsed for the plain form, see `early_for_args`).
+    let _lock = match (a.dry_run, early_lock) {
+        (true, _) => None,
+        (false, Some(taken)) => Some(taken.map_err(ApplyError::from)?),
+        (false, None) => Some(Lock::acquire(&m.lock_path()).map_err(ApplyError::from)?),
     };
-    // lsblk and the LVM report run while the file is read (after the lock: a second apply is
-    // refused before anything else); not while standard input is awaited (it may take any time,
-    // and what was read before it and after it would be two moments of the machine).
+    // lsblk and the LVM report run while the file is read (after the lock: what they read is
+    // the machine no other apply is changing); not while standard input is awaited (it may
+    // take any time, and what was read before it and after it would be two moments of the
+    // machine).
     let early = match a.file.as_os_str() == "-" {
         true => Default::default(),
-        false => early_reads(sim),
+        false => early.or_else(|| early_reads(sim)),
     };
     let source = if planfile::is_saved_plan(&a.file) {
         Source::Saved(Box::new(planfile::read(&a.file).map_err(msg)?))

@@ -13,6 +13,7 @@ mod validate;
 
 pub use man::man_page;
 
+use crate::apply::lock::{Lock, LockError};
 use crate::config::{self, Desired};
 use crate::error::{Error, msg};
 use crate::host::{Host, RealHost};
@@ -90,8 +91,8 @@ enum Cmd {
 
 pub fn run() -> ExitCode {
     crate::timings::begin();
-    // Started before the arguments are parsed (parsing is most of hyraid's start-up), for the
-    // commands that observe this machine as they begin.
+    // Started before the arguments are parsed, for the commands that observe this machine as
+    // they begin (and apply's lock before them).
     let early = early_for_args(std::env::args_os().skip(1));
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -115,7 +116,7 @@ pub fn run() -> ExitCode {
     }
 }
 
-fn dispatch(cli: Cli, early: EarlyReads) -> Result<u8, Error> {
+fn dispatch(cli: Cli, early: Early) -> Result<u8, Error> {
     anstream::ColorChoice::write_global(match cli.color {
         clap::ColorChoice::Auto => anstream::ColorChoice::Auto,
         clap::ColorChoice::Always => anstream::ColorChoice::Always,
@@ -126,7 +127,7 @@ fn dispatch(cli: Cli, early: EarlyReads) -> Result<u8, Error> {
         Cmd::Validate(a) => validate::run(a),
         Cmd::Import(a) => observe::import(sim, a),
         Cmd::Sim(c) => sim::run(c),
-        Cmd::Status(a) => status::run(sim, a, early),
+        Cmd::Status(a) => status::run(sim, a, early.reads),
         Cmd::Schema { snapshot } => {
             let schema = if snapshot {
                 crate::observe::snapshot_schema()
@@ -137,7 +138,7 @@ fn dispatch(cli: Cli, early: EarlyReads) -> Result<u8, Error> {
             Ok(0)
         }
         Cmd::Observe(a) => observe::run(sim, a),
-        Cmd::Plan(a) => plan::run(sim, a, early),
+        Cmd::Plan(a) => plan::run(sim, a, early.reads),
         Cmd::Show { plan: path, format } => {
             let p = crate::plan::planfile::read(&path).map_err(msg)?;
             print!(
@@ -146,7 +147,7 @@ fn dispatch(cli: Cli, early: EarlyReads) -> Result<u8, Error> {
             );
             Ok(0)
         }
-        Cmd::Apply(a) => apply::run(sim, a),
+        Cmd::Apply(a) => apply::run(sim, a, early.reads, early.lock),
         Cmd::Bench(a) => bench::run(sim, a),
         Cmd::Completions { shell } => {
             use clap::CommandFactory;
@@ -164,7 +165,9 @@ fn dispatch(cli: Cli, early: EarlyReads) -> Result<u8, Error> {
     }
 }
 
-/// `hyraid validate`: the file's errors, or what it describes.
+/// One apply at a time on this machine: the lock's file.
+const LOCK_PATH: &str = "/run/lock/hyraid.lock";
+
 enum Machine {
     Real(RealHost),
     Sim(Box<SimHost>, PathBuf),
@@ -174,7 +177,7 @@ impl Machine {
     /// One apply at a time per machine (per snapshot file when simulated).
     fn lock_path(&self) -> PathBuf {
         match self {
-            Machine::Real(_) => PathBuf::from("/run/lock/hyraid.lock"),
+            Machine::Real(_) => PathBuf::from(LOCK_PATH),
             Machine::Sim(_, p) => crate::apply::lock::for_snapshot(p),
         }
     }
@@ -216,35 +219,67 @@ fn machine(sim: &Option<PathBuf>) -> Result<Machine, Error> {
     }
 }
 
-/// lsblk and the LVM report for `hyraid plan` and `hyraid status` on this machine, started from
-/// the raw arguments before they are parsed: only for the plain form (the command first, as the
-/// drift unit, the Ansible module and the README write it), never for help, a snapshot (`--sim`),
-/// `--version` or a file on standard input (`-`: it may take any time to come, and what was read
-/// before it and after it would be two moments of the machine). Anything else starts them after parsing ([`early_reads`]); apply starts them
-/// once it holds its lock.
-fn early_for_args(args: impl Iterator<Item = std::ffi::OsString>) -> EarlyReads {
-    if observes_at_once(&args.collect::<Vec<_>>()) {
-        early_reads(&None)
-    } else {
-        EarlyReads::default()
+/// What starts before the arguments are parsed (parsing is most of hyraid's start-up), only for
+/// the plain forms (the command first, as the drift unit, the Ansible module and the README
+/// write them), never for help, a snapshot (`--sim`), `--version` or a file on standard input
+/// (`-`: it may take any time to come, and what was read before it and after it would be two
+/// moments of the machine):
+/// - `plan` and `status`: lsblk and the LVM report;
+/// - `apply` (not `--dry-run`): its lock first, then lsblk and the LVM report once it holds it,
+///   so that a second apply is refused before anything else and nothing is read while another
+///   apply may still be changing the machine. A lock that cannot be taken is reported after the
+///   arguments are parsed (a usage error comes first), and nothing is started.
+///
+/// Anything else starts them after parsing ([`early_reads`]).
+#[derive(Default)]
+struct Early {
+    reads: EarlyReads,
+    lock: Option<Result<Lock, LockError>>,
+}
+
+fn early_for_args(args: impl Iterator<Item = std::ffi::OsString>) -> Early {
+    match at_once(&args.collect::<Vec<_>>()) {
+        Some(AtOnce::Observe) => Early {
+            reads: early_reads(&None),
+            lock: None,
+        },
+        Some(AtOnce::Apply) if RealHost.is_root() => match Lock::acquire(Path::new(LOCK_PATH)) {
+            Ok(lock) => Early {
+                reads: early_reads(&None),
+                lock: Some(Ok(lock)),
+            },
+            Err(e) => Early {
+                reads: EarlyReads::default(),
+                lock: Some(Err(e)),
+            },
+        },
+        _ => Early::default(),
     }
 }
 
-/// Whether the raw arguments (the program's name left out) are `plan` or `status` on this
-/// machine, in the plain form [`early_for_args`] takes.
-fn observes_at_once(args: &[std::ffi::OsString]) -> bool {
-    let observes = matches!(
-        args.first().and_then(|a| a.to_str()),
-        Some("plan" | "status")
-    );
-    observes
-        && !args.iter().any(|a| {
-            let a = a.to_string_lossy();
-            matches!(
-                a.as_ref(),
-                "-h" | "--help" | "-V" | "--version" | "--sim" | "help" | "-"
-            ) || a.starts_with("--sim=")
-        })
+#[derive(Debug, PartialEq)]
+enum AtOnce {
+    Observe,
+    Apply,
+}
+
+/// Whether the raw arguments (the program's name left out) are `plan`, `status` or `apply` on
+/// this machine, in the plain form [`early_for_args`] takes.
+fn at_once(args: &[std::ffi::OsString]) -> Option<AtOnce> {
+    let kind = match args.first().and_then(|a| a.to_str()) {
+        Some("plan" | "status") => AtOnce::Observe,
+        Some("apply") => AtOnce::Apply,
+        _ => return None,
+    };
+    let plain = !args.iter().any(|a| {
+        let a = a.to_string_lossy();
+        matches!(
+            a.as_ref(),
+            "-h" | "--help" | "-V" | "--version" | "--sim" | "help" | "-"
+        ) || a.starts_with("--sim=")
+            || (kind == AtOnce::Apply && a == "--dry-run")
+    });
+    plain.then_some(kind)
 }
 
 /// lsblk and the LVM report, started before the file is read when the machine is this one (and
@@ -295,16 +330,16 @@ fn write_out(path: &Path, text: &str) -> Result<(), Error> {
 
 #[cfg(test)]
 mod tests {
-    use super::observes_at_once;
+    use super::{AtOnce, at_once};
 
-    fn at_once(line: &str) -> bool {
+    fn kind(line: &str) -> Option<AtOnce> {
         let args: Vec<std::ffi::OsString> = line.split_whitespace().map(Into::into).collect();
-        observes_at_once(&args)
+        at_once(&args)
     }
 
     #[test]
-    fn only_plain_plan_and_status_start_their_reads_before_parsing() {
-        for yes in [
+    fn only_plain_plan_status_and_apply_start_before_parsing() {
+        for observe in [
             "plan /etc/hyraid/hyraid.yaml",
             "plan /etc/hyraid/hyraid.yaml --detailed-exitcode --color never",
             "plan h.yaml --format json",
@@ -312,13 +347,21 @@ mod tests {
             "status /etc/hyraid/hyraid.yaml --format prometheus -o /var/lib/x.prom",
             "status /etc/hyraid/hyraid.yaml --textfile /var/lib/x.prom",
         ] {
-            assert!(at_once(yes), "{yes}");
+            assert_eq!(kind(observe), Some(AtOnce::Observe), "{observe}");
         }
-        for no in [
-            "",
+        for apply in [
             "apply h.yaml --yes",
+            "apply /etc/hyraid/hyraid.yaml",
+            "apply saved.plan.json --yes --journal /tmp/j.jsonl",
+            "apply h.yaml --yes --allow-destroy --no-wait",
+        ] {
+            assert_eq!(kind(apply), Some(AtOnce::Apply), "{apply}");
+        }
+        for neither in [
+            "",
             "validate plan",
             "observe",
+            "import",
             "plan h.yaml --sim snap.json",
             "plan h.yaml --sim=snap.json",
             "plan --help",
@@ -328,8 +371,18 @@ mod tests {
             "plan help",
             "plan --version",
             "--color never plan h.yaml",
+            // apply: a dry run takes no lock; help, a snapshot, a file on standard input.
+            "apply h.yaml --dry-run",
+            "apply --dry-run h.yaml --yes",
+            "apply h.yaml --yes --sim snap.json",
+            "apply h.yaml --sim=snap.json",
+            "apply - --yes",
+            "apply --help",
+            "apply -h",
+            "apply help",
+            "--sim snap.json apply h.yaml",
         ] {
-            assert!(!at_once(no), "{no}");
+            assert_eq!(kind(neither), None, "{neither}");
         }
     }
 }

@@ -26,6 +26,27 @@ expect "one LVM report" "$(grep -c '^lvm fullreport ' /tmp/spawns.log)" 1
 expect "nothing else spawned" "$(grep -v -e '^lsblk ' -e '^lvm fullreport ' /tmp/spawns.log | wc -l)" 0
 expect "no wipefs on the blank disk the file does not name" "$(grep -c '^wipefs' /tmp/spawns.log)" 0
 
+say "apply on the converged machine: the same two reads, taken after its lock"
+: > /tmp/spawns.log
+PATH=/tmp/shim:$PATH "$HY" apply $CONF --yes > /tmp/hy.out 2>&1; expect "apply through the shims exits 0" $? 0
+cat /tmp/spawns.log
+expect "apply: one lsblk" "$(grep -c '^lsblk ' /tmp/spawns.log)" 1
+expect "apply: one LVM report" "$(grep -c '^lvm fullreport ' /tmp/spawns.log)" 1
+expect "apply: nothing else spawned" "$(grep -v -e '^lsblk ' -e '^lvm fullreport ' /tmp/spawns.log | wc -l)" 0
+# Another apply holds the lock (a stand-in holding it as apply does, its pid in the file): a
+# second apply is refused before it reads anything; a dry run takes no lock and still plans.
+sh -c 'exec 9<> /run/lock/hyraid.lock; flock -n 9 || exit 1; echo $$ > /run/lock/hyraid.lock; exec sleep 60' &
+holder=$!
+for i in $(seq 1 50); do [ "$(cat /run/lock/hyraid.lock 2> /dev/null)" = "$holder" ] && break; sleep 0.1; done
+: > /tmp/spawns.log
+PATH=/tmp/shim:$PATH "$HY" apply $CONF --yes > /tmp/hy.out 2>&1; rc=$?; cat /tmp/hy.out
+expect "a second apply is refused (exit 1)" $rc 1
+expect "it names the holder" "$(grep -c "another hyraid apply (pid $holder) holds /run/lock/hyraid.lock" /tmp/hy.out)" 1
+expect "it spawned nothing (refused before reading the machine)" "$(wc -l < /tmp/spawns.log)" 0
+PATH=/tmp/shim:$PATH "$HY" apply $CONF --dry-run > /tmp/hy.out 2>&1; expect "a dry run meanwhile exits 0" $? 0
+expect "the dry run read the machine" "$(grep -c '^lvm fullreport ' /tmp/spawns.log)" 1
+kill $holder; wait $holder 2> /dev/null
+
 say "speed: 15 alternating runs, medians in ms"
 # The binary runs from the guest's own disk, as the package installs it: loading 13 MB through
 # the 9p share of /mnt/host costs more under TCG than the whole observation.
