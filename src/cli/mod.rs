@@ -4,6 +4,7 @@
 
 mod apply;
 mod bench;
+mod deferred;
 mod man;
 mod observe;
 mod plan;
@@ -13,6 +14,7 @@ mod validate;
 
 pub use man::man_page;
 
+use self::deferred::Deferred;
 use crate::apply::lock::{Lock, LockError};
 use crate::config::{self, Desired};
 use crate::error::{Error, msg};
@@ -46,11 +48,11 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 enum Cmd {
     /// Check a configuration file: schema and semantic rules, every error with file:line:col.
-    Validate(validate::ValidateArgs),
+    Validate(Deferred<validate::ValidateArgs>),
     /// Observe the machine, compare with the file and print the ordered changes.
-    Plan(plan::PlanArgs),
+    Plan(Deferred<plan::PlanArgs>),
     /// Apply a configuration file (plans first) or a saved plan.
-    Apply(apply::ApplyArgs),
+    Apply(Deferred<apply::ApplyArgs>),
     /// Render a saved plan.
     Show {
         plan: PathBuf,
@@ -58,10 +60,10 @@ enum Cmd {
         format: Format,
     },
     /// Print the observed state as JSON (the snapshot format `--sim` loads).
-    Observe(observe::ObserveArgs),
+    Observe(Deferred<observe::ObserveArgs>),
     /// Health (degraded, resyncing, failed members, dirty writecache, drive caches) and lints, with
     /// the reason and the fix. Exit 0 healthy, 1 error, 2 degraded or lint findings.
-    Status(status::StatusArgs),
+    Status(Deferred<status::StatusArgs>),
     /// Print the JSON Schema of the configuration file (with --snapshot: of the snapshot format).
     Schema {
         /// The schema of the snapshot format (`observe -o`, `sim new`, what `--sim` loads).
@@ -72,7 +74,7 @@ enum Cmd {
     /// write, direct I/O with libaio. Against a directory (a test file is created and removed)
     /// or, with --allow-destroy, a raw block device. `--compare A.json B.json …` puts saved runs
     /// side by side.
-    Bench(bench::BenchArgs),
+    Bench(Deferred<bench::BenchArgs>),
     /// Print a shell completion script (bash: save as
     /// /usr/share/bash-completion/completions/hyraid).
     Completions {
@@ -82,7 +84,7 @@ enum Cmd {
     /// Print the manual page hyraid(1) in roff (`hyraid man | man -l -`).
     Man,
     /// Write a configuration describing what is on the machine now (adopt a hand-built box).
-    Import(observe::ImportArgs),
+    Import(Deferred<observe::ImportArgs>),
     /// Simulated machines: a blank one from a list of disks (`new`), time passing on one
     /// (`settle`).
     #[command(subcommand)]
@@ -124,10 +126,10 @@ fn dispatch(cli: Cli, early: Early) -> Result<u8, Error> {
     });
     let sim = &cli.sim;
     match cli.command {
-        Cmd::Validate(a) => validate::run(a),
-        Cmd::Import(a) => observe::import(sim, a),
+        Cmd::Validate(Deferred(a)) => validate::run(a),
+        Cmd::Import(Deferred(a)) => observe::import(sim, a),
         Cmd::Sim(c) => sim::run(c),
-        Cmd::Status(a) => status::run(sim, a, early.reads),
+        Cmd::Status(Deferred(a)) => status::run(sim, a, early.reads),
         Cmd::Schema { snapshot } => {
             let schema = if snapshot {
                 crate::observe::snapshot_schema()
@@ -137,8 +139,8 @@ fn dispatch(cli: Cli, early: Early) -> Result<u8, Error> {
             println!("{}", serde_json::to_string_pretty(&schema).unwrap());
             Ok(0)
         }
-        Cmd::Observe(a) => observe::run(sim, a),
-        Cmd::Plan(a) => plan::run(sim, a, early.reads),
+        Cmd::Observe(Deferred(a)) => observe::run(sim, a),
+        Cmd::Plan(Deferred(a)) => plan::run(sim, a, early.reads),
         Cmd::Show { plan: path, format } => {
             let p = crate::plan::planfile::read(&path).map_err(msg)?;
             print!(
@@ -147,8 +149,8 @@ fn dispatch(cli: Cli, early: Early) -> Result<u8, Error> {
             );
             Ok(0)
         }
-        Cmd::Apply(a) => apply::run(sim, a, early.reads, early.lock),
-        Cmd::Bench(a) => bench::run(sim, a),
+        Cmd::Apply(Deferred(a)) => apply::run(sim, a, early.reads, early.lock),
+        Cmd::Bench(Deferred(a)) => bench::run(sim, a),
         Cmd::Completions { shell } => {
             use clap::CommandFactory;
             clap_complete::generate(shell, &mut Cli::command(), "hyraid", &mut std::io::stdout());

@@ -33,17 +33,36 @@ converged() { $H plan $CONF --detailed-exitcode > /tmp/after.out 2>&1; }
 # run_sh: the plan's shell script, made from this blank machine, run by sh (its making untimed;
 # the page cache is dropped again after it, so that sh starts as cold as apply: the plan would
 # otherwise have loaded lvm, lsblk and wipefs for it).
+# reads [probe]: what apply reads of the machine, and nothing else, by sh, side by side: lsblk
+# (hyraid's argv) and the LVM report, and with `probe` wipefs on the disks the file names (as
+# apply does before it plans from blank disks; after its steps, to verify, it reads the first two).
+LSBLK="lsblk --json --bytes -o NAME,KNAME,PATH,TYPE,SIZE,ROTA,SERIAL,WWN,MODEL,TRAN,FSTYPE,UUID,PARTUUID,PARTLABEL,PKNAME,MOUNTPOINT,PTTYPE,PTUUID,LOG-SEC,PHY-SEC,MAJ:MIN"
+NAMED=$(sed -n 's/^ *[a-z0-9]*: { id: \([^,} ]*\).*/\/dev\/disk\/by-id\/\1/p' $CONF | tr '\n' ' ')
+reads() {
+    $LSBLK > /dev/null & lvm fullreport --all --reportformat json --units b --nosuffix > /dev/null &
+    [ -z "${1:-}" ] || wipefs --no-act --json $NAMED > /dev/null
+    wait
+}
+# run_sh: the plan's shell script, made from this blank machine, run by sh (its making untimed;
+# the page cache is dropped again after it, so that sh starts as cold as apply: the plan would
+# otherwise have loaded lvm, lsblk and wipefs for it). Around it, untimed in sh's figure, the
+# reads apply cannot do without (cold before, as apply's first are; warm after): sh plus them
+# is the floor for apply, which plans from what it reads and verifies what it did.
 run_sh() {
     $H plan $CONF --format shell > /tmp/plan.sh 2> /tmp/plan.err || { cat /tmp/plan.err; return 1; }
     sync; echo 3 > /proc/sys/vm/drop_caches
+    r1=$(ms reads probe)
+    sync; echo 3 > /proc/sys/vm/drop_caches
     t=$(ms sh /tmp/plan.sh) || { cat /tmp/run.out; return 1; }
-    echo "$t" >> /tmp/sh.ms; echo "sh: $t ms"
+    r2=$(ms reads)
+    echo "$t" >> /tmp/sh.ms; echo $((t + r1 + r2)) >> /tmp/floor.ms
+    echo "sh: $t ms (the reads before and after, by sh: $r1 ms, $r2 ms)"
 }
 run_apply() {
     t=$(ms $H apply $CONF --yes) || { cat /tmp/run.out; return 1; }
     echo "$t" >> /tmp/apply.ms; echo "apply: $t ms"
 }
-: > /tmp/sh.ms; : > /tmp/apply.ms
+: > /tmp/sh.ms; : > /tmp/apply.ms; : > /tmp/floor.ms
 # The first run in a fresh guest pays for loading every tool and the kernel's modules (33.9 s for
 # a first sh against 18.0 s for the next, in one run here): a warm-up run, not timed.
 say "warm-up: one apply, not timed"
@@ -65,6 +84,10 @@ echo "|---|---|"
 echo "| sh of \`hyraid plan --format shell\` (the commands alone) | $S ms |"
 echo "| hyraid apply --yes | $A ms |"
 echo "| ratio apply / sh | ${R}x |"
+F=$(median /tmp/floor.ms)
+echo "| sh + the reads apply must make (before it plans, to verify), by sh: the floor | $F ms |"
+echo "| ratio floor / sh | $(awk -v f="$F" -v s="$S" 'BEGIN { printf "%.2f", f / s }')x |"
+echo "| ratio apply / floor | $(awk -v a="$A" -v f="$F" 'BEGIN { printf "%.2f", a / f }')x |"
 echo "sh runs (ms): $(tr '\n' ' ' < /tmp/sh.ms)"
 echo "apply runs (ms): $(tr '\n' ' ' < /tmp/apply.ms)"
 
