@@ -1,8 +1,9 @@
 //! A subcommand's arguments defined only when they are needed. clap builds the whole command
-//! line before it parses one: every subcommand's every option, most of hyraid's start-up when
-//! it runs `plan` from a timer. Wrapped in [`Deferred`], a subcommand's options are made with
-//! clap's `Command::defer` when that subcommand is the one given, or when help, the manual or
-//! the completions walk the whole tree (clap builds what they show first).
+//! line before it parses one: every subcommand's every option, code that runs at each start
+//! (for `plan` from a timer too) for options it never reads. Wrapped in [`Deferred`], a
+//! subcommand's options are made with clap's `Command::defer` when that subcommand is the one
+//! given, or when help, the manual or the completions walk the whole tree (clap builds what
+//! they show first).
 
 use clap::{ArgMatches, Args, Command, FromArgMatches};
 

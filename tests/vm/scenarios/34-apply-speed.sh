@@ -30,17 +30,13 @@ blank() {
 }
 ms() { s=$(date +%s%N); "$@" > /tmp/run.out 2>&1; r=$?; e=$(date +%s%N); echo $(( (e - s) / 1000000 )); return $r; }
 converged() { $H plan $CONF --detailed-exitcode > /tmp/after.out 2>&1; }
-# run_sh: the plan's shell script, made from this blank machine, run by sh (its making untimed;
-# the page cache is dropped again after it, so that sh starts as cold as apply: the plan would
-# otherwise have loaded lvm, lsblk and wipefs for it).
-# reads [probe]: what apply reads of the machine, and nothing else, by sh, side by side: lsblk
-# (hyraid's argv) and the LVM report, and with `probe` wipefs on the disks the file names (as
-# apply does before it plans from blank disks; after its steps, to verify, it reads the first two).
-LSBLK="lsblk --json --bytes -o NAME,KNAME,PATH,TYPE,SIZE,ROTA,SERIAL,WWN,MODEL,TRAN,FSTYPE,UUID,PARTUUID,PARTLABEL,PKNAME,MOUNTPOINT,PTTYPE,PTUUID,LOG-SEC,PHY-SEC,MAJ:MIN"
-NAMED=$(sed -n 's/^ *[a-z0-9]*: { id: \([^,} ]*\).*/\/dev\/disk\/by-id\/\1/p' $CONF | tr '\n' ' ')
+# reads [probe]: what apply reads of the machine, and nothing else, run side by side by sh: the
+# lsblk and LVM report, and with `probe` the wipefs, that hyraid itself ran in a plan on blank
+# disks (their argv taken after the warm-up). Before it plans from blank disks apply runs all
+# three; after its steps, to verify, the first two.
 reads() {
-    $LSBLK > /dev/null & lvm fullreport --all --reportformat json --units b --nosuffix > /dev/null &
-    [ -z "${1:-}" ] || wipefs --no-act --json $NAMED > /dev/null
+    $LSBLK_CMD > /dev/null & $LVM_CMD > /dev/null &
+    [ -z "${1:-}" ] || $WIPEFS_CMD > /dev/null
     wait
 }
 # run_sh: the plan's shell script, made from this blank machine, run by sh (its making untimed;
@@ -67,6 +63,19 @@ run_apply() {
 # a first sh against 18.0 s for the next, in one run here): a warm-up run, not timed.
 say "warm-up: one apply, not timed"
 blank; $H apply $CONF --yes > /tmp/warmup.out 2>&1; expect "the warm-up apply exits 0" $? 0
+# The reads' argv, as hyraid runs them: one plan on blank disks with lsblk, lvm and wipefs
+# wrapped by shims that log their arguments.
+blank; mkdir -p /tmp/logshim; : > /tmp/reads.log
+for t in lsblk lvm wipefs; do
+    printf '#!/bin/sh\necho "%s $*" >> /tmp/reads.log\nPATH=/usr/sbin:/usr/bin:/sbin:/bin exec %s "$@"\n' "$t" "$t" > /tmp/logshim/$t
+    chmod +x /tmp/logshim/$t
+done
+PATH=/tmp/logshim:$PATH $H plan $CONF > /dev/null 2>&1
+cat /tmp/reads.log
+LSBLK_CMD=$(grep -m 1 '^lsblk ' /tmp/reads.log); LVM_CMD=$(grep -m 1 '^lvm fullreport ' /tmp/reads.log)
+WIPEFS_CMD=$(grep -m 1 '^wipefs ' /tmp/reads.log)
+expect "a plan on blank disks reads them with lsblk, the LVM report and wipefs" \
+    "$([ -n "$LSBLK_CMD" ] && [ -n "$LVM_CMD" ] && [ -n "$WIPEFS_CMD" ] && echo yes)" yes
 say "timing: $ROUNDS rounds, alternating order, blank disks before every run"
 for r in $(seq 1 $ROUNDS); do
     if [ $((r % 2)) = 1 ]; then order="run_sh run_apply"; else order="run_apply run_sh"; fi
