@@ -28,7 +28,9 @@
 # measures speed) runs after the others with nothing beside it and the default vCPUs.
 #
 # Prints one PASS/FAIL/SKIP line per scenario and release as each ends and a final "N passed, N
-# failed, N skipped" line; exits non-zero on any failure. When QEMU cannot run here at all it
+# failed, N skipped" line; exits non-zero on any failure. A scenario whose guest kernel crashed
+# (run-vm.sh exit 126) is printed as CRASH, with the kernel's report, and runs again from the start
+# once; the final line then says how many ran again and which. When QEMU cannot run here at all it
 # says SKIPPED (not a pass) and exits 0.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -163,6 +165,18 @@ run_scenario() {
         fi
     fi
     secs=$(( $(date +%s) - T ))
+    if [ $rc = 126 ] && [ "${RERUN:-0}" = 0 ]; then
+        # The guest's kernel crashed (run-vm.sh saw an Oops, BUG or panic on the console): under
+        # TCG a stock kernel does so now and then whatever runs in it. The scenario runs again
+        # from the start, once, and the final line counts it; a second crash is a failure.
+        echo "CRASH $name [$SUITE] (${secs}s): the guest's kernel crashed; the scenario runs again from the start, once"
+        sed -n '/GUEST KERNEL CRASHED/,$p' "$W/log" | head -n 40 | sed 's/^/   /'
+        echo "$name[$SUITE]" >> "$RES/rerun"
+        [ -n "$CAPTURE" ] && { mkdir -p "$CAPTURE/$SUITE/$name.crashed"; cp -a "$W/out/." "$W/log" "$CAPTURE/$SUITE/$name.crashed/" 2>/dev/null; }
+        rm -rf "$W"
+        RERUN=1 run_scenario "$SUITE" "$script" "$result" "${vm_opts[@]+"${vm_opts[@]}"}"
+        return
+    fi
     # Every boot's and the host driver's checks.
     checks=$(awk '/^checks: [0-9]+, failed/ { n += $2 } END { if (NR) print n }' "$W/log")
     if [ $rc = 0 ]; then
@@ -246,5 +260,6 @@ done
 started=$n; [ "$(ls "$RES"/*.result 2>/dev/null | wc -l)" = "$started" ] || { echo "a scenario ended without a result"; fail=$((fail+1)); }
 [ -f "$RES/durations" ] && sort -k2,2nr "$RES/durations" > "${TMPDIR:-/tmp}/hyraid-vm-durations.tsv"
 echo "timings: ${timings[*]}"
-echo "$pass passed, $fail failed, $skipped skipped"
+rerun=""; [ -f "$RES/rerun" ] && rerun=", $(wc -l < "$RES/rerun") run again after a guest kernel crash: $(tr '\n' ' ' < "$RES/rerun" | sed 's/ $//')"
+echo "$pass passed, $fail failed, $skipped skipped$rerun"
 [ $fail = 0 ]
