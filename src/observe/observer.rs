@@ -132,6 +132,9 @@ pub fn observe_started(
 ) -> Result<Observed, ObserveError> {
     let EarlyReads { lsblk, lvm } = early;
     let rest = observe_devices(host, scope, lsblk);
+    // The boot files are read while the LVM report (the longest read) still runs; an error
+    // reading them is reported after the devices' and the report's, as before.
+    let boot = rest.is_ok().then(|| boot(host));
     let lvm_text = match lvm {
         Some(started) => output_ok(&lvm::argv(), started.wait()),
         None if rest.is_ok() => run_ok(host, &lvm::argv()),
@@ -141,7 +144,7 @@ pub fn observe_started(
     let (nodes, mdstat_arrays, block_devices, arrays, dev_md_strays) = rest?;
     let other_devices = other_devices(&nodes, &mdstat_arrays);
     let lvm = lvm_report(&lvm_text?, &nodes)?;
-    let boot = boot(host)?;
+    let boot = boot.expect("read when the devices were")?;
     let mut filesystems = super::filesystems::on_lvs(&nodes, &lvm);
     filesystems.extend(super::filesystems::on_arrays(&nodes));
     Ok(Observed {
