@@ -254,7 +254,8 @@ fn stale_or_foreign_saved_plans_are_refused() {
     assert!(matches!(e, ApplyError::Stale { .. }));
     assert!(e.to_string().starts_with("plan is stale"));
     let mut other = p.clone();
-    other.basis = hyraid::plan::fingerprint::fingerprint(&now);
+    other.basis =
+        hyraid::plan::fingerprint::Basis::known(hyraid::plan::fingerprint::fingerprint(&now));
     other.host = "elsewhere".into();
     assert!(matches!(
         apply::check_saved(&other, &h, &now, false),

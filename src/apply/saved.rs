@@ -35,13 +35,13 @@ pub fn check_saved(
         });
     }
     let now = fingerprint(obs);
-    if now != saved.basis {
+    if saved.basis != *now {
         let changed = match &saved.observed {
-            Some(then) if fingerprint(then) == saved.basis => changes(then, obs),
+            Some(then) if saved.basis == *fingerprint(then) => changes(then, obs),
             _ => vec![],
         };
         return Err(ApplyError::Stale {
-            planned: saved.basis.clone(),
+            planned: saved.basis.to_string(),
             now,
             changes: changed,
         });

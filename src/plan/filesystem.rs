@@ -195,7 +195,7 @@ impl<'a> Planner<'a> {
         let step = Step::MakeFilesystem(MakeFilesystem {
             on: on.clone(),
             fstype: fs.fstype,
-            uuid: new_fs_uuid(&self.o.hostname, on, &self.basis),
+            uuid: new_fs_uuid(&self.o.hostname, on, self.basis.as_str()),
             label: fs.label.clone(),
             replaces: have.as_ref().map(|h| h.fstype.clone()),
             unmount: have.as_ref().and_then(|h| h.mountpoint.clone()),

@@ -3,11 +3,16 @@
 //! depends on is in.
 
 use crate::observe::Observed;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use sha2::{Digest, Sha256};
+use std::sync::{Arc, OnceLock};
 
 pub fn fingerprint(obs: &Observed) -> String {
-    let o = normalized(obs);
-    let bytes = serde_json::to_vec(&o).expect("observation serializes");
+    of_normalized(&normalized(obs))
+}
+
+fn of_normalized(o: &Observed) -> String {
+    let bytes = serde_json::to_vec(o).expect("observation serializes");
     let digest = Sha256::digest(&bytes);
     format!(
         "sha256:{}",
@@ -16,6 +21,85 @@ pub fn fingerprint(obs: &Observed) -> String {
             .map(|b| format!("{b:02x}"))
             .collect::<String>()
     )
+}
+
+/// A plan's basis: the fingerprint of the observation it was made from, taken the first time it
+/// is read (a new array's or filesystem's UUID, a saved plan, the shell script's header, JSON).
+/// A plan that is only printed never reads it, and does not serialize and hash the machine.
+/// Read, compared, cloned and written as the fingerprint's text.
+#[derive(Clone)]
+pub struct Basis {
+    text: OnceLock<String>,
+    of: Option<Arc<Observed>>,
+}
+
+impl Basis {
+    /// The basis of `obs`, taken when first read.
+    pub fn of(obs: &Observed) -> Basis {
+        Basis {
+            text: OnceLock::new(),
+            of: Some(Arc::new(normalized(obs))),
+        }
+    }
+
+    /// A basis already taken (a saved plan's).
+    pub fn known(text: String) -> Basis {
+        Basis {
+            text: OnceLock::from(text),
+            of: None,
+        }
+    }
+
+    /// Whether it has been taken (or came with a saved plan).
+    pub fn is_taken(&self) -> bool {
+        self.text.get().is_some()
+    }
+
+    pub fn as_str(&self) -> &str {
+        self.text.get_or_init(|| {
+            of_normalized(
+                self.of
+                    .as_deref()
+                    .expect("a basis without its text has its observation"),
+            )
+        })
+    }
+}
+
+impl PartialEq for Basis {
+    fn eq(&self, other: &Basis) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl PartialEq<str> for Basis {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl std::fmt::Display for Basis {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::fmt::Debug for Basis {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl Serialize for Basis {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Basis {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Basis, D::Error> {
+        String::deserialize(d).map(Basis::known)
+    }
 }
 
 /// The observation without what moves on its own: what the fingerprint is taken of, and what a

@@ -28,7 +28,6 @@ pub use planfile::FORMAT as PLAN_FORMAT;
 pub use step::{ArrayDevice, CacheTool, Command, Risk, SizeArg, Step};
 
 use self::disk::Resolved;
-use self::fingerprint::fingerprint;
 use self::step::NewPartition;
 use crate::config::size::{LvSize, human};
 use crate::config::{
@@ -75,7 +74,7 @@ pub struct Plan {
     /// Hostname the plan was made on.
     pub host: String,
     /// Fingerprint of the observation the plan was made from.
-    pub basis: String,
+    pub basis: fingerprint::Basis,
     pub policy: Policy,
     /// First in the JSON as in every format: any refusal means apply runs nothing.
     pub refused: Vec<Refusal>,
@@ -135,8 +134,8 @@ struct Planner<'a> {
     blocked_parts: BTreeSet<String>,
     /// Mirrors created by this plan, with the UUID hyraid gives them.
     creating: BTreeMap<String, String>,
-    /// Fingerprint of the observation (seeds the UUIDs of new arrays).
-    basis: String,
+    /// Fingerprint of the observation (seeds the UUIDs of new arrays and filesystems).
+    basis: fingerprint::Basis,
     /// Kernel names of the devices the file names (disks and partitions), once resolved.
     file_knames: BTreeSet<String>,
     /// Mirror members' partitions that can grow (by kernel name): their growpart waits for the
@@ -215,7 +214,7 @@ impl<'a> Planner<'a> {
             blocked: BTreeSet::new(),
             creating: BTreeMap::new(),
             blocked_parts: BTreeSet::new(),
-            basis: fingerprint(o),
+            basis: fingerprint::Basis::of(o),
             file_knames: BTreeSet::new(),
             member_growth: BTreeMap::new(),
         }

@@ -224,4 +224,54 @@ mod tests {
         let p = plan(&d, &obs, Policy::default()).unwrap();
         assert_eq!(object_states(&p, &obs), Some(vec![]));
     }
+
+    /// The basis is taken only when read: the text plan of a converged machine does not serialize
+    /// and hash the observation; the JSON, the shell script and a new array's UUID read it, and it
+    /// is the observation's fingerprint however it was taken.
+    #[test]
+    fn the_basis_is_taken_only_where_it_is_read() {
+        use crate::plan::fingerprint::fingerprint;
+        use crate::render::{Format, render};
+        let (d, h) = example("microserver-gen8");
+        let fresh = crate::apply::observe_for(&h, Some(&d)).unwrap();
+        let p = review(&d, &fresh, Policy::default()).unwrap();
+        assert!(
+            p.steps.iter().any(|s| s.step.symbol() == '+'),
+            "a fresh machine has arrays to create"
+        );
+        assert!(
+            p.basis.is_taken(),
+            "a new array's UUID is seeded by the basis"
+        );
+        assert_eq!(p.basis.as_str(), fingerprint(&fresh));
+        crate::apply::execute(
+            &h,
+            &p,
+            &fresh,
+            &crate::apply::Journal { path: None },
+            &mut std::io::sink(),
+        )
+        .unwrap();
+        let obs = crate::apply::observe_for(&h, Some(&d)).unwrap();
+        let p = review(&d, &obs, Policy::default()).unwrap();
+        assert!(p.is_empty() && p.refused.is_empty());
+        for format in [Format::Text, Format::Markdown] {
+            render(&p, format, false);
+        }
+        assert!(
+            !p.basis.is_taken(),
+            "printing a converged plan reads no basis"
+        );
+        assert!(
+            render(&p, Format::Shell, false).contains(&format!("# basis {}\n", fingerprint(&obs)))
+        );
+        assert!(p.basis.is_taken());
+        let p = review(&d, &obs, Policy::default()).unwrap();
+        let saved = crate::plan::planfile::json(&p);
+        let v: serde_json::Value = serde_json::from_str(&saved).unwrap();
+        assert_eq!(v["basis"], fingerprint(&obs));
+        let back: crate::plan::Plan = serde_json::from_str(&saved).unwrap();
+        assert_eq!(back.basis, p.basis);
+        assert_ne!(back.basis, *fingerprint(&fresh));
+    }
 }

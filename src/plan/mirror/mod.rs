@@ -177,7 +177,7 @@ impl<'a> Planner<'a> {
             ));
         }
         // hyraid names the array's UUID itself, so mdadm.conf can list it before it exists.
-        let uuid = new_array_uuid(&self.o.hostname, &m.name, &devices, &self.basis);
+        let uuid = new_array_uuid(&self.o.hostname, &m.name, &devices, self.basis.as_str());
         let (risk, reason) = if m.write_behind > 0 {
             (
                 Risk::DataAtRisk,
