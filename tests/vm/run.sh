@@ -166,7 +166,7 @@ run_scenario() {
     fi
     secs=$(( $(date +%s) - T ))
     if [ $rc = 126 ] && [ "${RERUN:-0}" = 0 ]; then
-        # The guest's kernel crashed (run-vm.sh saw an Oops, BUG or panic on the console): under
+        # The guest's kernel crashed (run-vm.sh saw an Oops or a panic on the console): under
         # TCG a stock kernel does so now and then whatever runs in it. The scenario runs again
         # from the start, once, and the final line counts it; a second crash is a failure.
         echo "CRASH $name [$SUITE] (${secs}s): the guest's kernel crashed; the scenario runs again from the start, once"
