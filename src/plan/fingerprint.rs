@@ -50,6 +50,11 @@ impl Basis {
         }
     }
 
+    /// The normalized observation it is (or will be) taken of; None for a saved plan's.
+    pub fn observation(&self) -> Option<&Observed> {
+        self.of.as_deref()
+    }
+
     /// Whether it has been taken (or came with a saved plan).
     pub fn is_taken(&self) -> bool {
         self.text.get().is_some()

@@ -180,7 +180,7 @@ pub fn plan(d: &Desired, o: &Observed, policy: Policy) -> Result<Plan, PlanError
         format: PLAN_FORMAT,
         hyraid_version: env!("CARGO_PKG_VERSION").to_string(),
         host: o.hostname.clone(),
-        basis: p.basis.clone(),
+        basis: p.basis,
         policy,
         steps: p.steps,
         refused: p.refused,

@@ -41,7 +41,8 @@ pub fn review(d: &Desired, obs: &Observed, policy: Policy) -> Result<Plan, PlanE
             ));
         }
     }
-    p.observed = Some(crate::plan::fingerprint::normalized(obs));
+    // The observation the basis is taken of, already normalized by the planner.
+    p.observed = p.basis.observation().cloned();
     Ok(p)
 }
 
@@ -207,19 +208,24 @@ mod tests {
         assert!(h.commands().iter().all(|c| !c[0].starts_with("mdadm")));
     }
 
+    /// Runs `p` on the simulated machine, as apply does (no journal, no output).
+    fn run(h: &SimHost, p: &crate::plan::Plan, obs: &Observed) {
+        crate::apply::execute(
+            h,
+            p,
+            obs,
+            &crate::apply::Journal { path: None },
+            &mut std::io::sink(),
+        )
+        .unwrap();
+    }
+
     #[test]
     fn a_matching_machine_has_no_objects_to_show() {
         let (d, h) = example("single-pair");
         let obs = crate::apply::observe_for(&h, Some(&d)).unwrap();
         let p = plan(&d, &obs, Policy::default()).unwrap();
-        crate::apply::execute(
-            &h,
-            &p,
-            &obs,
-            &crate::apply::Journal { path: None },
-            &mut std::io::sink(),
-        )
-        .unwrap();
+        run(&h, &p, &obs);
         let obs = crate::apply::observe_for(&h, Some(&d)).unwrap();
         let p = plan(&d, &obs, Policy::default()).unwrap();
         assert_eq!(object_states(&p, &obs), Some(vec![]));
@@ -244,14 +250,7 @@ mod tests {
             "a new array's UUID is seeded by the basis"
         );
         assert_eq!(p.basis.as_str(), fingerprint(&fresh));
-        crate::apply::execute(
-            &h,
-            &p,
-            &fresh,
-            &crate::apply::Journal { path: None },
-            &mut std::io::sink(),
-        )
-        .unwrap();
+        run(&h, &p, &fresh);
         let obs = crate::apply::observe_for(&h, Some(&d)).unwrap();
         let p = review(&d, &obs, Policy::default()).unwrap();
         assert!(p.is_empty() && p.refused.is_empty());
@@ -267,6 +266,11 @@ mod tests {
         );
         assert!(p.basis.is_taken());
         let p = review(&d, &obs, Policy::default()).unwrap();
+        assert_eq!(
+            p.observed,
+            Some(crate::plan::fingerprint::normalized(&obs)),
+            "the saved plan carries the observation its basis is taken of"
+        );
         let saved = crate::plan::planfile::json(&p);
         let v: serde_json::Value = serde_json::from_str(&saved).unwrap();
         assert_eq!(v["basis"], fingerprint(&obs));
