@@ -388,3 +388,64 @@ fn a_joining_disk_needs_room_for_the_data_offset() {
         }
     }
 }
+
+/// Field case: the user takes a disk out of the mirror's `members` but leaves it declared under
+/// `disks:`. The array's membership follows `members`, not the list of disks: the member
+/// leaves (only with --allow-destroy), and a plan never reports "no changes" for it.
+#[test]
+fn a_member_dropped_from_members_leaves_though_its_disk_is_still_declared() {
+    let (mut d, h) = three_way_without_hdd1();
+    let (full, _) = example("nvme-plus-two-hdd");
+    d.disks.insert("hdd1".into(), full.disks["hdd1"].clone());
+    let p = plan_for(&h, &d, Policy::default());
+    eprintln!("{}", hyraid::render::text(&p, false));
+    assert!(p.steps.is_empty(), "{:#?}", p.steps);
+    assert_eq!(p.refused.len(), 1, "{:#?}", p.refused);
+    assert!(p.refused[0].reason.contains("permanent loss of redundancy"));
+    assert!(
+        p.refused[0].fix.contains("list `hdd1` in the mirror's `members`"),
+        "the fix names the file's disk, not a /dev path: {}",
+        p.refused[0].fix
+    );
+    let p = plan_for(&h, &d, ALLOW);
+    assert_eq!(
+        commands(&p),
+        vec![
+            format!("mdadm /dev/md/tank --fail {HDD1}"),
+            format!("mdadm /dev/md/tank --remove {HDD1}"),
+            format!("mdadm --zero-superblock {HDD1}"),
+            "mdadm --grow /dev/md/tank --raid-devices=2".into(),
+        ]
+    );
+    apply(&h, &d, ALLOW).unwrap();
+    assert_eq!(h.world().array_named("tank").unwrap().raid_disks, 2);
+    assert!(plan_for(&h, &d, Policy::default()).steps.is_empty());
+}
+
+/// The same edit with a new disk in the dropped one's place: a hot replace (redundancy never
+/// drops), not a third member beside the old one.
+#[test]
+fn a_new_member_in_place_of_a_still_declared_disk_is_a_hot_replace() {
+    let (mut d, h) = pair_with_two_new_disks();
+    disk(&mut d, "hdd2", "ZA4000098");
+    d.mirrors.get_mut("md-home").unwrap().members = vec!["ssd".into(), "hdd2".into()];
+    assert!(d.disks.contains_key("hdd"), "the old disk stays declared");
+    let p = plan_for(&h, &d, Policy::default());
+    eprintln!("{}", hyraid::render::text(&p, false));
+    assert!(p.refused.is_empty(), "{:#?}", p.refused);
+    assert_eq!(
+        commands(&p)[..2],
+        [
+            "mdadm /dev/md/md-home --add --write-mostly /dev/disk/by-id/ata-ST500DM009-2F110A_ZA4000098".to_string(),
+            "mdadm /dev/md/md-home --replace /dev/disk/by-id/wwn-0x5000c500c0000001 --with /dev/disk/by-id/ata-ST500DM009-2F110A_ZA4000098".into(),
+        ]
+    );
+    assert!(!commands(&p).iter().any(|c| c.contains("--raid-devices")));
+    apply(&h, &d, Policy::default()).unwrap();
+    h.finish_syncs();
+    let w = h.world();
+    let a = w.array_named("md-home").unwrap();
+    assert_eq!((a.raid_disks, a.degraded), (2, 0));
+    assert!(a.member("sdb").is_none());
+    assert!(plan_for(&h, &d, Policy::default()).steps.is_empty());
+}

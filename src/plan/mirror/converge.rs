@@ -24,7 +24,7 @@ impl<'a> Planner<'a> {
         let a = started.as_ref().unwrap_or(a);
         let members = self.sort_members(m, a, &object);
         self.remove_failed_members(m, a, &mut out);
-        let mut slots = self.slots(a);
+        let mut slots = self.slots(m, a);
         let joins = !members.joining.is_empty();
         self.join_members(m, wm, &object, members.joining, &mut slots, &mut out);
         self.finish_replacements(m, wm, members.spares, &mut slots, &mut out);

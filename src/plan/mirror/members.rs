@@ -27,8 +27,9 @@ pub(super) struct Members<'m> {
 pub(super) struct Slots<'x> {
     /// Slots no working member holds.
     pub(super) free: usize,
-    /// In-sync members the file no longer names (and md is not already replacing): each one is
-    /// replaced by a joining disk or a spare, or refused.
+    /// In-sync members that are not among the mirror's `members` (and md is not already
+    /// replacing): each one is replaced by a joining disk or a spare, or refused. A disk still
+    /// declared under `disks:` but gone from `members` leaves all the same.
     pub(super) leaving: Vec<&'x MdMember>,
     /// A hot replace is planned: the array waits for the copy, then drops the replaced member.
     pub(super) replaced: bool,
@@ -132,8 +133,14 @@ impl<'a> Planner<'a> {
     }
 
     /// The slots of `a` joining disks can take: the free ones, and those of the in-sync members
-    /// the file no longer names.
-    pub(super) fn slots<'x>(&self, a: &'x MdArray) -> Slots<'x> {
+    /// the mirror's `members` no longer list.
+    pub(super) fn slots<'x>(&self, m: &MirrorSpec, a: &'x MdArray) -> Slots<'x> {
+        let listed: BTreeSet<&str> = m
+            .members
+            .iter()
+            .filter_map(|name| self.disks.get(name)?.dev)
+            .map(|d| d.kname.as_str())
+            .collect();
         let active = a
             .members
             .iter()
@@ -147,7 +154,7 @@ impl<'a> Planner<'a> {
                 !x.faulty()
                     && x.has("in_sync")
                     && !x.has("want_replacement")
-                    && !self.file_knames.contains(&x.kname)
+                    && !listed.contains(x.kname.as_str())
             })
             .collect();
         Slots {
@@ -228,7 +235,7 @@ impl<'a> Planner<'a> {
                 let old_path = self.stable_path(&old.kname);
                 out.push(ps(Step::ReplaceMember(ReplaceMember { array: m.name.clone(), md_device: m.md_device(), old: old_path, new: device, spare_added: false }),
                     Risk::Safe,
-                    format!("/dev/{} is no longer in the file: {name} is copied in its place while it stays in service, so redundancy never drops", old.kname),
+                    format!("/dev/{} is no longer among the mirror's `members`: {name} is copied in its place while it stays in service, so redundancy never drops", old.kname),
                 ));
                 slots.replaced = true;
             }

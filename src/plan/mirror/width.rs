@@ -89,8 +89,8 @@ impl<'a> Planner<'a> {
         if left < MIN_MEMBERS {
             self.refuse(
                 object,
-                format!("member {} is not in the file; removing it would leave the mirror with {left} working member(s), and hyraid never takes a mirror below {MIN_MEMBERS}", names.join(", ")),
-                format!("list {} in the mirror's `members`, or name a disk that replaces it", names.join(", ")),
+                format!("member {} is not among the mirror's `members`; removing it would leave the mirror with {left} working member(s), and hyraid never takes a mirror below {MIN_MEMBERS}", names.join(", ")),
+                format!("{}, or name a disk that replaces it", self.keep_hint(&leaving)),
             );
             return;
         }
@@ -102,8 +102,8 @@ impl<'a> Planner<'a> {
             for x in &leaving {
                 self.refuse(
                     object,
-                    format!("member /dev/{} is not in the file; removing it from the mirror is a permanent loss of redundancy", x.kname),
-                    format!("run with --allow-destroy to remove it (`mdadm --fail`, `--remove`, `--grow --raid-devices={width}`), or list /dev/{} in the mirror's `members`", x.kname),
+                    format!("member /dev/{} is not among the mirror's `members`; removing it from the mirror is a permanent loss of redundancy", x.kname),
+                    format!("run with --allow-destroy to remove it (`mdadm --fail`, `--remove`, `--grow --raid-devices={width}`), or {}", self.keep_hint(&[*x])),
                 );
             }
             return;
@@ -113,7 +113,7 @@ impl<'a> Planner<'a> {
             out.push(ps(
                 Step::RemoveMember(RemoveMember { array: m.name.clone(), md_device: m.md_device(), device: self.stable_path(&x.kname), zero_superblock: true }),
                 Risk::Degrades,
-                format!("/dev/{} is no longer in the file: the mirror keeps one copy fewer (allowed by --allow-destroy); its superblock is erased so that no reboot assembles it again", x.kname),
+                format!("/dev/{} is no longer among the mirror's `members`: the mirror keeps one copy fewer (allowed by --allow-destroy); its superblock is erased so that no reboot assembles it again", x.kname),
             ));
         }
         if width < a.raid_disks {
@@ -127,6 +127,28 @@ impl<'a> Planner<'a> {
                 format!("the removed members' slots go: {width} members, none missing"),
             ));
         }
+    }
+
+    /// How to keep these members: list the file's disk for each in the mirror's `members`, or
+    /// declare the disk first when the file does not name it.
+    fn keep_hint(&self, members: &[&MdMember]) -> String {
+        let what: Vec<String> = members
+            .iter()
+            .map(|x| {
+                let named = self
+                    .disks
+                    .iter()
+                    .find(|(_, r)| r.dev.is_some_and(|d| d.kname == x.kname));
+                match named {
+                    Some((name, _)) => format!("`{name}`"),
+                    None => format!(
+                        "a disk declared under `disks:` for {}",
+                        self.stable_path(&x.kname)
+                    ),
+                }
+            })
+            .collect();
+        format!("list {} in the mirror's `members`", what.join(" and "))
     }
 
     /// More slots than the file lists members, every working member named by the file: the
