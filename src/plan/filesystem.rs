@@ -283,6 +283,7 @@ impl<'a> Planner<'a> {
         let mut entries = Vec::new();
         let mut mounts = Vec::new();
         let mut seen: BTreeMap<String, String> = BTreeMap::new();
+        let kept = self.left_alone_lines();
         for (on, fs) in self.wanted_filesystems() {
             let Some(mp) = &fs.mount else { continue };
             let object = on.address().to_string();
@@ -307,14 +308,27 @@ impl<'a> Planner<'a> {
             let taken = if own_line {
                 None
             } else {
-                self.mountpoint_taken(&on, mp)
+                // A filesystem the file leaves alone keeps its line in hyraid's block, and the
+                // mount point with it.
+                let left_alone = kept.iter().find(|k| k.mountpoint == *mp).map(|k| {
+                    let what = k.on.as_deref().unwrap_or("another device");
+                    (
+                        format!(
+                            "hyraid's block of {FSTAB_PATH} mounts the filesystem of {what} there at boot, and the file no longer describes that filesystem (an LV or mirror renamed in the file is a new, empty one: the old one keeps its data and its line)"
+                        ),
+                        format!(
+                            "to rename, rename by hand (`lvrename VG OLD NEW`) and plan again; to leave {what} unmounted, describe it in the file with a `filesystem:` and no `mount:`; or choose another mount point"
+                        ),
+                    )
+                });
+                left_alone.or_else(|| {
+                    self.mountpoint_taken(&on, mp).map(|why| {
+                        (why, "choose another mount point, or free that one".to_string())
+                    })
+                })
             };
-            if let Some(why) = taken {
-                self.refuse(
-                    &object,
-                    format!("cannot mount at {mp}: {why}"),
-                    "choose another mount point, or free that one",
-                );
+            if let Some((why, fix)) = taken {
+                self.refuse(&object, format!("cannot mount at {mp}: {why}"), fix);
                 continue;
             }
             let have = self.observed_fs(&on);
@@ -364,7 +378,8 @@ impl<'a> Planner<'a> {
             .as_deref()
             .is_some_and(|t| t.contains(super::fstab::FSTAB_BEGIN));
         if !entries.is_empty() || owned {
-            let new = managed_fstab(old.as_deref(), &entries);
+            let kept: Vec<String> = kept.into_iter().map(|k| k.line).collect();
+            let new = managed_fstab(old.as_deref(), &kept, &entries);
             if old.as_deref() != Some(new.as_str()) {
                 self.steps.push(ps(
                     Step::WriteFile(WriteFile {

@@ -85,13 +85,34 @@ pub fn foreign_mountpoints(old: &str) -> Vec<String> {
     foreign_lines(old).into_iter().map(|l| l.1).collect()
 }
 
-/// /etc/fstab with hyraid's block holding `entries` (none: no block), where it was or at the end.
-pub fn managed_fstab(old: Option<&str>, entries: &[FstabEntry]) -> String {
+/// The `UUID=` lines of hyraid's block: (the line as written, the UUID, the mount point).
+pub fn block_lines(old: &str) -> Vec<(String, String, String)> {
+    let Some((_, rest)) = old.split_once(FSTAB_BEGIN) else {
+        return Vec::new();
+    };
+    let block = rest.split_once(FSTAB_END).map_or(rest, |(b, _)| b);
+    block
+        .lines()
+        .filter_map(|l| {
+            let mut f = l.split_whitespace();
+            let uuid = f.next()?.strip_prefix("UUID=")?;
+            Some((l.to_string(), uuid.to_string(), f.next()?.to_string()))
+        })
+        .collect()
+}
+
+/// /etc/fstab with hyraid's block holding the `kept` lines as they were, then `entries` (none
+/// of either: no block), where the block was or at the end.
+pub fn managed_fstab(old: Option<&str>, kept: &[String], entries: &[FstabEntry]) -> String {
     let (mut keep, at) = outside(old.unwrap_or(""));
     let mut block = String::new();
-    if !entries.is_empty() {
+    if !entries.is_empty() || !kept.is_empty() {
         block.push_str(FSTAB_BEGIN);
         block.push('\n');
+        for l in kept {
+            block.push_str(l);
+            block.push('\n');
+        }
         for e in entries {
             block.push_str(&e.line());
             block.push('\n');
@@ -136,7 +157,7 @@ mod tests {
     #[test]
     fn keeps_other_lines_byte_for_byte() {
         let old = "# /etc/fstab\nUUID=abc / ext4 errors=remount-ro 0 1\n\t/dev/sr0  /media/cdrom0 udf,iso9660 user,noauto 0 0";
-        let new = managed_fstab(Some(old), &[e("/srv/a")]);
+        let new = managed_fstab(Some(old), &[], &[e("/srv/a")]);
         assert_eq!(
             new,
             format!(
@@ -145,11 +166,21 @@ mod tests {
         );
         // The block is rewritten in place, the rest untouched; no entries, no block.
         let moved = format!("{new}# after\n");
-        let again = managed_fstab(Some(&moved), &[e("/srv/b")]);
+        let again = managed_fstab(Some(&moved), &[], &[e("/srv/b")]);
         assert!(again.ends_with(&format!("/srv/b ext4 noatime 0 2\n{FSTAB_END}\n# after\n")));
         assert_eq!(
-            managed_fstab(Some(&moved), &[]),
+            managed_fstab(Some(&moved), &[], &[]),
             format!("{old}\n# after\n")
+        );
+        let kept = "UUID=11111111-2222-4333-8444-555555555555  /srv/old xfs defaults 0 0";
+        let with_kept = managed_fstab(Some(&moved), &[kept.into()], &[e("/srv/c")]);
+        assert!(with_kept.contains(&format!("{FSTAB_BEGIN}\n{kept}\nUUID=0b5a")));
+        assert_eq!(
+            block_lines(&with_kept),
+            vec![
+                (kept.to_string(), "11111111-2222-4333-8444-555555555555".into(), "/srv/old".into()),
+                (e("/srv/c").line(), e("/srv/c").uuid, "/srv/c".into()),
+            ]
         );
         assert_eq!(
             foreign_mountpoints(&moved),

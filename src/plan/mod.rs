@@ -13,6 +13,7 @@ mod filesystem;
 pub mod fingerprint;
 mod foreign;
 mod fs_label;
+mod fs_left_alone;
 mod fs_remake;
 pub mod fstab;
 mod lvm;
