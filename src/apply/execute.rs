@@ -130,6 +130,12 @@ pub fn execute_report(
                             action,
                             pct,
                         },
+                        WaitEnd::Frozen { md } => ApplyError::Frozen {
+                            index,
+                            total,
+                            array: array.clone(),
+                            md,
+                        },
                         WaitEnd::Stopped => ApplyError::Interrupted {
                             done: index - 1,
                             total,

@@ -93,6 +93,13 @@ pub enum ApplyError {
         action: String,
         pct: String,
     },
+    #[error("stopped at step {index}/{total}: mirror {array} has stayed frozen (sync_action = frozen) for over a minute, and md resumes no resync or recovery until it is set idle; nothing after step {}/{total} ran. Once whatever froze it is done, `echo idle > /sys/block/{md}/md/sync_action`, then run apply again.", index - 1)]
+    Frozen {
+        index: usize,
+        total: usize,
+        array: String,
+        md: String,
+    },
     #[error("stopped before step {index}/{total}: a pvmove in vg {vg} is running ({pct}) and --no-wait was given; nothing after step {}/{total} ran. The move goes on in the background: run apply again to wait for it and go on.", index - 1)]
     MoveBusy {
         index: usize,

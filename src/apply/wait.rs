@@ -15,8 +15,14 @@ pub(super) fn progress_style() -> indicatif::ProgressStyle {
     .progress_chars("=> ")
 }
 
+/// Polls (seconds) a wait accepts a frozen array for: mdadm freezes one for the moment of a
+/// change; one that stays frozen has been frozen by someone and never resumes by itself.
+const FROZEN_POLLS: u32 = 60;
+
 pub(super) enum WaitEnd {
     Busy { action: String, pct: String },
+    /// Frozen for longer than [`FROZEN_POLLS`]: the kernel device, to say how to thaw it.
+    Frozen { md: String },
     Stopped,
     Host(HostError),
 }
@@ -41,6 +47,7 @@ pub(super) fn wait_idle(
     };
     let mut bar: Option<indicatif::ProgressBar> = None;
     let mut polls = 0u64;
+    let mut frozen = 0u32;
     loop {
         let mut action = attr("sync_action").map_err(WaitEnd::Host)?;
         // A resync that is needed but not yet started shows `idle` in sync_action (seen on the
@@ -75,6 +82,13 @@ pub(super) fn wait_idle(
             .unwrap_or_else(|| "?".into());
         if opts.no_wait {
             return Err(WaitEnd::Busy { action, pct });
+        }
+        frozen = if action == "frozen" { frozen + 1 } else { 0 };
+        if frozen > FROZEN_POLLS {
+            if let Some(b) = bar {
+                b.finish_and_clear();
+            }
+            return Err(WaitEnd::Frozen { md });
         }
         if stop_requested() {
             return Err(WaitEnd::Stopped);

@@ -91,7 +91,22 @@ fn redundancy(a: &MdArray, object: &str, f: &mut Findings) {
                 },
             );
     }
-    if !a.is_idle() {
+    if a.sync_action == "frozen" {
+        f.add(
+            if a.degraded > 0 {
+                Severity::Degraded
+            } else {
+                Severity::Lint
+            },
+            object.to_string(),
+            "resync and recovery are frozen (sync_action = frozen)".into(),
+            "md runs no resync or recovery on it, and it stays frozen until someone sets it idle: a missing or stale copy is never rebuilt",
+            &format!(
+                "once whatever froze it is done, `echo idle > /sys/block/{}/md/sync_action`",
+                a.kname
+            ),
+        );
+    } else if !a.is_idle() {
         let pct = a
             .sync_completed
             .map(|(d, t)| format!(" {:.1}%", d as f64 * 100.0 / t.max(1) as f64))

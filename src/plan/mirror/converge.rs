@@ -14,6 +14,31 @@ impl<'a> Planner<'a> {
         wm: &BTreeSet<String>,
         a: &MdArray,
     ) -> Vec<PlannedStep> {
+        let out = self.converge_steps(m, wm, a);
+        // A frozen array (`sync_action` = frozen) starts no resync or recovery and refuses
+        // bitmap and width changes, and it stays frozen until someone sets it idle: a wait
+        // would never end. Only write-mostly, set through sysfs, works on it.
+        let needs_md = out
+            .iter()
+            .any(|s| !matches!(s.step, Step::SetWriteMostly(_)));
+        if a.sync_action == "frozen" && needs_md {
+            self.refuse(
+                format!("mirror {}", m.name),
+                format!("{} is frozen (sync_action = frozen): md starts no resync or recovery and refuses bitmap and width changes until it is set back to idle, which it never does by itself", m.md_path()),
+                format!("once whatever froze it is done, `echo idle > /sys/block/{}/md/sync_action`, then plan again", a.kname),
+            );
+            self.blocked.insert(m.name.clone());
+            return Vec::new();
+        }
+        out
+    }
+
+    fn converge_steps(
+        &mut self,
+        m: &MirrorSpec,
+        wm: &BTreeSet<String>,
+        a: &MdArray,
+    ) -> Vec<PlannedStep> {
         let object = format!("mirror {}", m.name);
         let mut out = Vec::new();
         if self.array_refused(m, a, &object) {
@@ -26,6 +51,7 @@ impl<'a> Planner<'a> {
         self.remove_failed_members(m, a, &mut out);
         let mut slots = self.slots(m, a);
         let joins = !members.joining.is_empty();
+        let returning = members.joining.len() as u32;
         self.join_members(m, wm, &object, members.joining, &mut slots, &mut out);
         self.finish_replacements(m, wm, members.spares, &mut slots, &mut out);
         if slots.replaced {
@@ -45,7 +71,15 @@ impl<'a> Planner<'a> {
         if self.bitmap_refused_read_only(m, a, &object, recreate) {
             return out;
         }
-        if recreate {
+        if recreate && a.bitmap.is_some() && a.degraded > returning && !replaced {
+            // The bitmap records what a missing member lacks: it comes back by --re-add with
+            // only those blocks copied. Removed now, its return is a full recovery.
+            self.refuse(
+                &object,
+                format!("the array is degraded ({} member(s) missing) and its bitmap is what lets a missing member come back by --re-add, copying only the blocks written since; removing it to re-create it makes that return a full recovery", a.degraded),
+                "bring the missing member back or name its replacement in the file, let the recovery end, then plan again; or leave the bitmap as it is for now",
+            );
+        } else if recreate {
             self.recreate_bitmap(m, a, joins, replaced || grown, &mut out);
         } else {
             out.extend(self.write_behind_change(m, a));
@@ -133,7 +167,7 @@ impl<'a> Planner<'a> {
                 m.name, a.degraded
             ));
         }
-        if !a.is_idle() {
+        if !a.is_idle() && a.sync_action != "frozen" {
             let pct = a
                 .sync_completed
                 .map(|(d, t)| {

@@ -128,7 +128,9 @@ fn raid_devices(st: &mut SimState, md: &str, k: &str, n: &str) -> Result<CmdOutp
         if next < n && !m.faulty() && m.slot.is_none() && m.has("spare") && !m.has("replacement") {
             m.slot = Some(next);
             next += 1;
-            a.sync_action = "recover".into();
+            if a.sync_action != "frozen" {
+                a.sync_action = "recover".into();
+            }
             a.sync_completed = Some((0, a.size_kib * 2));
         }
     }
@@ -282,7 +284,10 @@ pub(super) fn re_add(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOu
         state,
         data_offset,
     });
-    a.sync_action = "recover".into();
+    // A frozen array starts no recovery (the kernel's MD_RECOVERY_FROZEN).
+    if a.sync_action != "frozen" {
+        a.sync_action = "recover".into();
+    }
     a.sync_completed = Some((0, a.size_kib * 2));
     st.dev_mut(&dk).unwrap().holders.push(k);
     out(&format!("mdadm: re-added {dev}\n"))
@@ -322,7 +327,10 @@ pub(super) fn replace(
             m.state.push("replacement".into());
         }
     }
-    a.sync_action = "recover".into();
+    // A frozen array starts no recovery (the kernel's MD_RECOVERY_FROZEN).
+    if a.sync_action != "frozen" {
+        a.sync_action = "recover".into();
+    }
     a.sync_completed = Some((0, a.size_kib * 2));
     out(&format!(
         "mdadm: Marked {old} (device in {md}) for replacement\nmdadm: Marked {new} in {md} as replacement\n"
@@ -363,7 +371,9 @@ pub(super) fn add(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutpu
         data_offset,
     });
     if free_slot.is_some() {
-        a.sync_action = "recover".into();
+        if a.sync_action != "frozen" {
+            a.sync_action = "recover".into();
+        }
         a.sync_completed = Some((0, a.size_kib * 2));
     }
     let a = st.world.array(&k).unwrap();

@@ -1,5 +1,6 @@
 //! Writes to md sysfs as kernel 6.1 takes them: a member's `state` (writemostly,
-//! -writemostly), the bitmap's `backlog` (write-behind); and a SCSI disk's `device/rescan`.
+//! -writemostly), the bitmap's `backlog` (write-behind), `sync_action` (frozen, idle); and a SCSI
+//! disk's `device/rescan`.
 
 use crate::host::HostError;
 use crate::sim::world::SimState;
@@ -76,6 +77,23 @@ pub fn sysfs_write(st: &mut SimState, path: &str, value: &str) -> Result<(), Hos
         match a.bitmap.as_mut() {
             Some(b) => b.backlog = n,
             None => return nf(),
+        }
+        return Ok(());
+    }
+    if attr == "sync_action" {
+        match value {
+            // Freezing stops a running resync or recovery where it is.
+            "frozen" => a.sync_action = "frozen".into(),
+            // Thawed, md resumes what was interrupted.
+            "idle" if a.sync_action == "frozen" => {
+                a.sync_action = match a.sync_completed {
+                    Some(_) if a.degraded > 0 => "recover".into(),
+                    Some(_) => "resync".into(),
+                    None => "idle".into(),
+                }
+            }
+            "idle" => {}
+            _ => return inval("Invalid argument (the simulated host models frozen/idle)"),
         }
         return Ok(());
     }

@@ -12,7 +12,8 @@ use crate::sim::{fail, out};
 /// A resync or recovery run to its end: a hot replacement takes the old member's slot (the old
 /// one is left faulty), spares in a slot become in-sync, and the array is idle.
 pub fn finish_sync(a: &mut MdArray) {
-    if a.sync_action == "idle" {
+    // A frozen array makes no progress until someone writes `idle` to sync_action.
+    if a.sync_action == "idle" || a.sync_action == "frozen" {
         return;
     }
     // A finished hot replace: the replacement takes the old member's slot, the old one is failed.

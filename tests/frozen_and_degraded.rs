@@ -1,0 +1,122 @@
+//! An array whose resync is frozen (`sync_action` = frozen) never resumes by itself: a change
+//! that needs md to resync, recover or take a bitmap is refused at plan time, and a wait that
+//! meets a frozen array during apply gives up with how to thaw it instead of waiting forever.
+//! A degraded array keeps its bitmap: it is what a missing member's --re-add copies from.
+
+mod common;
+use common::*;
+use hyraid::apply::{self, ApplyError};
+use hyraid::host::Host;
+use hyraid::plan::{Policy, Step};
+use hyraid::sim::SimHost;
+
+/// single-pair built and in sync.
+fn built() -> (hyraid::config::Desired, SimHost, String) {
+    let (d, h) = example("single-pair");
+    apply(&h, &d, Policy::default()).unwrap();
+    h.finish_syncs();
+    let md = h.world().array_named("md-home").unwrap().kname.clone();
+    (d, h, md)
+}
+
+fn freeze(h: &SimHost, md: &str) {
+    h.write_file(&format!("/sys/block/{md}/md/sync_action"), "frozen\n")
+        .unwrap();
+}
+
+#[test]
+fn a_change_on_a_frozen_array_is_refused_and_plan_returns() {
+    let (mut d, h, md) = built();
+    freeze(&h, &md);
+    // Nothing to change: a frozen array in sync plans nothing, and status says it is frozen.
+    assert!(plan_for(&h, &d, Policy::default()).is_empty());
+    let found = hyraid::status::status(&observe(&h, &d), Some(&d), None);
+    assert!(
+        found.iter().any(|f| f.message.contains("frozen") && f.fix.contains("echo idle")),
+        "{found:#?}"
+    );
+    // A new bitmap chunk needs md: refused, with how to thaw it; nothing runs.
+    d.mirrors.get_mut("md-home").unwrap().bitmap_chunk = Some(128 << 20);
+    let p = plan_for(&h, &d, Policy::default());
+    assert!(p.steps.is_empty(), "{:#?}", p.steps);
+    let r = p.refused.iter().find(|r| r.reason.contains("frozen")).unwrap();
+    assert!(
+        r.fix
+            .contains(&format!("echo idle > /sys/block/{md}/md/sync_action")),
+        "{r:?}"
+    );
+    assert!(matches!(
+        apply(&h, &d, Policy::default()),
+        Err(ApplyError::Refused { .. })
+    ));
+    // Thawed, the same file applies and converges.
+    h.write_file(&format!("/sys/block/{md}/md/sync_action"), "idle\n")
+        .unwrap();
+    apply(&h, &d, Policy::default()).unwrap();
+    assert!(plan_for(&h, &d, Policy::default()).is_empty());
+}
+
+#[test]
+fn a_wait_on_an_array_frozen_during_apply_gives_up_with_the_fix() {
+    // Built, its initial resync still running: a new chunk waits for the resync first.
+    let (mut d, h) = example("single-pair");
+    apply(&h, &d, Policy::default()).unwrap();
+    let md = h.world().array_named("md-home").unwrap().kname.clone();
+    d.mirrors.get_mut("md-home").unwrap().bitmap_chunk = Some(128 << 20);
+    let p = plan_for(&h, &d, Policy::default());
+    assert!(p.refused.is_empty(), "{:#?}", p.refused);
+    assert!(matches!(p.steps[0].step, Step::WaitIdle(_)), "{:#?}", p.steps);
+    // Someone freezes the array once apply has planned.
+    let mut confirm = |_: &hyraid::plan::Plan| {
+        freeze(&h, &md);
+        Ok(())
+    };
+    let e = apply::apply(
+        apply::Source::Desired(d.clone()),
+        &h,
+        &apply::Options::default(),
+        &mut confirm,
+        &mut std::io::sink(),
+    )
+    .unwrap_err();
+    assert!(matches!(e, ApplyError::Frozen { index: 1, .. }), "{e:?}");
+    let text = e.to_string();
+    assert!(
+        text.contains(&format!("echo idle > /sys/block/{md}/md/sync_action")),
+        "{text}"
+    );
+    let a = h.world().array_named("md-home").unwrap().clone();
+    assert_eq!(a.sync_action, "frozen");
+    assert!(a.bitmap.is_some(), "nothing after the wait ran");
+}
+
+#[test]
+fn a_degraded_array_keeps_its_bitmap_until_its_member_returns() {
+    let (mut d, h, md) = built();
+    let o = run(&h, &["mdadm", &format!("/dev/{md}"), "--fail", "/dev/sdb"]);
+    assert_eq!(o.status, 0, "{}", o.stderr);
+    let mut w = h.world();
+    w.block_devices.retain(|b| b.kname != "sdb" && b.parent.as_deref() != Some("sdb"));
+    for a in w.arrays.iter_mut() {
+        a.members.retain(|m| m.kname != "sdb");
+    }
+    let h = SimHost::new(w);
+    assert_eq!(h.world().array_named("md-home").unwrap().degraded, 1);
+    d.mirrors.get_mut("md-home").unwrap().bitmap_chunk = Some(128 << 20);
+    let p = plan_for(&h, &d, Policy::default());
+    eprintln!("{}", hyraid::render::text(&p, false));
+    assert!(
+        !p.steps
+            .iter()
+            .any(|s| matches!(s.step, Step::RemoveBitmap(_))),
+        "{:#?}",
+        p.steps
+    );
+    assert!(
+        p.refused
+            .iter()
+            .any(|r| r.reason.contains("degraded") && r.reason.contains("--re-add")),
+        "{:#?}",
+        p.refused
+    );
+}
