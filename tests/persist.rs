@@ -325,3 +325,32 @@ fn a_disk_missing_for_now_keeps_its_line_in_the_write_cache_rule() {
     assert!(new.contains(&format!("# disk hdd0\n{old_line}\n")), "{new}");
     assert!(new.contains("# disk hdd1"), "{new}");
 }
+
+/// Field report 004: a hand-made ARRAY line with `bitmap=/path` (a file bitmap). Once hyraid
+/// manages the array its bitmap is internal, and mdadm opens that file at assembly (the array
+/// does not start when it is gone): the line is rewritten without it, on one line or continued.
+#[test]
+fn a_file_bitmap_on_an_array_line_of_ours_is_rewritten_without_it() {
+    let u = "3281ab44:b8020856:cde55d96:154408ad";
+    let ours = vec![("md1".to_string(), u.to_string())];
+    let other = "ARRAY /dev/md3 metadata=1.2 UUID=d0d9e205:8af1844d:5cadff28:b5c04810 bitmap=/mnt/ssd/extra-bitmap\n";
+    for line in [
+        format!("ARRAY /dev/md1 metadata=1.2 UUID={u} bitmap=/mnt/ssd/root-bitmap\n"),
+        format!("ARRAY /dev/md1 metadata=1.2 UUID={u}\n   bitmap=/mnt/ssd/root-bitmap\n"),
+    ] {
+        let cur = format!("MAILADDR root\n{line}{other}");
+        let new = hyraid::plan::persist::managed_mdadm_conf(Some(&cur), &ours, &[]).unwrap();
+        assert!(!new.contains("root-bitmap"), "{new}");
+        assert!(new.contains(&format!(" metadata=1.2 UUID={u}\n")), "{new}");
+        assert!(new.contains(other), "another array's line is not ours: {new}");
+        // Written once, it is left as it is.
+        let again = hyraid::plan::persist::managed_mdadm_conf(Some(&new), &ours, &[]).unwrap();
+        assert_eq!(again, new);
+    }
+    // Without `bitmap=` the hand-made line that lists the array already is kept as it is.
+    let plain = format!("MAILADDR root\nARRAY /dev/md1 metadata=1.2 UUID={u}\n{other}");
+    assert_eq!(
+        hyraid::plan::persist::managed_mdadm_conf(Some(&plain), &ours, &[]).unwrap(),
+        plain
+    );
+}

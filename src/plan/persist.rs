@@ -203,7 +203,29 @@ fn render_mdadm_conf(
                 || u.as_deref()
                     .is_some_and(|u| by_uuid.contains_key(mdadm_uuid(u).as_str()))
         });
-        if listed && !stale {
+        // A `bitmap=` file on the line of an array hyraid manages: hyraid gives its arrays
+        // internal bitmaps (a file bitmap is converted), and mdadm opens that file at assembly
+        // and does not start the array when it is gone.
+        let mut logical: Vec<String> = Vec::new();
+        for l in cur.lines() {
+            match logical.last_mut() {
+                // mdadm.conf continues a line on the lines that start with a blank.
+                Some(last) if l.starts_with(char::is_whitespace) && !l.trim().is_empty() => {
+                    last.push(' ');
+                    last.push_str(l);
+                }
+                _ => logical.push(l.to_string()),
+            }
+        }
+        let file_bitmap = logical.iter().any(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            w.first() == Some(&"ARRAY")
+                && w.iter().any(|x| x.starts_with("bitmap="))
+                && w.iter()
+                    .filter_map(|x| x.strip_prefix("UUID=").or_else(|| x.strip_prefix("uuid=")))
+                    .any(|u| ours.iter().any(|(_, o)| mdadm_uuid(o) == mdadm_uuid(u)))
+        });
+        if listed && !stale && !file_bitmap {
             return cur.to_string();
         }
     }
