@@ -449,3 +449,43 @@ fn a_new_member_in_place_of_a_still_declared_disk_is_a_hot_replace() {
     assert!(a.member("sdb").is_none());
     assert!(plan_for(&h, &d, Policy::default()).steps.is_empty());
 }
+
+/// The 3-way mirror with hdd1 gone from the machine (pulled, or dead): it runs with 2 of 3.
+/// A file (say, written by `hyraid import`) that lists the two that run does not silently make
+/// 2 the array's full width: the empty slot goes only with --allow-destroy.
+#[test]
+fn the_slot_of_a_missing_member_is_dropped_only_with_allow_destroy() {
+    let (d, h) = three_way_without_hdd1();
+    let mut w = h.world();
+    let k = w.array_named("tank").unwrap().kname.clone();
+    let gone = w
+        .block_devices
+        .iter()
+        .find(|b| b.by_id.iter().any(|i| HDD1.ends_with(i.as_str())))
+        .map(|b| b.kname.clone())
+        .unwrap();
+    w.block_devices
+        .retain(|b| b.kname != gone && b.parent.as_deref() != Some(gone.as_str()));
+    let a = w.arrays.iter_mut().find(|a| a.kname == k).unwrap();
+    a.members.retain(|m| !m.kname.starts_with(gone.as_str()));
+    a.degraded = 1;
+    let h = SimHost::new(w);
+    let p = plan_for(&h, &d, Policy::default());
+    eprintln!("{}", hyraid::render::text(&p, false));
+    assert!(p.steps.is_empty(), "{:#?}", p.steps);
+    assert!(
+        p.refused
+            .iter()
+            .any(|r| r.reason.contains("runs with 2 (1 missing)") && r.fix.contains("--allow-destroy")),
+        "{:#?}",
+        p.refused
+    );
+    let p = plan_for(&h, &d, ALLOW);
+    assert!(p.refused.is_empty(), "{:#?}", p.refused);
+    assert_eq!(commands(&p), vec!["mdadm --grow /dev/md/tank --raid-devices=2".to_string()]);
+    assert_eq!(p.steps[0].risk, Risk::Degrades);
+    apply(&h, &d, ALLOW).unwrap();
+    let a = h.world().array_named("tank").unwrap().clone();
+    assert_eq!((a.raid_disks, a.degraded), (2, 0));
+    assert!(plan_for(&h, &d, Policy::default()).is_empty());
+}

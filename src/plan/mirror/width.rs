@@ -1,7 +1,8 @@
 //! A mirror's width brought to the file: grown by a slot for each disk that joins as a spare
 //! beyond the free slots; shrunk when members the file no longer names (and nothing replaces)
 //! leave (failed, removed, then fewer slots: a permanent loss of redundancy, only with
-//! --allow-destroy, and never below two members); empty slots the file has no disk for dropped.
+//! --allow-destroy, and never below two members); empty slots the file has no disk for dropped
+//! (also only with --allow-destroy: a missing member could not come back by --re-add).
 
 use super::members::Slots;
 use super::*;
@@ -152,9 +153,11 @@ impl<'a> Planner<'a> {
     }
 
     /// More slots than the file lists members, every working member named by the file: the
-    /// empty slots (left by a removal) go. Nothing is lost: no member holds them.
+    /// empty slots (left by a removal, or by a member missing now) go, with --allow-destroy. No
+    /// copy is lost, but the array's full width becomes what runs now: a missing member can no
+    /// longer come back by --re-add. Without the flag, refused.
     fn drop_empty_slots(
-        &self,
+        &mut self,
         m: &MirrorSpec,
         a: &MdArray,
         busy: bool,
@@ -169,11 +172,19 @@ impl<'a> Planner<'a> {
         if a.raid_disks <= width || active > width || a.array_state == "inactive" {
             return;
         }
+        if !self.policy.allow_destroy {
+            self.refuse(
+                format!("mirror {}", m.name),
+                format!("the array has {} slots and runs with {active} ({} missing); the file lists {} members: dropping the empty slots makes {width} its full width, and a missing member could no longer come back by --re-add", a.raid_disks, a.raid_disks - active, m.members.len()),
+                "name the disk that comes back or replaces the missing one in the mirror's `members` (it is rebuilt into the slot), or run with --allow-destroy to drop the empty slots",
+            );
+            return;
+        }
         self.wait_first(m, busy, out);
         out.push(ps(
             Step::GrowArray(GrowArray { array: m.name.clone(), md_device: m.md_device(), raid_devices: width }),
-            Risk::Safe,
-            format!("the array has {} slots and the file lists {} members: the empty slots go (no member holds them)", a.raid_disks, m.members.len()),
+            Risk::Degrades,
+            format!("the array has {} slots and the file lists {} members: the empty slots go (no member holds them; allowed by --allow-destroy)", a.raid_disks, m.members.len()),
         ));
     }
 }
