@@ -18,6 +18,9 @@ pub(super) struct ApplyArgs {
     /// Show what would run; change nothing.
     #[arg(long)]
     dry_run: bool,
+    /// Allow the steps that destroy data or reduce redundancy for good (a disk wiped, a
+    /// filesystem or LV or array removed or re-created, an LV shrunk, a member removed); without
+    /// it they are refused. Never allows touching anything in use.
     #[arg(long)]
     allow_destroy: bool,
     /// Do not ask for confirmation.

@@ -175,7 +175,7 @@ fn render(out: &mut dyn std::io::Write) -> std::io::Result<()> {
     let mut r = Roff::new();
     r.control("SH", ["SAFETY"]);
     r.text([roman(
-        "Steps that destroy data or reduce redundancy are marked in the plan and refused by apply unless --allow-destroy is given. Objects the file does not name are reported and never touched. A disk is addressed only by its /dev/disk/by-id name, and a disk whose identity does not match the file is never touched.",
+        "Every step is marked with its risk: destroys (what is on a device is erased: a wipe, a filesystem, LV or array removed or re-created), degrades (redundancy is lower: for a while during a recovery, a resync or a moment without a bitmap; for good when a member is removed or an array's slots dropped) or data-at-risk (acknowledged writes depend on one device: write-behind, a writecache on a PV without redundancy). Steps that destroy data or reduce redundancy for good are refused unless --allow-destroy is given; the others are shown in the plan and run by apply once confirmed. Objects the file does not name are reported and never touched. A disk is addressed only by its /dev/disk/by-id name, and a disk whose identity does not match the file is never touched.",
     )]);
     list(&mut r, "EXAMPLES", EXAMPLES, true);
     list(&mut r, "ENVIRONMENT", ENVIRONMENT, false);

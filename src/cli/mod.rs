@@ -55,7 +55,9 @@ enum Cmd {
     Apply(Deferred<apply::ApplyArgs>),
     /// Render a saved plan.
     Show {
+        /// A plan saved with `plan -o`.
         plan: PathBuf,
+        /// How to print it: text, markdown, json, or shell.
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
     },

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
 pub(super) struct ObserveArgs {
+    /// Write the snapshot to FILE instead of standard output.
     #[arg(short = 'o', long = "out")]
     out: Option<PathBuf>,
     /// Also record every command, file and link hyraid read, with the answers, into FILE

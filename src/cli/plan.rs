@@ -12,17 +12,21 @@ use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
 pub(super) struct PlanArgs {
+    /// hyraid.yaml (`-` reads it from standard input).
     file: PathBuf,
     /// Also save the plan as JSON (for `hyraid apply PLAN.json` or `hyraid show`).
     #[arg(short = 'o', long = "out")]
     out: Option<PathBuf>,
+    /// How to print the plan: text, markdown (for a pull request), json, or shell (the exact
+    /// commands, as a script).
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
     /// Exit 0 when there are no changes, 2 when there are, 1 on error or when anything is refused.
     #[arg(long)]
     detailed_exitcode: bool,
-    /// Include steps that destroy data at rest (otherwise they are listed as refused). Never
-    /// allows touching anything in use.
+    /// Allow the steps that destroy data or reduce redundancy for good (a disk wiped, a
+    /// filesystem or LV or array removed or re-created, an LV shrunk, a member removed); without
+    /// it they are refused. Never allows touching anything in use.
     #[arg(long)]
     allow_destroy: bool,
 }
