@@ -124,6 +124,15 @@ pub fn load_str(name: &str, text: &str) -> Result<Desired, ConfigErrors> {
                 Some("sizes are bytes up to 16 EiB; write a size with a unit, e.g. `2TiB`".into()),
             )]));
         }
+        Err(yaml::YamlError::NotFinite { pos, pointer, text }) => {
+            return Err(ConfigErrors(vec![err_at(
+                pos.line,
+                pos.col,
+                &path_of(&pointer),
+                format!("`{text}` is infinity or not-a-number, which no setting takes"),
+                Some("write a whole number or a size with its unit; quote it (`\".inf\"`) where a name is meant".into()),
+            )]));
+        }
         Err(yaml::YamlError::Syntax { pos, message }) => {
             return Err(ConfigErrors(vec![err_at(
                 pos.line,
@@ -173,12 +182,42 @@ pub fn load_str(name: &str, text: &str) -> Result<Desired, ConfigErrors> {
             if !schema_errors.is_empty() {
                 return Err(ConfigErrors(schema_errors));
             }
+            // Where serde stopped, read again with the path kept (only on this error path).
+            let at = serde_path_to_error::deserialize::<_, RawConfig>(value.clone())
+                .err()
+                .map(|e| {
+                    use serde_path_to_error::Segment;
+                    let pointer: String = e
+                        .path()
+                        .iter()
+                        .filter_map(|s| match s {
+                            Segment::Seq { index } => Some(format!("/{index}")),
+                            Segment::Map { key } => {
+                                Some(format!("/{}", position::escape_segment(key)))
+                            }
+                            Segment::Enum { .. } | Segment::Unknown => None,
+                        })
+                        .collect();
+                    pointer
+                })
+                .filter(|p| !p.is_empty());
+            let float = at
+                .as_deref()
+                .and_then(|p| value.pointer(p))
+                .filter(|v| v.is_f64());
+            let (message, hint) = match float {
+                Some(f) => (
+                    format!("`{f}` is a decimal number; this setting takes a whole number"),
+                    Some("write it without a decimal point or exponent (`2`, not `2.0`)".to_string()),
+                ),
+                None => (format!("does not match the format: {e}"), None),
+            };
+            let (pos, path) = match &at {
+                Some(p) => (positions.value(p), path_of(p)),
+                None => (position::Pos { line: 1, col: 1 }, "(file)".to_string()),
+            };
             return Err(ConfigErrors(vec![err_at(
-                1,
-                1,
-                "(file)",
-                format!("does not match the format: {e}"),
-                None,
+                pos.line, pos.col, &path, message, hint,
             )]));
         }
     };

@@ -42,6 +42,12 @@ pub fn resolve_plain(v: &str) -> Result<Value, OutOfRange> {
     Ok(Value::String(v.to_string()))
 }
 
+/// `.inf`, `-.inf` or `.nan` (in any of YAML's spellings): a float no hyraid setting takes, which
+/// the JSON value would only hold as null ("not set").
+pub fn is_non_finite(v: &str) -> bool {
+    !digits_but_not_number(v) && parse_f64(v).is_some_and(|f| !f.is_finite())
+}
+
 fn parse_unsigned_int<T>(
     scalar: &str,
     from_str_radix: fn(&str, radix: u32) -> Result<T, ParseIntError>,

@@ -4,7 +4,7 @@
 //! through serde_yaml), so `tests/bad/` reads the same.
 
 use super::position::{Pos, Positions, escape_segment};
-use super::scalar::{OutOfRange, resolve_plain};
+use super::scalar::{OutOfRange, is_non_finite, resolve_plain};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser, Tag};
@@ -20,6 +20,8 @@ pub enum YamlError {
     Syntax { pos: Pos, message: String },
     /// An integer beyond 64 bits, at `pointer`.
     OutOfRange { pos: Pos, pointer: String },
+    /// `.inf`, `.nan`: no setting takes them (they would read as "not set").
+    NotFinite { pos: Pos, pointer: String, text: String },
 }
 
 /// Parse one YAML document into its value and the positions of its nodes.
@@ -177,6 +179,13 @@ impl Builder {
         self.positions.values.insert(path.clone(), pos(mark));
         let value = if *style != TScalarStyle::Plain || is_str_tag(tag) {
             Value::String(text.clone())
+        } else if is_non_finite(text) {
+            self.fail(YamlError::NotFinite {
+                pos: pos(mark),
+                pointer: path,
+                text: text.clone(),
+            });
+            Value::Null
         } else {
             match resolve_plain(text) {
                 Ok(v) => v,
