@@ -6,7 +6,7 @@
 mod common;
 use common::*;
 use hyraid::config::Desired;
-use hyraid::plan::{Policy, Risk};
+use hyraid::plan::{Policy, Risk, Step};
 use hyraid::sim::SimHost;
 
 const GIB: u64 = 1 << 30;
@@ -440,4 +440,38 @@ fn status_shows_a_dm_cache_with_its_mode_and_dirty_blocks() {
             "dm-cache writeback: 12 dirty, 300 used of 524160 blocks"
         ]
     );
+}
+
+/// A writecache the file no longer has: hyraid's own cache volume (tagged) is removed after the
+/// flush; one made by hand (a box hyraid adopted) stays as an LV, and the plan says so instead
+/// of claiming it is removed.
+#[test]
+fn a_detached_writecache_removes_only_hyraids_cache_volume_and_says_which() {
+    let (mut d, h) = example("microserver-gen8");
+    apply(&h, &d, Policy::default()).unwrap();
+    nextcloud(&mut d).writecache = None;
+    let detach = |p: &hyraid::plan::Plan| {
+        p.steps
+            .iter()
+            .find(|s| matches!(s.step, Step::DetachWritecache(_)))
+            .cloned()
+            .unwrap()
+    };
+    let p = plan_for(&h, &d, Policy::default());
+    let s = detach(&p);
+    assert!(s.reason.contains("hyraid's cache volume nextcloud_wc is removed"), "{}", s.reason);
+    assert!(s.step.commands().len() == 2, "splitcache, then lvremove");
+    // The same cache made by hand: no hyraid tag on its cache volume.
+    let mut w = h.world();
+    let cv = w.lv("vg0", "nextcloud").unwrap().writecache.clone().unwrap().cachevol;
+    for l in w.lvm.lvs.iter_mut().filter(|l| l.name == cv) {
+        l.tags.clear();
+    }
+    let h = hyraid::sim::SimHost::new(w);
+    let p = plan_for(&h, &d, Policy::default());
+    let s = detach(&p);
+    assert_eq!(s.step.commands().len(), 1, "only the flush and detach");
+    assert!(s.reason.contains("was not made by hyraid") && s.reason.contains("stays"), "{}", s.reason);
+    assert!(!s.reason.contains("is removed"), "{}", s.reason);
+    assert!(p.notes.iter().any(|n| n.contains(&format!("lvremove vg0/{cv}"))), "{:?}", p.notes);
 }

@@ -225,8 +225,15 @@ impl<'a> Planner<'a> {
                 out.push(ps(
                     Step::DetachWritecache(DetachWritecache { vg: vg.name.clone(), lv: lv.name.clone(), remove_cachevol: ours.then(|| cachevol_name(&lv.name)) }),
                     Risk::Safe,
-                    "the file has no writecache for this LV: dirty blocks are written back to the main PVs first (slow), then the cache volume is removed",
+                    if ours {
+                        format!("the file has no writecache for this LV: dirty blocks are written back to the main PVs first (slow), then hyraid's cache volume {} is removed", cachevol_name(&lv.name))
+                    } else {
+                        format!("the file has no writecache for this LV: dirty blocks are written back to the main PVs first (slow); the cache volume {} was not made by hyraid (no {CACHEVOL_TAG} tag) and stays, detached, as an LV of its own", wc.cachevol)
+                    },
                 ));
+                if !ours {
+                    self.notes.push(format!("lv {}/{}: once the writecache is detached, its cache volume {}/{} stays as an LV hyraid leaves alone; `lvremove {}/{}` frees its space", vg.name, lv.name, vg.name, wc.cachevol, vg.name, wc.cachevol));
+                }
             }
             (Some(want), Some(wc)) => {
                 let want_settings: BTreeMap<String, String> = want.settings.clone();
