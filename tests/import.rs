@@ -356,3 +356,40 @@ fn partition_pvs_and_partitions_not_in_use_are_kept() {
     assert!(back.volume_groups["vg0"].pvs.contains(&pv), "{yaml}");
     assert!(yaml.contains("size: rest"), "{yaml}");
 }
+
+/// A box built from a file whose disk names are not hyraid's role names (bay2, or hdd1 for the
+/// first HDD): `import` gives the disks its udev rule names those names again, so the rule the
+/// imported file makes is the one on the machine and the plan is empty ("I lost my YAML").
+#[test]
+fn disks_hyraids_udev_rule_names_keep_their_names() {
+    let (mut d, h) = example("microserver-gen8");
+    for (old, new) in [("hdd0", "bay2"), ("hdd1", "hdd0")] {
+        let mut spec = d.disks.remove(old).unwrap();
+        spec.name = new.into();
+        d.disks.insert(new.into(), spec);
+        for m in d.mirrors.values_mut() {
+            for x in m.members.iter_mut().filter(|x| *x == old) {
+                *x = new.into();
+            }
+            if let hyraid::config::WriteMostly::List(l) = &mut m.write_mostly {
+                for x in l.iter_mut().filter(|x| *x == old) {
+                    *x = new.into();
+                }
+            }
+        }
+    }
+    apply(&h, &d, Policy::default()).unwrap();
+    let obs = observe(&h, &d);
+    let rule = obs.boot.write_cache_rule.clone().unwrap();
+    assert!(rule.contains("# disk bay2\n") && rule.contains("# disk hdd0\n"), "{rule}");
+    let yaml = imported_plan_is_empty(&obs, "renamed");
+    let back = load_str("x", &yaml).unwrap();
+    assert_eq!(
+        back.disks["bay2"].id.as_deref(),
+        Some("ata-ST1000LM048-2E7172_WDE00001")
+    );
+    assert_eq!(
+        back.disks["hdd0"].id.as_deref(),
+        Some("ata-ST1000LM048-2E7172_WDE00002")
+    );
+}

@@ -225,6 +225,11 @@ pub fn load_str(name: &str, text: &str) -> Result<Desired, ConfigErrors> {
     validate::semantic(&raw, &positions, name)
 }
 
+/// Whether `name` may name a disk in the file.
+pub fn valid_name(name: &str) -> bool {
+    validate::disk_name_ok(name)
+}
+
 /// The JSON Schema of the file format hyraid publishes (`hyraid schema`): generated from the
 /// same types serde reads, with the rules of `hyraid validate` a schema can express added for
 /// editors (editor_rules.rs).

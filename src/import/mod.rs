@@ -36,11 +36,35 @@ pub fn import(o: &Observed) -> Imported {
     used.sort_by(|a, b| (a.kname.len(), &a.kname).cmp(&(b.kname.len(), &b.kname)));
     let mut counters: BTreeMap<&str, usize> = BTreeMap::new();
     let mut names = BTreeMap::new();
+    // A disk hyraid's udev rule names (its drive cache is managed) keeps that name, so the
+    // rule the file gives is the one on the machine; the others are named by role.
+    let rule = o.boot.write_cache_rule.as_deref();
+    let mut taken: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+    for d in &used {
+        let named = rule
+            .zip(d.serial.as_deref())
+            .and_then(|(r, s)| crate::plan::persist::rule_disk_name(r, s))
+            .filter(|n| crate::config::valid_name(n) && !taken.contains(n));
+        if let Some(n) = named {
+            taken.insert(n.clone());
+            names.insert(d.kname.clone(), n);
+        }
+    }
     for d in used {
+        if names.contains_key(&d.kname) {
+            continue;
+        }
         let role = role(d);
         let k = counters.entry(role).or_insert(0);
-        names.insert(d.kname.clone(), format!("{role}{k}"));
-        *k += 1;
+        let name = loop {
+            let n = format!("{role}{k}");
+            *k += 1;
+            if !taken.contains(&n) {
+                break n;
+            }
+        };
+        taken.insert(name.clone());
+        names.insert(d.kname.clone(), name);
     }
     let second = build(o, &names);
     Imported {

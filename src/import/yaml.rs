@@ -12,7 +12,7 @@ pub fn to_yaml(imp: &Imported) -> String {
         crate::observe::json_schema::INSTALLED_DIR
     ));
     out.push_str("# Written by `hyraid import` from what is on this machine now.\n");
-    out.push_str("# Disks got role names (ssdN, hddN, nvmeN), arrays without a /dev/md/NAME their kernel name\n# (they are adopted by UUID and keep their device): rename them freely, they are only referred to by name.\n");
+    out.push_str("# Disks got the names hyraid's udev rule gives them, else role names (ssdN, hddN, nvmeN); arrays without a\n# /dev/md/NAME their kernel name (they are adopted by UUID and keep their device): rename them freely,\n# they are only referred to by name (a disk whose drive cache hyraid keeps is renamed in its udev rule too).\n");
     if imp.notes.is_empty() {
         out.push_str("# `hyraid plan` on this file shows no changes.\n");
     }

@@ -354,6 +354,19 @@ pub fn rule_line<'a>(rule: &'a str, serial: &str) -> Option<&'a str> {
     })
 }
 
+/// The file's name of the disk whose serial the rule's line matches (its `# disk NAME` comment):
+/// `hyraid import` gives the disk that name again, so the rule is the same.
+pub fn rule_disk_name(rule: &str, serial: &str) -> Option<String> {
+    let lines: Vec<&str> = rule.lines().collect();
+    let at = lines.iter().position(|l| {
+        ["ID_SERIAL_SHORT", "ID_SCSI_SERIAL"]
+            .iter()
+            .any(|k| l.contains(&format!("ENV{{{k}}}==\"{serial}\"")))
+    })?;
+    let name = lines.get(at.checked_sub(1)?)?.trim().strip_prefix("# disk ")?;
+    rule_safe(name).then(|| name.to_string())
+}
+
 /// The serial and tool of the rule's line for `disk` (after its `# disk NAME` comment): what
 /// keeps a disk that is missing for now in the rule, so its setting is back when it returns.
 pub fn rule_entry(rule: &str, disk: &str) -> Option<(String, crate::plan::CacheTool)> {

@@ -113,3 +113,8 @@ where
         .min()
         .map(|(_, c)| c)
 }
+
+/// Whether `name` is a disk name the file takes (what `hyraid import` may reuse).
+pub(crate) fn disk_name_ok(name: &str) -> bool {
+    names::check_name(name, 64).is_ok()
+}
