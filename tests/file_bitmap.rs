@@ -219,3 +219,27 @@ fn import_of_a_seed_004_box_writes_a_file_that_plans_the_conversion() {
     apply(&h, &back, Policy::default()).unwrap();
     assert!(plan_for(&h, &back, Policy::default()).steps.is_empty());
 }
+
+/// Status gives a fix that works: a 1.x array with a file bitmap is imported and converted by
+/// apply; a 0.90 one import leaves out, so its fix is the conversion by hand.
+#[test]
+fn status_says_how_to_convert_a_file_bitmap_by_the_arrays_metadata() {
+    let (_, h) = seed_004_box("1M");
+    let fix_of = |o: &hyraid::observe::Observed| {
+        hyraid::status::status(o, None, None)
+            .into_iter()
+            .find(|f| f.message.contains("deprecated"))
+            .map(|f| f.fix)
+            .unwrap()
+    };
+    let mut w = h.world();
+    assert!(fix_of(&w).contains("`hyraid import` writes it"));
+    for a in w.arrays.iter_mut() {
+        a.superblock = Some("0.90".into());
+    }
+    let fix = fix_of(&w);
+    assert!(fix.contains("does not manage 0.90 arrays") && fix.contains("bitmap="), "{fix}");
+    assert!(!fix.contains("hyraid import"), "{fix}");
+    let imp = import::import(&w);
+    assert!(imp.skipped.iter().any(|s| s.contains("0.90")), "{:?}", imp.skipped);
+}

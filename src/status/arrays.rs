@@ -161,7 +161,12 @@ fn bitmap_lints(a: &MdArray, object: &str, f: &mut Findings) {
                 object.to_string(),
                 format!("write-intent bitmap {}: deprecated", b.describe()),
                 "the kernel deprecates file bitmaps (MD_BITMAP_FILE) and mdadm 4.4 no longer creates them; the file's filesystem must be mounted before the array assembles",
-                "name this mirror in the file (`hyraid import` writes it) and `hyraid apply` converts it to an internal bitmap",
+                if a.superblock_version() == "0.90" {
+                    // import leaves 0.90 arrays out: the conversion is the user's.
+                    "hyraid does not manage 0.90 arrays: convert the bitmap by hand once the array is idle (`mdadm --grow --bitmap=none`, then `--bitmap=internal`), and drop `bitmap=` from its ARRAY line in mdadm.conf"
+                } else {
+                    "name this mirror in the file (`hyraid import` writes it) and `hyraid apply` converts it to an internal bitmap"
+                },
             ),
             Some(b) if b.kind != BitmapKind::Internal => f.add(
                 Severity::Info,
