@@ -130,8 +130,12 @@ fn a_host_that_answers_in_one_order_starts_nothing_early() {
 
 #[test]
 fn a_converged_plan_lists_the_lints_status_reports() {
-    // A writecache on one SSD: a lint that stands on the converged machine.
-    let (d, world) = built();
+    // A writecache on one SSD: a lint that stands on the converged machine (the example accepts
+    // it; this file does not).
+    let (mut d, world) = built();
+    let accepting = d.clone();
+    assert!(!accepting.accept.is_empty());
+    d.accept.clear();
     let h = SimHost::new(world);
     let obs = apply::observe_for(&h, Some(&d)).unwrap();
     let p = apply::preview::review(&d, &obs, Policy::default()).unwrap();
@@ -154,6 +158,16 @@ fn a_converged_plan_lists_the_lints_status_reports() {
             "{l} not in {noted:?}"
         );
     }
+    // Accepted in the file, the lint is no longer one: neither status nor the plan lists it.
+    let p = apply::preview::review(&accepting, &obs, Policy::default()).unwrap();
+    assert!(
+        !p.notes.iter().any(|n| n.starts_with("lint, after this plan: ")),
+        "{:?}",
+        p.notes
+    );
+    let found = hyraid::status::status(&obs, Some(&accepting), obs.boot.mdadm_conf.as_deref());
+    assert_eq!(hyraid::status::exit_code(&found), 0, "{found:#?}");
+    assert!(found.iter().any(|f| f.message.contains("accepted in the file: writecache-not-redundant")));
 }
 
 // The real machine's `start`: a program runs in a thread of its own.

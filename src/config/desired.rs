@@ -11,6 +11,9 @@ pub struct Desired {
     pub disks: BTreeMap<String, DiskSpec>,
     pub mirrors: BTreeMap<String, MirrorSpec>,
     pub volume_groups: BTreeMap<String, VgSpec>,
+    /// Lints of `hyraid status` the file accepts, by object (`lv vg0/nextcloud`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub accept: BTreeMap<String, Vec<String>>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

@@ -26,6 +26,13 @@ pub struct RawConfig {
     /// LVM volume groups and their logical volumes.
     #[serde(default)]
     pub volume_groups: BTreeMap<String, RawVolumeGroup>,
+    /// Lints of `hyraid status` you have weighed and accept, by the object status names:
+    /// `lv vg0/nextcloud: [writecache-not-redundant]`. An accepted lint is shown as accepted and
+    /// no longer makes status (or the drift unit) fail. Only layout choices can be accepted:
+    /// hdd-not-write-mostly, write-behind-without-write-mostly, no-bitmap, small-bitmap-chunk,
+    /// writecache-not-redundant, dm-cache-not-redundant.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub accept: BTreeMap<String, Vec<String>>,
 }
 
 /// `present` (default) or `absent` (remove; needs --allow-destroy).

@@ -97,6 +97,7 @@ fn build(o: &Observed, preassigned: &BTreeMap<String, String>) -> Built {
             disks: b.disks,
             mirrors,
             volume_groups: vgs,
+            accept: Default::default(),
         },
         skipped: b.skipped,
         notes,

@@ -132,8 +132,8 @@ fn mirror_lints(o: &Observed, a: &MdArray, object: &str, f: &mut Findings) {
         .collect();
     let mixed = rot.iter().any(|(r, _)| !r) && rot.iter().any(|(r, _)| *r);
     if mixed && rot.iter().any(|(r, wm)| *r && !wm) {
-        f.add(
-            Severity::Lint,
+        f.lint(
+            "hdd-not-write-mostly",
             object.to_string(),
             "a rotational member is not write-mostly in a mirror with an SSD".into(),
             "md may serve reads from the HDD: random reads at HDD speed (16-19x slower at queue depth 1)",
@@ -143,8 +143,8 @@ fn mirror_lints(o: &Observed, a: &MdArray, object: &str, f: &mut Findings) {
     if a.bitmap.as_ref().is_some_and(|b| b.backlog > 0)
         && !a.members.iter().any(|m| m.write_mostly())
     {
-        f.add(
-            Severity::Lint,
+        f.lint(
+            "write-behind-without-write-mostly",
             object.to_string(),
             "write-behind is set but no member is write-mostly".into(),
             "write-behind only applies to write-mostly members; the setting waits to surprise you",
@@ -178,8 +178,8 @@ fn bitmap_lints(a: &MdArray, object: &str, f: &mut Findings) {
                     k = a.kname
                 ),
             ),
-            None if a.bitmap_applies() && a.metadata.is_none() => f.add(
-                Severity::Lint,
+            None if a.bitmap_applies() && a.metadata.is_none() => f.lint(
+                "no-bitmap",
                 object.to_string(),
                 "no write-intent bitmap".into(),
                 "every unclean shutdown means a full resync, and a dropped member a full rebuild",
@@ -195,8 +195,8 @@ fn bitmap_lints(a: &MdArray, object: &str, f: &mut Findings) {
             Some(b)
                 if a.bitmap_applies() && a.size_kib * 1024 >= 100 << 30 && b.chunk < 64 << 20 =>
             {
-                f.add(
-                    Severity::Lint,
+                f.lint(
+                    "small-bitmap-chunk",
                     object.to_string(),
                     format!(
                         "bitmap chunk {} on a {} array",

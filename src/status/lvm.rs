@@ -28,8 +28,8 @@ pub(super) fn writecaches(o: &Observed, desired: Option<&Desired>, f: &mut Findi
         if let Some(cv) = o.lv(&l.vg, &wc.cachevol) {
             let lone: Vec<&String> = cv.extents.keys().filter(|k| o.array(k).is_none()).collect();
             if !lone.is_empty() {
-                f.add(
-                    Severity::Lint,
+                f.lint(
+                    "writecache-not-redundant",
                     object.clone(),
                     format!(
                         "writecache on a non-redundant device ({})",
@@ -72,8 +72,8 @@ pub(super) fn dm_caches(o: &Observed, desired: Option<&Desired>, f: &mut Finding
         };
         let lone: Vec<&String> = cv.extents.keys().filter(|k| o.array(k).is_none()).collect();
         if c.mode == "writeback" && !lone.is_empty() {
-            f.add(
-                Severity::Lint,
+            f.lint(
+                "dm-cache-not-redundant",
                 object.clone(),
                 format!(
                     "dm-cache writeback on a non-redundant device ({})",

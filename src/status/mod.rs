@@ -35,7 +35,35 @@ pub struct Finding {
     pub message: String,
     pub reason: String,
     pub fix: String,
+    /// For a lint a file may accept (see [`ACCEPTABLE_LINTS`]): its name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lint: Option<&'static str>,
 }
+
+/// The lints a file may accept (`accept:`, by object): layouts the field warns about that a user
+/// may have chosen with open eyes. An accepted one is shown as accepted (info) and no longer
+/// makes status, or the drift unit, fail. Drift (what `hyraid apply` corrects) and health are
+/// never accepted.
+pub const ACCEPTABLE_LINTS: &[(&str, &str)] = &[
+    (
+        "hdd-not-write-mostly",
+        "a rotational member is not write-mostly in a mirror with an SSD",
+    ),
+    (
+        "write-behind-without-write-mostly",
+        "write-behind is set but no member is write-mostly",
+    ),
+    ("no-bitmap", "no write-intent bitmap"),
+    ("small-bitmap-chunk", "a bitmap chunk smaller than advised"),
+    (
+        "writecache-not-redundant",
+        "a writecache on a device without redundancy",
+    ),
+    (
+        "dm-cache-not-redundant",
+        "a dm-cache in writeback on a device without redundancy",
+    ),
+];
 
 /// Exit code of `hyraid status`: 0 healthy, 1 error, 2 degraded or lint findings.
 pub fn exit_code(findings: &[Finding]) -> u8 {
@@ -65,7 +93,28 @@ impl Findings {
             message,
             reason: reason.into(),
             fix: fix.into(),
+            lint: None,
         });
+    }
+
+    /// A lint the file may accept, by its name in [`ACCEPTABLE_LINTS`].
+    fn lint(&mut self, name: &'static str, object: String, message: String, reason: &str, fix: &str) {
+        debug_assert!(ACCEPTABLE_LINTS.iter().any(|(n, _)| *n == name));
+        self.add(Severity::Lint, object, message, reason, fix);
+        if let Some(last) = self.0.last_mut() {
+            last.lint = Some(name);
+        }
+    }
+}
+
+/// The lints `d` accepts become info: shown, with the word, and no longer counted.
+fn accepted(findings: &mut [Finding], d: &Desired) {
+    for f in findings.iter_mut() {
+        let Some(name) = f.lint else { continue };
+        if d.accept.get(&f.object).is_some_and(|l| l.iter().any(|x| x == name)) {
+            f.severity = Severity::Info;
+            f.message = format!("{} (accepted in the file: {name})", f.message);
+        }
     }
 }
 
@@ -85,6 +134,9 @@ pub fn status(o: &Observed, desired: Option<&Desired>, mdadm_conf: Option<&str>)
         drives::named_disks(o, d, &mut f);
     }
     let mut f = f.0;
+    if let Some(d) = desired {
+        accepted(&mut f, d);
+    }
     f.sort_by(|a, b| b.severity.cmp(&a.severity).then(a.object.cmp(&b.object)));
     f
 }
@@ -99,6 +151,7 @@ pub fn refusals(p: &crate::plan::Plan) -> Vec<Finding> {
             message: r.reason.clone(),
             reason: "the file asks for this, and `hyraid apply` refuses to do it (it runs nothing while a change is refused)".into(),
             fix: r.fix.clone(),
+            lint: None,
         })
         .collect()
 }
@@ -129,6 +182,7 @@ pub fn check(
                 message: e.to_string(),
                 reason: "hyraid cannot plan this file on this machine".into(),
                 fix: "see the message; `hyraid plan` shows the same".into(),
+                lint: None,
             }),
         }
         findings.sort_by(|a, b| b.severity.cmp(&a.severity).then(a.object.cmp(&b.object)));

@@ -19,6 +19,12 @@ pub fn render_text(findings: &[Finding]) -> String {
             "{tag:>8}  {}: {}\n          why: {}\n          fix: {}\n",
             x.object, x.message, x.reason, x.fix
         ));
+        if let (Severity::Lint, Some(name)) = (x.severity, x.lint) {
+            o.push_str(&format!(
+                "          or, chosen with open eyes, accept it in the file: `accept: {{ {}: [{name}] }}`\n",
+                x.object
+            ));
+        }
     }
     let count = |s| findings.iter().filter(|f| f.severity == s).count();
     o.push_str(&format!(

@@ -452,4 +452,12 @@ pub const EXPECTED: &[(&str, &str)] = &[
         "host-nan.yaml",
         "2:7: host: `.NaN` is infinity or not-a-number, which no setting takes",
     ),
+    (
+        "accept-unknown-lint.yaml",
+        "7:14: accept.lv vg0/a[0]: `writecache-on-one-ssd` is not a lint a file can accept",
+    ),
+    (
+        "accept-bad-object.yaml",
+        "7:3: accept.vg0/a: `vg0/a` is not an object status reports lints on",
+    ),
 ];

@@ -74,6 +74,7 @@ pub(super) fn semantic(
     let mut used_by: HashMap<String, String> = HashMap::new();
     let mirrors = mirrors::mirrors(&mut c, raw, &refs, &mut used_by);
     let vgs = lvm::volume_groups(&mut c, raw, &refs, &mirrors, &mut used_by);
+    accepted_lints(&mut c, raw);
 
     if c.errors.is_empty() {
         Ok(Desired {
@@ -81,6 +82,7 @@ pub(super) fn semantic(
             disks,
             mirrors,
             volume_groups: vgs,
+            accept: raw.accept.clone(),
         })
     } else {
         c.errors.sort_by_key(|e| (e.line, e.col));
@@ -117,4 +119,32 @@ where
 /// Whether `name` is a disk name the file takes (what `hyraid import` may reuse).
 pub(crate) fn disk_name_ok(name: &str) -> bool {
     names::check_name(name, 64).is_ok()
+}
+
+/// `accept:`: each object names a kind status reports (`mirror data0`, `lv vg0/nextcloud`), and
+/// each lint is one a file may accept.
+fn accepted_lints(c: &mut Ctx, raw: &RawConfig) {
+    let names: Vec<&str> = crate::status::ACCEPTABLE_LINTS.iter().map(|(n, _)| *n).collect();
+    for (object, lints) in &raw.accept {
+        let at = format!("/accept/{}", seg(object));
+        let kind = object.split_once(' ').map(|(k, _)| k);
+        if !matches!(kind, Some("mirror" | "array" | "lv")) {
+            c.err(
+                &at,
+                true,
+                format!("`{object}` is not an object status reports lints on"),
+                Some("write it as status names it: `mirror NAME`, `array /dev/mdN` or `lv VG/LV`".into()),
+            );
+        }
+        for (i, l) in lints.iter().enumerate() {
+            if !names.contains(&l.as_str()) {
+                c.err(
+                    &format!("{at}/{i}"),
+                    false,
+                    format!("`{l}` is not a lint a file can accept"),
+                    Some(format!("one of: {}", names.join(", "))),
+                );
+            }
+        }
+    }
 }
