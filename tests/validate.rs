@@ -153,3 +153,24 @@ fn write_mostly_is_refused_only_the_wrong_way_round() {
     // Without `media:` the file does not say which disk is slow: the plan decides.
     assert!(load_str("f.yaml", &file("", "[ssd0, ssd1]")).is_ok());
 }
+
+#[test]
+fn a_repeated_key_is_one_error_not_one_per_key_inside_it() {
+    let text = "version: 1\ndisks:\n  ssd1: { id: ata-A_1 }\n  hdd1: { id: ata-B_1 }\n  ssd1: { id: ata-C_1 }\n";
+    let errs = load_str("dup.yaml", text).unwrap_err().0;
+    let all: Vec<String> = errs.iter().map(|e| e.to_string()).collect();
+    assert_eq!(errs.len(), 1, "{all:#?}");
+    assert!(all[0].starts_with("dup.yaml:5:3: disks.ssd1: key `ssd1` appears twice"), "{all:#?}");
+}
+
+#[test]
+fn a_byte_order_mark_is_read_past_and_a_tab_is_named() {
+    let text = "version: 1\ndisks:\n  d: { id: ata-D_1 }\n";
+    assert!(load_str("bom.yaml", &format!("\u{feff}{text}")).is_ok());
+    let errs = load_str("tab.yaml", "version: 1\ndisks:\n\td: { id: ata-D_1 }\n")
+        .unwrap_err()
+        .0;
+    let first = errs[0].to_string();
+    assert!(first.starts_with("tab.yaml:3:"), "{first}");
+    assert!(first.contains("this line has a tab"), "{first}");
+}

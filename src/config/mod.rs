@@ -91,6 +91,8 @@ pub fn load_file(path: &Path) -> Result<Desired, ConfigErrors> {
 
 /// Validate configuration text; `name` is used in error positions.
 pub fn load_str(name: &str, text: &str) -> Result<Desired, ConfigErrors> {
+    // A byte order mark (as Notepad saves UTF-8) is not part of the document.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let err_at =
         |line: usize, col: usize, path: &str, message: String, hint: Option<String>| ConfigError {
             file: name.to_string(),
@@ -134,12 +136,22 @@ pub fn load_str(name: &str, text: &str) -> Result<Desired, ConfigErrors> {
             )]));
         }
         Err(yaml::YamlError::Syntax { pos, message }) => {
+            // A tab is the most common cause, and the parser's words do not name it.
+            let tab = text
+                .lines()
+                .nth(pos.line.saturating_sub(1))
+                .is_some_and(|l| l.contains('\t'));
+            let hint = if tab {
+                "this line has a tab: YAML indents with spaces only, and hyraid reads a tab after `key:` as an error too; replace the tabs with spaces"
+            } else {
+                "fix the YAML syntax (indentation, quotes, `key: value`)"
+            };
             return Err(ConfigErrors(vec![err_at(
                 pos.line,
                 pos.col,
                 "(file)",
                 format!("not valid YAML: {message}"),
-                Some("fix the YAML syntax (indentation, quotes, `key: value`)".into()),
+                Some(hint.into()),
             )]));
         }
     };

@@ -143,7 +143,13 @@ impl Builder {
                         _ => String::from("?"),
                     };
                     let p = format!("{path}/{}", escape_segment(&name));
-                    if self.positions.keys.insert(p.clone(), pos(mark)).is_some() {
+                    // A key inside a repeated key's value repeats only because its parent does:
+                    // the parent's is the one error.
+                    if self.positions.keys.insert(p.clone(), pos(mark)).is_some()
+                        && !self.positions.duplicates.iter().any(|(d, _)| {
+                            p.strip_prefix(d.as_str()).is_some_and(|r| r.starts_with('/'))
+                        })
+                    {
                         self.positions.duplicates.push((p, pos(mark)));
                     }
                     *key = Some(name);
