@@ -174,3 +174,11 @@ fn a_byte_order_mark_is_read_past_and_a_tab_is_named() {
     assert!(first.starts_with("tab.yaml:3:"), "{first}");
     assert!(first.contains("this line has a tab"), "{first}");
 }
+
+#[test]
+fn an_empty_value_is_reported_at_its_key_not_at_the_next_token() {
+    let text = "version: 1\ndisks:\n  ssd1:\n\n\n# comment\n\n";
+    let errs = load_str("null.yaml", text).unwrap_err().0;
+    let first = errs[0].to_string();
+    assert!(first.starts_with("null.yaml:3:3: disks.ssd1: invalid value null"), "{first}");
+}

@@ -182,7 +182,13 @@ impl Builder {
         let Some(path) = self.node_path(ev, mark) else {
             return; // a mapping key: its text is the key
         };
-        self.positions.values.insert(path.clone(), pos(mark));
+        // An empty value (`ssd1:` and nothing) is marked where the parser met the next token,
+        // often lines further down: it is where its key is.
+        let at = match self.positions.keys.get(&path) {
+            Some(k) if text.is_empty() && *style == TScalarStyle::Plain => *k,
+            _ => pos(mark),
+        };
+        self.positions.values.insert(path.clone(), at);
         let value = if *style != TScalarStyle::Plain || is_str_tag(tag) {
             Value::String(text.clone())
         } else if is_non_finite(text) {
