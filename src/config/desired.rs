@@ -218,3 +218,28 @@ pub fn cachevol_name(lv: &str) -> String {
 
 /// LVM tag on every cache volume hyraid creates: only LVs carrying it are ever cleaned up.
 pub const CACHEVOL_TAG: &str = "hyraid_cachevol";
+
+/// The lints a file may accept (`accept:`, by object): layouts the field warns about that a user
+/// may have chosen with open eyes. An accepted one is shown as accepted (info) and no longer
+/// makes status, or the drift unit, fail. Drift (what `hyraid apply` corrects) and health are
+/// never accepted.
+pub const ACCEPTABLE_LINTS: &[(&str, &str)] = &[
+    (
+        "hdd-not-write-mostly",
+        "a rotational member is not write-mostly in a mirror with an SSD",
+    ),
+    (
+        "write-behind-without-write-mostly",
+        "write-behind is set but no member is write-mostly",
+    ),
+    ("no-bitmap", "no write-intent bitmap"),
+    ("small-bitmap-chunk", "a bitmap chunk smaller than advised"),
+    (
+        "writecache-not-redundant",
+        "a writecache on a device without redundancy",
+    ),
+    (
+        "dm-cache-not-redundant",
+        "a dm-cache in writeback on a device without redundancy",
+    ),
+];

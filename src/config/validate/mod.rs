@@ -124,7 +124,7 @@ pub(crate) fn disk_name_ok(name: &str) -> bool {
 /// `accept:`: each object names a kind status reports (`mirror data0`, `lv vg0/nextcloud`), and
 /// each lint is one a file may accept.
 fn accepted_lints(c: &mut Ctx, raw: &RawConfig) {
-    let names: Vec<&str> = crate::status::ACCEPTABLE_LINTS.iter().map(|(n, _)| *n).collect();
+    let names: Vec<&str> = super::desired::ACCEPTABLE_LINTS.iter().map(|(n, _)| *n).collect();
     for (object, lints) in &raw.accept {
         let at = format!("/accept/{}", seg(object));
         let kind = object.split_once(' ').map(|(k, _)| k);
