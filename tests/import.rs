@@ -393,3 +393,33 @@ fn disks_hyraids_udev_rule_names_keep_their_names() {
         Some("ata-ST1000LM048-2E7172_WDE00002")
     );
 }
+
+/// Seed 004's fail / remove tests: a mirror with a failed member, or with a member removed that
+/// still carries its superblock, is imported with that disk (it was left out for want of a
+/// second member, and its VG with it); the plan then takes the disk back by --re-add.
+#[test]
+fn a_degraded_mirror_is_imported_with_the_disk_it_lost() {
+    let (d, h) = example("single-pair");
+    apply(&h, &d, Policy::default()).unwrap();
+    h.finish_syncs();
+    let hdd = "/dev/disk/by-id/ata-ST500DM009-2F110A_ZA4000001";
+    for (step, cmd) in [("failed", "--fail"), ("removed", "--remove")] {
+        let o = run(&h, &["mdadm", "/dev/md/md-home", cmd, hdd]);
+        assert_eq!(o.status, 0, "{step}: {}", o.stderr);
+        let obs = observe(&h, &d);
+        let imp = import::import(&obs);
+        let yaml = import::to_yaml(&imp);
+        assert!(!imp.skipped.iter().any(|s| s.contains("md-home") || s.contains("vg ")), "{step}: {:?}", imp.skipped);
+        let back = load_str(step, &yaml).unwrap_or_else(|e| panic!("{step}: {e}\n{yaml}"));
+        assert_eq!(back.mirrors["md-home"].members.len(), 2, "{step}: {yaml}");
+        assert!(back.volume_groups.contains_key("home"), "{step}: {yaml}");
+        assert!(imp.notes.iter().any(|n| n.contains("re-adds it")), "{step}: {:?}", imp.notes);
+        let p = plan(&back, &obs, Policy::default()).unwrap();
+        assert!(p.refused.is_empty(), "{step}: {:?}", p.refused);
+        assert!(
+            p.steps.iter().any(|s| matches!(s.step, Step::ReAddMember(_))),
+            "{step}: {:?}",
+            p.steps
+        );
+    }
+}

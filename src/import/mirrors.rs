@@ -126,6 +126,35 @@ pub(super) fn mirrors(b: &mut Builder) -> Mirrors {
                 }
             }
         }
+        // A degraded array keeps the disks that were its members where they are still here:
+        // a failed member, or a disk that carries its superblock out of it (removed by hand, or
+        // dropped and not re-added). Named in the file, plan re-adds them; else the mirror
+        // would be left out for want of a second member.
+        if why.is_none() {
+            for (d, how) in returning_members(o, a) {
+                if members.len() >= a.raid_disks.max(2) as usize {
+                    break;
+                }
+                match b.device(d) {
+                    Ok(n) => {
+                        let whole = d.parent.as_deref().and_then(|p| o.device(p)).unwrap_or(d);
+                        rotational.push((n.clone(), whole.rotational));
+                        // A failed member says whether it was write-mostly; a disk out of
+                        // the array does not: a rotational one is taken as it (`auto`).
+                        let was_wm = match a.member(&d.kname) {
+                            Some(m) => m.write_mostly(),
+                            None => whole.rotational,
+                        };
+                        if was_wm {
+                            wm.push(n.clone());
+                        }
+                        b.converted.push(format!("{label}: /dev/{} {how}; the file names it as a member, so `hyraid plan` on it re-adds it (a recovery); if the disk is broken, name the disk that replaces it instead", d.kname));
+                        members.push(n);
+                    }
+                    Err(_) => continue,
+                }
+            }
+        }
         if why.is_none() && members.len() < 2 {
             why = Some("fewer than two usable members".into());
         }
@@ -153,6 +182,10 @@ pub(super) fn mirrors(b: &mut Builder) -> Mirrors {
             wb if wb > 0 && wm.is_empty() => {
                 b.skipped.push(format!("{label}: write-behind {wb} is set but no member is write-mostly, so it has no effect; imported as 0 (plan will reset it)"));
                 0
+            }
+            wb if wb > 16383 => {
+                b.converted.push(format!("{label}: write-behind {wb} is beyond md's limit of 16383: the file says 16383"));
+                16383
             }
             wb => wb,
         };
@@ -245,4 +278,36 @@ pub(super) fn mdadm_conf_note(o: &Observed, conf: &[ConfEntry], converted: bool)
     } else {
         note
     })
+}
+
+/// The disks a degraded array may take back: its failed members, then the disks that carry its
+/// superblock and nothing stacked on them, with how they stand.
+fn returning_members<'o>(
+    o: &'o Observed,
+    a: &crate::observe::MdArray,
+) -> Vec<(&'o crate::observe::BlockDevice, &'static str)> {
+    use crate::observe::names::norm_uuid;
+    if a.degraded == 0 {
+        return Vec::new();
+    }
+    let uuid = a.uuid.as_deref().map(norm_uuid);
+    let failed = a
+        .members
+        .iter()
+        .filter(|m| m.faulty())
+        .filter_map(|m| o.device(&m.kname))
+        .map(|d| (d, "is a failed member of the array"));
+    let outside = o
+        .block_devices
+        .iter()
+        .filter(|d| a.member(&d.kname).is_none() && d.holders.is_empty())
+        .filter(|d| {
+            d.signatures.iter().flatten().any(|s| {
+                s.kind == "linux_raid_member"
+                    && uuid.is_some()
+                    && s.uuid.as_deref().map(norm_uuid) == uuid
+            })
+        })
+        .map(|d| (d, "carries the array's superblock but is not in it"));
+    failed.chain(outside).collect()
 }
