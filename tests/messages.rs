@@ -136,3 +136,27 @@ fn the_field_lints_appear_in_plan_too() {
         "{lints:?}"
     );
 }
+
+/// A refusal's fix fits its cause: a member's disk id mistyped points at the id, not at "free
+/// the device"; a mirror on partitions that cannot be made points at that refusal.
+#[test]
+fn a_refusals_fix_fits_its_cause() {
+    let (mut d, h) = example("single-pair");
+    apply(&h, &d, Policy::default()).unwrap();
+    h.finish_syncs();
+    d.disks.get_mut("hdd").unwrap().id = Some("ata-ST500DM009-2F110A_ZA400001".into());
+    let p = plan_for(&h, &d, Policy::default());
+    assert!(
+        p.refused
+            .iter()
+            .any(|r| r.fix.contains("`hdd`") && r.fix.contains("check its `id`")),
+        "{:#?}",
+        p.refused
+    );
+    // A new mirror of a disk that is not there: the id, again.
+    let (mut d, h) = example("single-pair");
+    d.disks.get_mut("hdd").unwrap().id = Some("ata-ST500DM009-2F110A_ZA400001".into());
+    let p = plan_for(&h, &d, Policy::default());
+    let r = p.refused.iter().find(|r| r.reason.contains("cannot create")).unwrap();
+    assert!(r.fix.contains("check the disk's `id`"), "{r:?}");
+}

@@ -344,6 +344,15 @@ impl<'a> Planner<'a> {
         }
     }
 
+    /// What to do when [`Self::usable`] says no, by why.
+    pub(in crate::plan) fn unusable_fix(&self, r: &Resolved) -> &'static str {
+        match (r.part, r.dev) {
+            (Some((_, true)), _) => "fix the refusal of the disk's partitions first (see it above)",
+            (_, None) => "check the disk's `id` (or `serial`) against `ls -l /dev/disk/by-id/`, or connect the disk",
+            _ => "free the device, or change the file; hyraid never takes a device that is in use",
+        }
+    }
+
     /// Can hyraid put new content on this device? Some(signatures) when it carries data.
     pub(in crate::plan) fn usable(&self, r: &Resolved) -> Result<Vec<String>, String> {
         if let Some((n, true)) = r.part {

@@ -90,7 +90,10 @@ impl<'a> Planner<'a> {
                         continue;
                     }
                     match self.usable(r) {
-                        Err(why) => self.refuse(object, format!("cannot add {name}: {why}"), "free the device or change the file"),
+                        Err(why) => {
+                            let fix = self.unusable_fix(r);
+                            self.refuse(object, format!("cannot add {name}: {why}"), fix)
+                        }
                         Ok(found) if !found.is_empty() && !self.policy.allow_destroy => self.refuse(
                             format!("disk {name}"),
                             format!("{} carries {} — adding it to mirror {} destroys that", r.path, found.join(", "), m.name),

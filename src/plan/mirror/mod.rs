@@ -120,7 +120,8 @@ impl<'a> Planner<'a> {
             let r = &self.disks[name];
             match self.usable(r) {
                 Err(why) => {
-                    self.refuse(&object, format!("cannot create: {why}"), "free the device, or change the file; hyraid never takes a device that is in use");
+                    let fix = self.unusable_fix(r);
+                    self.refuse(&object, format!("cannot create: {why}"), fix);
                     self.blocked.insert(m.name.clone());
                     return vec![];
                 }

@@ -91,7 +91,7 @@ impl<'a> Planner<'a> {
             self.refuse(
                 object,
                 format!("member {} is not among the mirror's `members`; removing it would leave the mirror with {left} working member(s), and hyraid never takes a mirror below {MIN_MEMBERS}", names.join(", ")),
-                format!("{}, or name a disk that replaces it", self.keep_hint(&leaving)),
+                format!("{}, or name a disk that replaces it{}", self.keep_hint(&leaving), self.missing_hint(m)),
             );
             return;
         }
@@ -104,7 +104,7 @@ impl<'a> Planner<'a> {
                 self.refuse(
                     object,
                     format!("member /dev/{} is not among the mirror's `members`; removing it from the mirror is a permanent loss of redundancy", x.kname),
-                    format!("run with --allow-destroy to remove it (`mdadm --fail`, `--remove`, `--grow --raid-devices={width}`), or {}", self.keep_hint(&[*x])),
+                    format!("run with --allow-destroy to remove it (`mdadm --fail`, `--remove`, `--grow --raid-devices={width}`), or {}", self.keep_hint(&[*x])) + &self.missing_hint(m),
                 );
             }
             return;
@@ -150,6 +150,25 @@ impl<'a> Planner<'a> {
             })
             .collect();
         format!("list {} in the mirror's `members`", what.join(" and "))
+    }
+
+    /// A member of the file that is on no disk here is most often the leaving one, mistyped.
+    fn missing_hint(&self, m: &MirrorSpec) -> String {
+        let missing: Vec<String> = m
+            .members
+            .iter()
+            .filter_map(|n| {
+                let r = self.disks.get(n)?;
+                r.dev.is_none().then(|| format!("`{n}` ({})", r.path))
+            })
+            .collect();
+        if missing.is_empty() {
+            return String::new();
+        }
+        format!(
+            " ({} of the file is on no disk here: if it is meant to be this member, check its `id` against `ls -l /dev/disk/by-id/`)",
+            missing.join(" and ")
+        )
     }
 
     /// More slots than the file lists members, every working member named by the file: the
