@@ -41,6 +41,21 @@ fn plan_apply_plan_with_detailed_exitcode() {
         out.contains("Applied 16 step(s); the machine now matches the file."),
         "{out}"
     );
+    assert!(!out.contains("not written back"), "{out}");
+    // Without --sim-write nothing is saved, and apply says so.
+    let copy = dir.path().join("copy.json");
+    std::fs::copy("examples/snapshots/microserver-gen8.json", &copy).unwrap();
+    let before = std::fs::read_to_string(&copy).unwrap();
+    let o = hyraid(&[
+        "apply",
+        "examples/microserver-gen8.yaml",
+        "--sim",
+        copy.to_str().unwrap(),
+        "--yes",
+    ]);
+    let (out2, _) = text(&o);
+    assert!(out2.contains("The simulated machine was not written back (--sim-write saves it to the snapshot)."), "{out2}");
+    assert_eq!(std::fs::read_to_string(&copy).unwrap(), before);
     let o = hyraid(&[
         "plan",
         "examples/microserver-gen8.yaml",

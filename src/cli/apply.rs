@@ -107,8 +107,14 @@ pub(super) fn run(
         }
         return Ok(0);
     };
+    let sim_note = match (&m, a.sim_write) {
+        (Machine::Sim(..), false) => {
+            " The simulated machine was not written back (--sim-write saves it to the snapshot)."
+        }
+        _ => "",
+    };
     println!(
-        "\nApplied {} step(s); the machine now matches the file.{}",
+        "\nApplied {} step(s); the machine now matches the file.{sim_note}{}",
         applied.steps,
         match applied.warnings.len() {
             0 => String::new(),
