@@ -7,7 +7,9 @@
 # `hyraid import` writes a file naming the array with an internal bitmap of the same chunk, and
 # says so; plan shows the conversion (wait for idle, --bitmap=none, --bitmap=internal); apply;
 # checked with /proc/mdstat, sysfs bitmap/location and mdadm -X; the data is intact, the old
-# bitmap file is left alone, the second plan is empty.
+# bitmap file is left alone, the second plan is empty. The box's own ARRAY line named the bitmap
+# file (`bitmap=`): it is rewritten without it, so the array still assembles from mdadm.conf
+# once that file is deleted.
 . /mnt/host/files/guest-lib.sh
 S=/dev/disk/by-id/ata-HYRAID_SSD_HYSSD1; H=/dev/disk/by-id/ata-HYRAID_HDD_HYHDD1
 B=/dev/disk/by-id/ata-HYRAID_SSD_HYBM1
@@ -30,6 +32,9 @@ mkfs.ext4 -q /dev/md/data0 && mkdir -p /mnt/d && mount /dev/md/data0 /mnt/d
 dd if=/dev/urandom of=/mnt/d/f bs=1M count=64 2>/dev/null; sync
 SUM=$(sha256sum /mnt/d/f | cut -d' ' -f1)
 same() { echo 3 > /proc/sys/vm/drop_caches; expect "file intact after $1" "$(sha256sum /mnt/d/f | cut -d' ' -f1)" "$SUM"; }
+# The ARRAY line the box was built with, as seed 004's: it names the bitmap file.
+U=$(mdadm --detail --export /dev/md/data0 | sed -n 's/^MD_UUID=//p')
+echo "ARRAY /dev/md/data0 metadata=1.2 UUID=$U bitmap=$BM" >> /etc/mdadm/mdadm.conf
 "$HY" observe --capture $OUT/capture-file-bitmap.json -o /dev/null
 
 say "import"
@@ -61,9 +66,22 @@ expect "internal bitmap chunk (mdadm -X of the HDD)" "$(mdadm -X $H | sed -n 's/
 expect "internal bitmap chunk (mdadm -X of the SSD)" "$(mdadm -X $S | sed -n 's/ *Chunksize : //p')" "1 MB"
 is_wm data0 ata-HYRAID_HDD_HYHDD1 && ok "the HDD is still write-mostly (sysfs)" || bad "HDD state $(member_state data0 ata-HYRAID_HDD_HYHDD1)"
 check "the old bitmap file is left alone" test -f $BM
+check "mdadm.conf names no bitmap file any more" sh -c "! grep -q 'bitmap=' /etc/mdadm/mdadm.conf"
+check "mdadm.conf lists the array by its UUID" grep -q "UUID=$U" /etc/mdadm/mdadm.conf
 same "the conversion"
 "$HY" observe --capture $OUT/capture-file-bitmap-converted.json -o /dev/null
 expect "plan after apply exits 0" "$(hy_rc plan $F --detailed-exitcode)" 0
 grep -q "No changes" /tmp/hy.out && ok "plan says No changes" || bad "plan output: $(cat /tmp/hy.out)"
+
+say "the old bitmap file deleted, as the plan says it may be: the array assembles from mdadm.conf"
+umount /mnt/d
+rm -f $BM
+mdadm --stop /dev/md/data0 >/dev/null 2>&1
+mdadm --assemble --scan > /tmp/asm.out 2>&1; cat /tmp/asm.out
+udevadm settle
+st=$(cat /sys/block/$(md data0)/md/array_state 2>/dev/null)
+case "$st" in clean|active|read-auto) ok "the array assembles and runs (array_state $st)";; *) bad "array_state after assembly: '$st'";; esac
+grep -q "Could not open bitmap file" /tmp/asm.out && bad "mdadm looked for the bitmap file" || ok "mdadm did not look for the bitmap file"
+mount /dev/md/data0 /mnt/d && same "assembly from mdadm.conf"
 umount /mnt/d
 finish
