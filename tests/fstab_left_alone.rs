@@ -130,3 +130,54 @@ fn a_renamed_lv_does_not_take_the_old_filesystems_mount_point() {
     assert!(apply(&h, &renamed, Policy::default()).is_err());
     assert_eq!(h.world().boot.fstab.unwrap(), fstab);
 }
+
+/// Two filesystems; the first one's LV taken out of the file: both lines stay, in their order
+/// (a rewrite that only moved them would make the plan never empty).
+#[test]
+fn kept_lines_keep_their_place_in_the_block() {
+    let text = hyraid::config::load_str(
+        "two.yaml",
+        r#"version: 1
+disks:
+  ssd0: { id: ata-Samsung_SSD_870_EVO_1TB_S6PTNM0T100001A }
+  hdd0: { id: ata-ST1000LM048-2E7172_WDE00001 }
+mirrors:
+  data0: { members: [ssd0, hdd0] }
+volume_groups:
+  vg0:
+    pvs: [data0]
+    lvs:
+      files: { size: 10GiB, filesystem: { type: ext4, mount: /srv/files } }
+      media: { size: 10GiB, filesystem: { type: ext4, mount: /srv/media } }
+"#,
+    )
+    .unwrap();
+    let h = machine();
+    apply(&h, &text, Policy::default()).unwrap();
+    let fstab = h.world().boot.fstab.unwrap();
+    let mut d = text.clone();
+    d.volume_groups.get_mut("vg0").unwrap().lvs.remove("files");
+    let p = plan_for(&h, &d, Policy::default());
+    assert!(p.is_empty() && p.refused.is_empty(), "{}", hyraid::render::text(&p, false));
+    apply(&h, &d, Policy::default()).unwrap();
+    assert_eq!(h.world().boot.fstab.unwrap(), fstab);
+}
+
+/// An apply stopped between lvremove and the fstab write: the line of a filesystem that is on
+/// nothing any more goes on the next run (it would hold the next boot).
+#[test]
+fn the_line_of_a_filesystem_on_nothing_goes() {
+    let (d, h, _) = built();
+    let h = unmounted(&h);
+    assert_eq!(run(&h, &["lvremove", "--yes", "vg0/nextcloud"]).status, 0);
+    let mut gone = d.clone();
+    nextcloud(&mut gone).absent = true;
+    let allow = Policy {
+        allow_destroy: true,
+    };
+    let p = plan_for(&h, &gone, allow);
+    assert!(writes_fstab(&p), "{}", hyraid::render::text(&p, false));
+    apply(&h, &gone, allow).unwrap();
+    assert_eq!(h.world().boot.fstab.unwrap(), FSTAB);
+    assert!(plan_for(&h, &gone, allow).is_empty());
+}

@@ -3,8 +3,8 @@
 //! mounts its filesystem at boot: taking the line away would leave it unmounted at the next boot
 //! while the plan says it was not touched. A line goes when the file governs its filesystem (it
 //! gives the LV or mirror a `filesystem:`, whose own line replaces it, or none without `mount:`),
-//! when the plan removes the filesystem's LV, VG or mirror, or when its filesystem is not on the
-//! machine and the file mounts another filesystem at that mount point.
+//! when the plan removes the filesystem's LV, VG or mirror, or when its filesystem is on nothing
+//! that runs (kept only while an LV or array is not running: a disk may be missing).
 
 use super::fstab::block_lines;
 use super::*;
@@ -33,6 +33,8 @@ impl<'a> Planner<'a> {
             .iter()
             .filter_map(|(_, fs)| fs.mount.as_deref())
             .collect();
+        let hidden = self.o.lvm.lvs.iter().any(|l| !l.hidden && !l.active)
+            || self.o.arrays.iter().any(|a| a.array_state == "inactive");
         block_lines(text)
             .into_iter()
             .filter(|(_, uuid, _)| !governed.contains(uuid))
@@ -53,11 +55,17 @@ impl<'a> Planner<'a> {
                         }),
                     }),
                     None if mounted_by_file.contains(mountpoint.as_str()) => None,
-                    None => Some(KeptLine {
+                    // Its filesystem may be on an LV or array that does not run now (a disk
+                    // missing): the line stays, so it mounts again when it is back.
+                    None if hidden => Some(KeptLine {
                         line,
                         mountpoint,
                         on: None,
                     }),
+                    // On nothing that runs: removed (an LV this file removed, an apply stopped
+                    // between lvremove and the fstab write, or by hand). A line for a device
+                    // that never comes would hold the next boot.
+                    None => None,
                 }
             })
             .collect()

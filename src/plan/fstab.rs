@@ -105,16 +105,23 @@ pub fn block_lines(old: &str) -> Vec<(String, String, String)> {
 /// of either: no block), where the block was or at the end.
 pub fn managed_fstab(old: Option<&str>, kept: &[String], entries: &[FstabEntry]) -> String {
     let (mut keep, at) = outside(old.unwrap_or(""));
+    // Lines already in the block stay in their order; new ones follow, in the order given.
+    let before: Vec<String> = block_lines(old.unwrap_or(""))
+        .into_iter()
+        .map(|(l, _, _)| l)
+        .collect();
+    let mut lines: Vec<String> = kept
+        .iter()
+        .cloned()
+        .chain(entries.iter().map(FstabEntry::line))
+        .collect();
+    lines.sort_by_key(|l| before.iter().position(|b| b == l).unwrap_or(usize::MAX));
     let mut block = String::new();
-    if !entries.is_empty() || !kept.is_empty() {
+    if !lines.is_empty() {
         block.push_str(FSTAB_BEGIN);
         block.push('\n');
-        for l in kept {
+        for l in &lines {
             block.push_str(l);
-            block.push('\n');
-        }
-        for e in entries {
-            block.push_str(&e.line());
             block.push('\n');
         }
         block.push_str(FSTAB_END);
