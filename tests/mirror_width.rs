@@ -197,7 +197,8 @@ fn applied_without_sdb(h: &SimHost, d: &Desired, width: u32) {
     let a = w.array_named("md-home").unwrap();
     assert_eq!((a.raid_disks, a.degraded), (width, 0));
     assert!(a.member("sdb").is_none());
-    assert!(plan_for(h, d, Policy::default()).steps.is_empty());
+    let p = plan_for(h, d, Policy::default());
+    assert!(p.steps.is_empty() && p.refused.is_empty(), "{}", hyraid::render::text(&p, false));
 }
 
 fn disk(d: &mut Desired, name: &str, serial: &str) {
@@ -447,6 +448,12 @@ fn a_new_member_in_place_of_a_still_declared_disk_is_a_hot_replace() {
         ]
     );
     assert!(!commands(&p).iter().any(|c| c.contains("--raid-devices")));
+    // The replaced disk is still in the file: its stale superblock goes, so that neither a
+    // reboot nor the next plan meets it.
+    assert_eq!(
+        commands(&p).last().unwrap(),
+        "mdadm --zero-superblock /dev/disk/by-id/wwn-0x5000c500c0000001"
+    );
     applied_without_sdb(&h, &d, 2);
 }
 

@@ -55,7 +55,7 @@ impl<'a> Planner<'a> {
         self.join_members(m, wm, &object, members.joining, &mut slots, &mut out);
         self.finish_replacements(m, wm, members.spares, &mut slots, &mut out);
         if slots.replaced {
-            self.drop_replaced(m, &mut out);
+            self.drop_replaced(m, &slots.replaced_old, &mut out);
         }
         let replaced = slots.replaced;
         let grown = self.change_width(m, a, &object, slots, &mut out);

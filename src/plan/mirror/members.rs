@@ -5,7 +5,7 @@
 use super::*;
 use crate::observe::MdMember;
 use crate::plan::step::{
-    AddMember, ReAddMember, RemoveFailed, ReplaceMember, WaitIdle, WipeSignatures,
+    AddMember, ReAddMember, RemoveFailed, ReplaceMember, WaitIdle, WipeSignatures, ZeroSuperblock,
 };
 
 /// The disks the file names for a mirror, sorted against the array. A disk the file names that
@@ -33,6 +33,8 @@ pub(super) struct Slots<'x> {
     pub(super) leaving: Vec<&'x MdMember>,
     /// A hot replace is planned: the array waits for the copy, then drops the replaced member.
     pub(super) replaced: bool,
+    /// The kernel names of the members replaced.
+    pub(super) replaced_old: Vec<String>,
     /// Disks that join as spares beyond the free slots and the leaving members: the array
     /// grows by one slot for each, which they fill by recovery.
     pub(super) grow: u32,
@@ -164,6 +166,7 @@ impl<'a> Planner<'a> {
             free,
             leaving,
             replaced: false,
+            replaced_old: Vec::new(),
             grow: 0,
             started: false,
         }
@@ -241,6 +244,7 @@ impl<'a> Planner<'a> {
                     format!("/dev/{} is no longer among the mirror's `members`: {name} is copied in its place while it stays in service, so redundancy never drops", old.kname),
                 ));
                 slots.replaced = true;
+                slots.replaced_old.push(old.kname.clone());
             }
         }
     }
@@ -282,12 +286,20 @@ impl<'a> Planner<'a> {
                 ),
             ));
             slots.replaced = true;
+            slots.replaced_old.push(old.kname.clone());
         }
     }
 
     /// After a hot replace: wait for the copy (md then fails the replaced member out), and
-    /// remove the replaced member.
-    pub(super) fn drop_replaced(&self, m: &MirrorSpec, out: &mut Vec<PlannedStep>) {
+    /// remove the replaced member. A replaced disk the file still declares loses the array's
+    /// superblock: its copy is stale once the new member holds the data, and a reboot must
+    /// not assemble it (an undeclared one is only noted, see former.rs).
+    pub(super) fn drop_replaced(
+        &self,
+        m: &MirrorSpec,
+        replaced_old: &[String],
+        out: &mut Vec<PlannedStep>,
+    ) {
         out.push(ps(
             Step::WaitIdle(WaitIdle {
                 array: m.name.clone(),
@@ -304,5 +316,15 @@ impl<'a> Planner<'a> {
             Risk::Safe,
             "the replaced member leaves the array",
         ));
+        for k in replaced_old.iter().filter(|k| self.file_knames.contains(*k)) {
+            out.push(ps(
+                Step::ZeroSuperblock(ZeroSuperblock {
+                    array: m.name.clone(),
+                    device: self.stable_path(k),
+                }),
+                Risk::Safe,
+                "the replaced disk's copy is stale now that the new member holds the data: its md superblock is erased so that no reboot assembles it (the disk is still in the file)",
+            ));
+        }
     }
 }
