@@ -120,3 +120,25 @@ fn a_degraded_array_keeps_its_bitmap_until_its_member_returns() {
         p.refused
     );
 }
+
+/// A member already recovering into its slot is coming back: the bitmap change waits for the
+/// recovery instead of being refused (an apply stopped at that wait runs again).
+#[test]
+fn a_recovering_member_counts_as_back_for_the_bitmap() {
+    let (mut d, h, _) = built();
+    let hdd = "/dev/disk/by-id/ata-ST500DM009-2F110A_ZA4000001";
+    for cmd in ["--fail", "--remove", "--add"] {
+        let o = run(&h, &["mdadm", "/dev/md/md-home", cmd, hdd]);
+        assert_eq!(o.status, 0, "{cmd}: {}", o.stderr);
+    }
+    let a = h.world().array_named("md-home").unwrap().clone();
+    assert!(a.degraded > 0 && !a.is_idle(), "{a:?}");
+    d.mirrors.get_mut("md-home").unwrap().bitmap_chunk = Some(128 << 20);
+    let p = plan_for(&h, &d, Policy::default());
+    assert!(p.refused.is_empty(), "{:#?}", p.refused);
+    let at = |f: fn(&Step) -> bool| p.steps.iter().position(|s| f(&s.step));
+    let wait = at(|s| matches!(s, Step::WaitIdle(_))).expect("a wait");
+    let remove = at(|s| matches!(s, Step::RemoveBitmap(_))).expect("the bitmap removed");
+    assert!(wait < remove, "{:#?}", p.steps);
+    assert!(at(|s| matches!(s, Step::AddBitmap(_))).is_some());
+}

@@ -422,4 +422,24 @@ fn a_degraded_mirror_is_imported_with_the_disk_it_lost() {
             p.steps
         );
     }
+    // Taken back, it converges; without a bitmap (no --re-add possible) by --add.
+    for bitmap in [true, false] {
+        let (mut d, h) = example("single-pair");
+        if !bitmap {
+            d.mirrors.get_mut("md-home").unwrap().bitmap_chunk = None;
+        }
+        apply(&h, &d, Policy::default()).unwrap();
+        h.finish_syncs();
+        assert_eq!(run(&h, &["mdadm", "/dev/md/md-home", "--fail", hdd]).status, 0);
+        let back = load_str("back", &import::to_yaml(&import::import(&observe(&h, &d)))).unwrap();
+        let p = plan_for(&h, &back, Policy::default());
+        let add = if bitmap { "re_add_member" } else { "add_member" };
+        assert!(ops(&p).contains(&add.to_string()), "bitmap {bitmap}: {:?}", ops(&p));
+        apply(&h, &back, Policy::default()).unwrap_or_else(|e| panic!("bitmap {bitmap}: {e}"));
+        h.finish_syncs();
+        let a = h.world().array_named("md-home").unwrap().clone();
+        assert_eq!((a.degraded, a.members.len()), (0, 2), "bitmap {bitmap}");
+        let p = plan_for(&h, &back, Policy::default());
+        assert!(p.steps.is_empty() && p.refused.is_empty(), "bitmap {bitmap}: {}", hyraid::render::text(&p, false));
+    }
 }

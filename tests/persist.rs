@@ -337,6 +337,8 @@ fn a_file_bitmap_on_an_array_line_of_ours_is_rewritten_without_it() {
     for line in [
         format!("ARRAY /dev/md1 metadata=1.2 UUID={u} bitmap=/mnt/ssd/root-bitmap\n"),
         format!("ARRAY /dev/md1 metadata=1.2 UUID={u}\n   bitmap=/mnt/ssd/root-bitmap\n"),
+        format!("ARRAY /dev/md1 bitmap=/mnt/ssd/root-bitmap\n   metadata=1.2 UUID={u}\n"),
+        format!("ARRAY /dev/md1 metadata=1.2 UUID={u} BITMAP=/mnt/ssd/root-bitmap\n"),
     ] {
         let cur = format!("MAILADDR root\n{line}{other}");
         let new = hyraid::plan::persist::managed_mdadm_conf(Some(&cur), &ours, &[]).unwrap();

@@ -141,9 +141,14 @@ pub(super) fn mirrors(b: &mut Builder) -> Mirrors {
                         rotational.push((n.clone(), whole.rotational));
                         // A failed member says whether it was write-mostly; a disk out of
                         // the array does not: a rotational one is taken as it (`auto`).
+                        let fast = a.members.iter().any(|m| {
+                            o.device(&m.kname)
+                                .map(|x| x.parent.as_deref().and_then(|p| o.device(p)).unwrap_or(x))
+                                .is_some_and(|x| !x.rotational)
+                        });
                         let was_wm = match a.member(&d.kname) {
                             Some(m) => m.write_mostly(),
-                            None => whole.rotational,
+                            None => whole.rotational && fast,
                         };
                         if was_wm {
                             wm.push(n.clone());

@@ -220,7 +220,7 @@ fn render_mdadm_conf(
         let file_bitmap = logical.iter().any(|l| {
             let w: Vec<&str> = l.split_whitespace().collect();
             w.first() == Some(&"ARRAY")
-                && w.iter().any(|x| x.starts_with("bitmap="))
+                && w.iter().any(|x| x.to_ascii_lowercase().starts_with("bitmap="))
                 && w.iter()
                     .filter_map(|x| x.strip_prefix("UUID=").or_else(|| x.strip_prefix("uuid=")))
                     .any(|u| ours.iter().any(|(_, o)| mdadm_uuid(o) == mdadm_uuid(u)))
@@ -245,7 +245,8 @@ fn render_mdadm_conf(
         .collect();
     let mut out = String::new();
     let mut dropping = false;
-    for line in base.lines() {
+    let all: Vec<&str> = base.lines().collect();
+    for (i, line) in all.iter().copied().enumerate() {
         if dropping && line.starts_with(char::is_whitespace) && !line.trim().is_empty() {
             continue; // continuation of a dropped ARRAY line
         }
@@ -258,8 +259,13 @@ fn render_mdadm_conf(
             let mut words = t.split_whitespace().skip(1);
             let dev = words.next().unwrap_or("");
             let named = devices.iter().any(|d| same_device(dev, d));
-            let by_uuid = t
-                .split_whitespace()
+            // The UUID may stand on a continuation line.
+            let continued = all[i + 1..]
+                .iter()
+                .take_while(|l| l.starts_with(char::is_whitespace) && !l.trim().is_empty());
+            let by_uuid = std::iter::once(t)
+                .chain(continued.copied())
+                .flat_map(str::split_whitespace)
                 .filter_map(|w| w.strip_prefix("UUID=").or_else(|| w.strip_prefix("uuid=")))
                 .any(|u| uuids.contains(&mdadm_uuid(u)));
             if named || by_uuid {

@@ -93,7 +93,8 @@ fn redundancy(a: &MdArray, object: &str, f: &mut Findings) {
     }
     if a.sync_action == "frozen" {
         f.add(
-            if a.degraded > 0 {
+            // Degraded, or a resync pending: copies that may differ are never compared.
+            if a.degraded > 0 || a.resync_pending {
                 Severity::Degraded
             } else {
                 Severity::Lint

@@ -223,16 +223,17 @@ impl<'a> Planner<'a> {
                     .lv(&vg.name, &wc.cachevol)
                     .is_some_and(|c| c.tags.iter().any(|t| t == CACHEVOL_TAG));
                 out.push(ps(
-                    Step::DetachWritecache(DetachWritecache { vg: vg.name.clone(), lv: lv.name.clone(), remove_cachevol: ours.then(|| cachevol_name(&lv.name)) }),
+                    Step::DetachWritecache(DetachWritecache { vg: vg.name.clone(), lv: lv.name.clone(), remove_cachevol: ours.then(|| detached_name(&wc.cachevol)) }),
                     Risk::Safe,
                     if ours {
-                        format!("the file has no writecache for this LV: dirty blocks are written back to the main PVs first (slow), then hyraid's cache volume {} is removed", cachevol_name(&lv.name))
+                        format!("the file has no writecache for this LV: dirty blocks are written back to the main PVs first (slow), then hyraid's cache volume {} is removed", detached_name(&wc.cachevol))
                     } else {
-                        format!("the file has no writecache for this LV: dirty blocks are written back to the main PVs first (slow); the cache volume {} was not made by hyraid (no {CACHEVOL_TAG} tag) and stays, detached, as an LV of its own", wc.cachevol)
+                        format!("the file has no writecache for this LV: dirty blocks are written back to the main PVs first (slow); the cache volume {} was not made by hyraid (no {CACHEVOL_TAG} tag) and stays, detached, as an LV of its own", detached_name(&wc.cachevol))
                     },
                 ));
                 if !ours {
-                    self.notes.push(format!("lv {}/{}: once the writecache is detached, its cache volume {}/{} stays as an LV hyraid leaves alone; `lvremove {}/{}` frees its space", vg.name, lv.name, vg.name, wc.cachevol, vg.name, wc.cachevol));
+                    let cv = detached_name(&wc.cachevol);
+                    self.notes.push(format!("lv {}/{}: once the writecache is detached, its cache volume {}/{cv} stays as an LV hyraid leaves alone; `lvremove {}/{cv}` frees its space", vg.name, lv.name, vg.name, vg.name));
                 }
             }
             (Some(want), Some(wc)) => {
@@ -311,4 +312,10 @@ impl<'a> Planner<'a> {
             }
         }
     }
+}
+
+/// The name a cache volume takes back when it is split off: attached, LVM hides it as `NAME_cvol`
+/// (the name it had, even if the LV it caches was renamed since).
+fn detached_name(attached: &str) -> String {
+    attached.strip_suffix("_cvol").unwrap_or(attached).to_string()
 }

@@ -18,9 +18,21 @@ impl<'a> Planner<'a> {
         // A frozen array (`sync_action` = frozen) starts no resync or recovery and refuses
         // bitmap and width changes, and it stays frozen until someone sets it idle: a wait
         // would never end. Only write-mostly, set through sysfs, works on it.
-        let needs_md = out
-            .iter()
-            .any(|s| !matches!(s.step, Step::SetWriteMostly(_)));
+        // What needs md's sync thread or is refused with EBUSY while frozen; removing failed
+        // members, sysfs writes and erasing a former member's superblock work.
+        let needs_md = out.iter().any(|s| {
+            matches!(
+                s.step,
+                Step::AddMember(_)
+                    | Step::ReAddMember(_)
+                    | Step::ReplaceMember(_)
+                    | Step::GrowArray(_)
+                    | Step::RemoveBitmap(_)
+                    | Step::AddBitmap(_)
+                    | Step::WaitIdle(_)
+                    | Step::RemoveMember(_)
+            )
+        });
         if a.sync_action == "frozen" && needs_md {
             self.refuse(
                 format!("mirror {}", m.name),
@@ -51,7 +63,13 @@ impl<'a> Planner<'a> {
         self.remove_failed_members(m, a, &mut out);
         let mut slots = self.slots(m, a);
         let joins = !members.joining.is_empty();
-        let returning = members.joining.len() as u32;
+        // Members coming back: joining in this plan, or already recovering into a slot.
+        let recovering = a
+            .members
+            .iter()
+            .filter(|x| !x.faulty() && x.slot.is_some() && !x.has("in_sync"))
+            .count();
+        let returning = (members.joining.len() + recovering) as u32;
         self.join_members(m, wm, &object, members.joining, &mut slots, &mut out);
         self.finish_replacements(m, wm, members.spares, &mut slots, &mut out);
         if slots.replaced {

@@ -80,6 +80,10 @@ impl<'a> Planner<'a> {
                     spares.push(name);
                 }
                 Some(x) if !x.faulty() => present.push((name, dev.kname.as_str())),
+                // --re-add copies only what the bitmap marks; without a bitmap md refuses it,
+                // and the disk goes back by --add (a full recovery; mdadm takes a device with
+                // this array's own superblock as it is).
+                Some(_) if a.bitmap.is_none() => joining.push((name, Some(vec![]))),
                 Some(_) => joining.push((name, None)),
                 None => {
                     let ours = dev.signatures.iter().flatten().any(|s| {
@@ -88,7 +92,7 @@ impl<'a> Planner<'a> {
                             && array_uuid.is_some()
                     });
                     if ours && dev.holders.is_empty() {
-                        joining.push((name, None));
+                        joining.push((name, a.bitmap.is_none().then(Vec::new)));
                         continue;
                     }
                     match self.usable(r) {
