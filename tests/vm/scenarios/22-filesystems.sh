@@ -11,7 +11,8 @@
 # ext4; the xfs unmounted, xfs_admin -L, mounted again, marked degrades), checked with blkid and
 # findmnt, data intact; and the mounted xfs is made again as ext4 (refused without
 # --allow-destroy; with it: umount, wipefs, mkfs with the plan's new UUID, its fstab line
-# replaced, mounted again, the old data gone and new data written).
+# replaced, mounted again, the old data gone and new data written). Last, media is taken out of
+# the file: left alone, its fstab line stays and still mounts it.
 . /mnt/host/files/guest-lib.sh
 fsbytes() { df -B1 --output=size "$1" | tail -1 | tr -d ' '; }
 blocks_ext4() { dumpe2fs -h /dev/vg0/files 2>/dev/null | sed -n 's/^Block count: *//p'; }
@@ -136,4 +137,15 @@ S3=$(sha256sum /srv/media/new | cut -d' ' -f1); sync; echo 3 > /proc/sys/vm/drop
 expect "new data on the new ext4 (sha256)" "$(sha256sum /srv/media/new | cut -d' ' -f1)" "$S3"
 expect "ext4 on files untouched (sha256)" "$(sha256sum /srv/files/data | cut -d' ' -f1)" "$S1"
 expect "plan after the type change exits 0" "$(hy_rc plan /tmp/fs-retype.yaml --detailed-exitcode --allow-destroy)" 0
+
+say "media taken out of the file: left alone, its fstab line too"
+sed '/^      media:/d' /tmp/fs-retype.yaml > /tmp/fs-nomedia.yaml
+grep -q "media:" /tmp/fs-nomedia.yaml && bad "media still in the file" || ok "media is out of the file"
+hy plan /tmp/fs-nomedia.yaml --detailed-exitcode; expect "plan without media exits 0 (no changes)" $? 0
+grep -q "lv vg0/media" /tmp/hy.out && ok "the plan lists media as left alone" || bad "media not listed as left alone"
+hy apply /tmp/fs-nomedia.yaml --yes; expect "apply without media exits 0" $? 0
+check "media's fstab line stays" grep -qx "UUID=$U3 /srv/media ext4 defaults 0 2" /etc/fstab
+umount /srv/media && mount /srv/media
+expect "media mounts from its line (findmnt)" "$(findmnt -n -o FSTYPE /srv/media)" ext4
+expect "media data intact (sha256)" "$(sha256sum /srv/media/new | cut -d' ' -f1)" "$S3"
 finish
