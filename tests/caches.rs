@@ -459,11 +459,22 @@ fn a_detached_writecache_removes_only_hyraids_cache_volume_and_says_which() {
     };
     let p = plan_for(&h, &d, Policy::default());
     let s = detach(&p);
-    assert!(s.reason.contains("hyraid's cache volume nextcloud_wc is removed"), "{}", s.reason);
+    assert!(
+        s.reason
+            .contains("hyraid's cache volume nextcloud_wc is removed"),
+        "{}",
+        s.reason
+    );
     assert!(s.step.commands().len() == 2, "splitcache, then lvremove");
     // The same cache made by hand: no hyraid tag on its cache volume.
     let mut w = h.world();
-    let cv = w.lv("vg0", "nextcloud").unwrap().writecache.clone().unwrap().cachevol;
+    let cv = w
+        .lv("vg0", "nextcloud")
+        .unwrap()
+        .writecache
+        .clone()
+        .unwrap()
+        .cachevol;
     for l in w.lvm.lvs.iter_mut().filter(|l| l.name == cv) {
         l.tags.clear();
     }
@@ -471,9 +482,19 @@ fn a_detached_writecache_removes_only_hyraids_cache_volume_and_says_which() {
     let p = plan_for(&h, &d, Policy::default());
     let s = detach(&p);
     assert_eq!(s.step.commands().len(), 1, "only the flush and detach");
-    assert!(s.reason.contains("was not made by hyraid") && s.reason.contains("stays"), "{}", s.reason);
+    assert!(
+        s.reason.contains("was not made by hyraid") && s.reason.contains("stays"),
+        "{}",
+        s.reason
+    );
     assert!(!s.reason.contains("is removed"), "{}", s.reason);
     // Split off, the cache volume takes back its name (attached, LVM hides it as NAME_cvol).
     let detached = cv.strip_suffix("_cvol").unwrap();
-    assert!(p.notes.iter().any(|n| n.contains(&format!("lvremove vg0/{detached}"))), "{:?}", p.notes);
+    assert!(
+        p.notes
+            .iter()
+            .any(|n| n.contains(&format!("lvremove vg0/{detached}"))),
+        "{:?}",
+        p.notes
+    );
 }

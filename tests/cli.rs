@@ -54,7 +54,12 @@ fn plan_apply_plan_with_detailed_exitcode() {
         "--yes",
     ]);
     let (out2, _) = text(&o);
-    assert!(out2.contains("The simulated machine was not written back (--sim-write saves it to the snapshot)."), "{out2}");
+    assert!(
+        out2.contains(
+            "The simulated machine was not written back (--sim-write saves it to the snapshot)."
+        ),
+        "{out2}"
+    );
     assert_eq!(std::fs::read_to_string(&copy).unwrap(), before);
     let o = hyraid(&[
         "plan",

@@ -161,13 +161,18 @@ fn a_converged_plan_lists_the_lints_status_reports() {
     // Accepted in the file, the lint is no longer one: neither status nor the plan lists it.
     let p = apply::preview::review(&accepting, &obs, Policy::default()).unwrap();
     assert!(
-        !p.notes.iter().any(|n| n.starts_with("lint, after this plan: ")),
+        !p.notes
+            .iter()
+            .any(|n| n.starts_with("lint, after this plan: ")),
         "{:?}",
         p.notes
     );
     let found = hyraid::status::status(&obs, Some(&accepting), obs.boot.mdadm_conf.as_deref());
     assert_eq!(hyraid::status::exit_code(&found), 0, "{found:#?}");
-    assert!(found.iter().any(|f| f.message.contains("accepted in the file: writecache-not-redundant")));
+    assert!(found.iter().any(|f| {
+        f.message
+            .contains("accepted in the file: writecache-not-redundant")
+    }));
 }
 
 // The real machine's `start`: a program runs in a thread of its own.

@@ -238,8 +238,15 @@ fn status_says_how_to_convert_a_file_bitmap_by_the_arrays_metadata() {
         a.superblock = Some("0.90".into());
     }
     let fix = fix_of(&w);
-    assert!(fix.contains("does not manage 0.90 arrays") && fix.contains("bitmap="), "{fix}");
+    assert!(
+        fix.contains("does not manage 0.90 arrays") && fix.contains("bitmap="),
+        "{fix}"
+    );
     assert!(!fix.contains("hyraid import"), "{fix}");
     let imp = import::import(&w);
-    assert!(imp.skipped.iter().any(|s| s.contains("0.90")), "{:?}", imp.skipped);
+    assert!(
+        imp.skipped.iter().any(|s| s.contains("0.90")),
+        "{:?}",
+        imp.skipped
+    );
 }

@@ -32,14 +32,20 @@ fn a_change_on_a_frozen_array_is_refused_and_plan_returns() {
     assert!(plan_for(&h, &d, Policy::default()).is_empty());
     let found = hyraid::status::status(&observe(&h, &d), Some(&d), None);
     assert!(
-        found.iter().any(|f| f.message.contains("frozen") && f.fix.contains("echo idle")),
+        found
+            .iter()
+            .any(|f| f.message.contains("frozen") && f.fix.contains("echo idle")),
         "{found:#?}"
     );
     // A new bitmap chunk needs md: refused, with how to thaw it; nothing runs.
     d.mirrors.get_mut("md-home").unwrap().bitmap_chunk = Some(128 << 20);
     let p = plan_for(&h, &d, Policy::default());
     assert!(p.steps.is_empty(), "{:#?}", p.steps);
-    let r = p.refused.iter().find(|r| r.reason.contains("frozen")).unwrap();
+    let r = p
+        .refused
+        .iter()
+        .find(|r| r.reason.contains("frozen"))
+        .unwrap();
     assert!(
         r.fix
             .contains(&format!("echo idle > /sys/block/{md}/md/sync_action")),
@@ -65,7 +71,11 @@ fn a_wait_on_an_array_frozen_during_apply_gives_up_with_the_fix() {
     d.mirrors.get_mut("md-home").unwrap().bitmap_chunk = Some(128 << 20);
     let p = plan_for(&h, &d, Policy::default());
     assert!(p.refused.is_empty(), "{:#?}", p.refused);
-    assert!(matches!(p.steps[0].step, Step::WaitIdle(_)), "{:#?}", p.steps);
+    assert!(
+        matches!(p.steps[0].step, Step::WaitIdle(_)),
+        "{:#?}",
+        p.steps
+    );
     // Someone freezes the array once apply has planned.
     let mut confirm = |_: &hyraid::plan::Plan| {
         freeze(&h, &md);
@@ -96,7 +106,8 @@ fn a_degraded_array_keeps_its_bitmap_until_its_member_returns() {
     let o = run(&h, &["mdadm", &format!("/dev/{md}"), "--fail", "/dev/sdb"]);
     assert_eq!(o.status, 0, "{}", o.stderr);
     let mut w = h.world();
-    w.block_devices.retain(|b| b.kname != "sdb" && b.parent.as_deref() != Some("sdb"));
+    w.block_devices
+        .retain(|b| b.kname != "sdb" && b.parent.as_deref() != Some("sdb"));
     for a in w.arrays.iter_mut() {
         a.members.retain(|m| m.kname != "sdb");
     }

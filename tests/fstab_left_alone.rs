@@ -44,7 +44,11 @@ fn unmounted(h: &SimHost) -> SimHost {
 #[test]
 fn an_lv_the_file_no_longer_names_keeps_its_fstab_line() {
     let (mut d, h, fstab) = built();
-    d.volume_groups.get_mut("vg0").unwrap().lvs.remove("nextcloud");
+    d.volume_groups
+        .get_mut("vg0")
+        .unwrap()
+        .lvs
+        .remove("nextcloud");
     let p = plan_for(&h, &d, Policy::default());
     eprintln!("{}", hyraid::render::text(&p, false));
     assert!(!writes_fstab(&p), "{:#?}", p.steps);
@@ -158,7 +162,11 @@ volume_groups:
     let mut d = text.clone();
     d.volume_groups.get_mut("vg0").unwrap().lvs.remove("files");
     let p = plan_for(&h, &d, Policy::default());
-    assert!(p.is_empty() && p.refused.is_empty(), "{}", hyraid::render::text(&p, false));
+    assert!(
+        p.is_empty() && p.refused.is_empty(),
+        "{}",
+        hyraid::render::text(&p, false)
+    );
     apply(&h, &d, Policy::default()).unwrap();
     assert_eq!(h.world().boot.fstab.unwrap(), fstab);
 }

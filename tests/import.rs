@@ -381,7 +381,10 @@ fn disks_hyraids_udev_rule_names_keep_their_names() {
     apply(&h, &d, Policy::default()).unwrap();
     let obs = observe(&h, &d);
     let rule = obs.boot.write_cache_rule.clone().unwrap();
-    assert!(rule.contains("# disk bay2\n") && rule.contains("# disk hdd0\n"), "{rule}");
+    assert!(
+        rule.contains("# disk bay2\n") && rule.contains("# disk hdd0\n"),
+        "{rule}"
+    );
     let yaml = imported_plan_is_empty(&obs, "renamed");
     let back = load_str("x", &yaml).unwrap();
     assert_eq!(
@@ -409,15 +412,27 @@ fn a_degraded_mirror_is_imported_with_the_disk_it_lost() {
         let obs = observe(&h, &d);
         let imp = import::import(&obs);
         let yaml = import::to_yaml(&imp);
-        assert!(!imp.skipped.iter().any(|s| s.contains("md-home") || s.contains("vg ")), "{step}: {:?}", imp.skipped);
+        assert!(
+            !imp.skipped
+                .iter()
+                .any(|s| s.contains("md-home") || s.contains("vg ")),
+            "{step}: {:?}",
+            imp.skipped
+        );
         let back = load_str(step, &yaml).unwrap_or_else(|e| panic!("{step}: {e}\n{yaml}"));
         assert_eq!(back.mirrors["md-home"].members.len(), 2, "{step}: {yaml}");
         assert!(back.volume_groups.contains_key("home"), "{step}: {yaml}");
-        assert!(imp.notes.iter().any(|n| n.contains("re-adds it")), "{step}: {:?}", imp.notes);
+        assert!(
+            imp.notes.iter().any(|n| n.contains("re-adds it")),
+            "{step}: {:?}",
+            imp.notes
+        );
         let p = plan(&back, &obs, Policy::default()).unwrap();
         assert!(p.refused.is_empty(), "{step}: {:?}", p.refused);
         assert!(
-            p.steps.iter().any(|s| matches!(s.step, Step::ReAddMember(_))),
+            p.steps
+                .iter()
+                .any(|s| matches!(s.step, Step::ReAddMember(_))),
             "{step}: {:?}",
             p.steps
         );
@@ -430,16 +445,31 @@ fn a_degraded_mirror_is_imported_with_the_disk_it_lost() {
         }
         apply(&h, &d, Policy::default()).unwrap();
         h.finish_syncs();
-        assert_eq!(run(&h, &["mdadm", "/dev/md/md-home", "--fail", hdd]).status, 0);
+        assert_eq!(
+            run(&h, &["mdadm", "/dev/md/md-home", "--fail", hdd]).status,
+            0
+        );
         let back = load_str("back", &import::to_yaml(&import::import(&observe(&h, &d)))).unwrap();
         let p = plan_for(&h, &back, Policy::default());
-        let add = if bitmap { "re_add_member" } else { "add_member" };
-        assert!(ops(&p).contains(&add.to_string()), "bitmap {bitmap}: {:?}", ops(&p));
+        let add = if bitmap {
+            "re_add_member"
+        } else {
+            "add_member"
+        };
+        assert!(
+            ops(&p).contains(&add.to_string()),
+            "bitmap {bitmap}: {:?}",
+            ops(&p)
+        );
         apply(&h, &back, Policy::default()).unwrap_or_else(|e| panic!("bitmap {bitmap}: {e}"));
         h.finish_syncs();
         let a = h.world().array_named("md-home").unwrap().clone();
         assert_eq!((a.degraded, a.members.len()), (0, 2), "bitmap {bitmap}");
         let p = plan_for(&h, &back, Policy::default());
-        assert!(p.steps.is_empty() && p.refused.is_empty(), "bitmap {bitmap}: {}", hyraid::render::text(&p, false));
+        assert!(
+            p.steps.is_empty() && p.refused.is_empty(),
+            "bitmap {bitmap}: {}",
+            hyraid::render::text(&p, false)
+        );
     }
 }

@@ -157,6 +157,10 @@ fn a_refusals_fix_fits_its_cause() {
     let (mut d, h) = example("single-pair");
     d.disks.get_mut("hdd").unwrap().id = Some("ata-ST500DM009-2F110A_ZA400001".into());
     let p = plan_for(&h, &d, Policy::default());
-    let r = p.refused.iter().find(|r| r.reason.contains("cannot create")).unwrap();
+    let r = p
+        .refused
+        .iter()
+        .find(|r| r.reason.contains("cannot create"))
+        .unwrap();
     assert!(r.fix.contains("check the disk's `id`"), "{r:?}");
 }

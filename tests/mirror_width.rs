@@ -198,7 +198,11 @@ fn applied_without_sdb(h: &SimHost, d: &Desired, width: u32) {
     assert_eq!((a.raid_disks, a.degraded), (width, 0));
     assert!(a.member("sdb").is_none());
     let p = plan_for(h, d, Policy::default());
-    assert!(p.steps.is_empty() && p.refused.is_empty(), "{}", hyraid::render::text(&p, false));
+    assert!(
+        p.steps.is_empty() && p.refused.is_empty(),
+        "{}",
+        hyraid::render::text(&p, false)
+    );
 }
 
 fn disk(d: &mut Desired, name: &str, serial: &str) {
@@ -410,7 +414,9 @@ fn a_member_dropped_from_members_leaves_though_its_disk_is_still_declared() {
     assert_eq!(p.refused.len(), 1, "{:#?}", p.refused);
     assert!(p.refused[0].reason.contains("permanent loss of redundancy"));
     assert!(
-        p.refused[0].fix.contains("list `hdd1` in the mirror's `members`"),
+        p.refused[0]
+            .fix
+            .contains("list `hdd1` in the mirror's `members`"),
         "the fix names the file's disk, not a /dev path: {}",
         p.refused[0].fix
     );
@@ -483,13 +489,17 @@ fn the_slot_of_a_missing_member_is_dropped_only_with_allow_destroy() {
     assert!(
         p.refused
             .iter()
-            .any(|r| r.reason.contains("runs with 2 (1 missing)") && r.fix.contains("--allow-destroy")),
+            .any(|r| r.reason.contains("runs with 2 (1 missing)")
+                && r.fix.contains("--allow-destroy")),
         "{:#?}",
         p.refused
     );
     let p = plan_for(&h, &d, ALLOW);
     assert!(p.refused.is_empty(), "{:#?}", p.refused);
-    assert_eq!(commands(&p), vec!["mdadm --grow /dev/md/tank --raid-devices=2".to_string()]);
+    assert_eq!(
+        commands(&p),
+        vec!["mdadm --grow /dev/md/tank --raid-devices=2".to_string()]
+    );
     assert_eq!(p.steps[0].risk, Risk::Degrades);
     apply(&h, &d, ALLOW).unwrap();
     let a = h.world().array_named("tank").unwrap().clone();

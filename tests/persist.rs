@@ -344,7 +344,10 @@ fn a_file_bitmap_on_an_array_line_of_ours_is_rewritten_without_it() {
         let new = hyraid::plan::persist::managed_mdadm_conf(Some(&cur), &ours, &[]).unwrap();
         assert!(!new.contains("root-bitmap"), "{new}");
         assert!(new.contains(&format!(" metadata=1.2 UUID={u}\n")), "{new}");
-        assert!(new.contains(other), "another array's line is not ours: {new}");
+        assert!(
+            new.contains(other),
+            "another array's line is not ours: {new}"
+        );
         // Written once, it is left as it is.
         let again = hyraid::plan::persist::managed_mdadm_conf(Some(&new), &ours, &[]).unwrap();
         assert_eq!(again, new);

@@ -160,7 +160,10 @@ fn a_repeated_key_is_one_error_not_one_per_key_inside_it() {
     let errs = load_str("dup.yaml", text).unwrap_err().0;
     let all: Vec<String> = errs.iter().map(|e| e.to_string()).collect();
     assert_eq!(errs.len(), 1, "{all:#?}");
-    assert!(all[0].starts_with("dup.yaml:5:3: disks.ssd1: key `ssd1` appears twice"), "{all:#?}");
+    assert!(
+        all[0].starts_with("dup.yaml:5:3: disks.ssd1: key `ssd1` appears twice"),
+        "{all:#?}"
+    );
 }
 
 #[test]
@@ -180,5 +183,8 @@ fn an_empty_value_is_reported_at_its_key_not_at_the_next_token() {
     let text = "version: 1\ndisks:\n  ssd1:\n\n\n# comment\n\n";
     let errs = load_str("null.yaml", text).unwrap_err().0;
     let first = errs[0].to_string();
-    assert!(first.starts_with("null.yaml:3:3: disks.ssd1: invalid value null"), "{first}");
+    assert!(
+        first.starts_with("null.yaml:3:3: disks.ssd1: invalid value null"),
+        "{first}"
+    );
 }

@@ -20,9 +20,14 @@ pub(super) fn progress_style() -> indicatif::ProgressStyle {
 const FROZEN_POLLS: u32 = 60;
 
 pub(super) enum WaitEnd {
-    Busy { action: String, pct: String },
+    Busy {
+        action: String,
+        pct: String,
+    },
     /// Frozen for longer than [`FROZEN_POLLS`]: the kernel device, to say how to thaw it.
-    Frozen { md: String },
+    Frozen {
+        md: String,
+    },
     Stopped,
     Host(HostError),
 }

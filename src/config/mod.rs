@@ -220,7 +220,9 @@ pub fn load_str(name: &str, text: &str) -> Result<Desired, ConfigErrors> {
             let (message, hint) = match float {
                 Some(f) => (
                     format!("`{f}` is a decimal number; this setting takes a whole number"),
-                    Some("write it without a decimal point or exponent (`2`, not `2.0`)".to_string()),
+                    Some(
+                        "write it without a decimal point or exponent (`2`, not `2.0`)".to_string(),
+                    ),
                 ),
                 None => (format!("does not match the format: {e}"), None),
             };

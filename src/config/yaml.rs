@@ -21,7 +21,11 @@ pub enum YamlError {
     /// An integer beyond 64 bits, at `pointer`.
     OutOfRange { pos: Pos, pointer: String },
     /// `.inf`, `.nan`: no setting takes them (they would read as "not set").
-    NotFinite { pos: Pos, pointer: String, text: String },
+    NotFinite {
+        pos: Pos,
+        pointer: String,
+        text: String,
+    },
 }
 
 /// Parse one YAML document into its value and the positions of its nodes.
@@ -147,7 +151,8 @@ impl Builder {
                     // the parent's is the one error.
                     if self.positions.keys.insert(p.clone(), pos(mark)).is_some()
                         && !self.positions.duplicates.iter().any(|(d, _)| {
-                            p.strip_prefix(d.as_str()).is_some_and(|r| r.starts_with('/'))
+                            p.strip_prefix(d.as_str())
+                                .is_some_and(|r| r.starts_with('/'))
                         })
                     {
                         self.positions.duplicates.push((p, pos(mark)));

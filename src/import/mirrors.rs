@@ -189,7 +189,9 @@ pub(super) fn mirrors(b: &mut Builder) -> Mirrors {
                 0
             }
             wb if wb > 16383 => {
-                b.converted.push(format!("{label}: write-behind {wb} is beyond md's limit of 16383: the file says 16383"));
+                b.converted.push(format!(
+                    "{label}: write-behind {wb} is beyond md's limit of 16383: the file says 16383"
+                ));
                 16383
             }
             wb => wb,

@@ -323,7 +323,10 @@ impl<'a> Planner<'a> {
                 });
                 left_alone.or_else(|| {
                     self.mountpoint_taken(&on, mp).map(|why| {
-                        (why, "choose another mount point, or free that one".to_string())
+                        (
+                            why,
+                            "choose another mount point, or free that one".to_string(),
+                        )
                     })
                 })
             };

@@ -74,12 +74,15 @@ impl<'a> Planner<'a> {
     /// The file removes the LV, VG or mirror `f` is on (`state: absent`).
     fn removes_fs_device(&self, f: &Filesystem) -> bool {
         if f.md {
-            return self.d.mirrors.values().any(|m| {
-                m.absent && self.array_of(m).is_some_and(|a| a.kname == f.kname)
-            });
+            return self
+                .d
+                .mirrors
+                .values()
+                .any(|m| m.absent && self.array_of(m).is_some_and(|a| a.kname == f.kname));
         }
-        self.d.volume_groups.get(&f.vg).is_some_and(|vg| {
-            vg.absent || vg.lvs.get(&f.lv).is_some_and(|lv| lv.absent)
-        })
+        self.d
+            .volume_groups
+            .get(&f.vg)
+            .is_some_and(|vg| vg.absent || vg.lvs.get(&f.lv).is_some_and(|lv| lv.absent))
     }
 }

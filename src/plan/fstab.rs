@@ -185,7 +185,11 @@ mod tests {
         assert_eq!(
             block_lines(&with_kept),
             vec![
-                (kept.to_string(), "11111111-2222-4333-8444-555555555555".into(), "/srv/old".into()),
+                (
+                    kept.to_string(),
+                    "11111111-2222-4333-8444-555555555555".into(),
+                    "/srv/old".into()
+                ),
                 (e("/srv/c").line(), e("/srv/c").uuid, "/srv/c".into()),
             ]
         );

@@ -220,7 +220,8 @@ fn render_mdadm_conf(
         let file_bitmap = logical.iter().any(|l| {
             let w: Vec<&str> = l.split_whitespace().collect();
             w.first() == Some(&"ARRAY")
-                && w.iter().any(|x| x.to_ascii_lowercase().starts_with("bitmap="))
+                && w.iter()
+                    .any(|x| x.to_ascii_lowercase().starts_with("bitmap="))
                 && w.iter()
                     .filter_map(|x| x.strip_prefix("UUID=").or_else(|| x.strip_prefix("uuid=")))
                     .any(|u| ours.iter().any(|(_, o)| mdadm_uuid(o) == mdadm_uuid(u)))
@@ -369,7 +370,10 @@ pub fn rule_disk_name(rule: &str, serial: &str) -> Option<String> {
             .iter()
             .any(|k| l.contains(&format!("ENV{{{k}}}==\"{serial}\"")))
     })?;
-    let name = lines.get(at.checked_sub(1)?)?.trim().strip_prefix("# disk ")?;
+    let name = lines
+        .get(at.checked_sub(1)?)?
+        .trim()
+        .strip_prefix("# disk ")?;
     rule_safe(name).then(|| name.to_string())
 }
 

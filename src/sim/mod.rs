@@ -429,7 +429,12 @@ impl Host for SimHost {
     fn sleep(&self, _d: std::time::Duration) {
         let mut st = self.st();
         tools::advance_moves(&mut st, false);
-        for a in st.world.arrays.iter_mut().filter(|a| a.sync_action != "frozen") {
+        for a in st
+            .world
+            .arrays
+            .iter_mut()
+            .filter(|a| a.sync_action != "frozen")
+        {
             if let Some((done, total)) = a.sync_completed {
                 let next = done + total.div_ceil(4);
                 if next >= total {

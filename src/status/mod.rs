@@ -75,7 +75,14 @@ impl Findings {
     }
 
     /// A lint the file may accept, by its name in [`ACCEPTABLE_LINTS`].
-    fn lint(&mut self, name: &'static str, object: String, message: String, reason: &str, fix: &str) {
+    fn lint(
+        &mut self,
+        name: &'static str,
+        object: String,
+        message: String,
+        reason: &str,
+        fix: &str,
+    ) {
         debug_assert!(ACCEPTABLE_LINTS.iter().any(|(n, _)| *n == name));
         self.add(Severity::Lint, object, message, reason, fix);
         if let Some(last) = self.0.last_mut() {
@@ -88,7 +95,10 @@ impl Findings {
 fn accepted(findings: &mut [Finding], d: &Desired) {
     for f in findings.iter_mut() {
         let Some(name) = f.lint else { continue };
-        if d.accept.get(&f.object).is_some_and(|l| l.iter().any(|x| x == name)) {
+        if d.accept
+            .get(&f.object)
+            .is_some_and(|l| l.iter().any(|x| x == name))
+        {
             f.severity = Severity::Info;
             f.message = format!("{} (accepted in the file: {name})", f.message);
         }

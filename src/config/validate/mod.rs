@@ -124,7 +124,10 @@ pub(crate) fn disk_name_ok(name: &str) -> bool {
 /// `accept:`: each object names a kind status reports (`mirror data0`, `lv vg0/nextcloud`), and
 /// each lint is one a file may accept.
 fn accepted_lints(c: &mut Ctx, raw: &RawConfig) {
-    let names: Vec<&str> = super::desired::ACCEPTABLE_LINTS.iter().map(|(n, _)| *n).collect();
+    let names: Vec<&str> = super::desired::ACCEPTABLE_LINTS
+        .iter()
+        .map(|(n, _)| *n)
+        .collect();
     for (object, lints) in &raw.accept {
         let at = format!("/accept/{}", seg(object));
         let kind = object.split_once(' ').map(|(k, _)| k);
@@ -133,7 +136,10 @@ fn accepted_lints(c: &mut Ctx, raw: &RawConfig) {
                 &at,
                 true,
                 format!("`{object}` is not an object status reports lints on"),
-                Some("write it as status names it: `mirror NAME`, `array /dev/mdN` or `lv VG/LV`".into()),
+                Some(
+                    "write it as status names it: `mirror NAME`, `array /dev/mdN` or `lv VG/LV`"
+                        .into(),
+                ),
             );
         }
         for (i, l) in lints.iter().enumerate() {

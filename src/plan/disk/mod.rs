@@ -348,7 +348,9 @@ impl<'a> Planner<'a> {
     pub(in crate::plan) fn unusable_fix(&self, r: &Resolved) -> &'static str {
         match (r.part, r.dev) {
             (Some((_, true)), _) => "fix the refusal of the disk's partitions first (see it above)",
-            (_, None) => "check the disk's `id` (or `serial`) against `ls -l /dev/disk/by-id/`, or connect the disk",
+            (_, None) => {
+                "check the disk's `id` (or `serial`) against `ls -l /dev/disk/by-id/`, or connect the disk"
+            }
             _ => "free the device, or change the file; hyraid never takes a device that is in use",
         }
     }

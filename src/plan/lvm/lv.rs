@@ -317,5 +317,8 @@ impl<'a> Planner<'a> {
 /// The name a cache volume takes back when it is split off: attached, LVM hides it as `NAME_cvol`
 /// (the name it had, even if the LV it caches was renamed since).
 fn detached_name(attached: &str) -> String {
-    attached.strip_suffix("_cvol").unwrap_or(attached).to_string()
+    attached
+        .strip_suffix("_cvol")
+        .unwrap_or(attached)
+        .to_string()
 }

@@ -320,7 +320,10 @@ impl<'a> Planner<'a> {
             Risk::Safe,
             "the replaced member leaves the array",
         ));
-        for k in replaced_old.iter().filter(|k| self.file_knames.contains(*k)) {
+        for k in replaced_old
+            .iter()
+            .filter(|k| self.file_knames.contains(*k))
+        {
             out.push(ps(
                 Step::ZeroSuperblock(ZeroSuperblock {
                     array: m.name.clone(),

@@ -191,7 +191,10 @@ impl<'a> Planner<'a> {
                     }
                 ),
                 if a.sync_action == "frozen" {
-                    format!("{md} is frozen and never resumes by itself: once whatever froze it is done, `echo idle > /sys/block/{}/md/sync_action`, then plan again", a.kname)
+                    format!(
+                        "{md} is frozen and never resumes by itself: once whatever froze it is done, `echo idle > /sys/block/{}/md/sync_action`, then plan again",
+                        a.kname
+                    )
                 } else {
                     format!("wait until {md} is in sync (`mdadm --wait {md}`), then plan again")
                 },
