@@ -83,6 +83,16 @@ fn an_nvme_joins_a_two_hdd_mirror_and_the_hdds_become_write_mostly() {
     assert_eq!(rd.trim(), "3");
 }
 
+/// hdd1 failed, removed, its superblock erased and tank shrunk to 2: the commands, in order.
+fn hdd1_leaves() -> Vec<String> {
+    vec![
+        format!("mdadm /dev/md/tank --fail {HDD1}"),
+        format!("mdadm /dev/md/tank --remove {HDD1}"),
+        format!("mdadm --zero-superblock {HDD1}"),
+        "mdadm --grow /dev/md/tank --raid-devices=2".into(),
+    ]
+}
+
 /// The 3-way nvme-plus-two-hdd mirror built; the file then names only nvme0 and hdd0.
 fn three_way_without_hdd1() -> (Desired, SimHost) {
     let (mut d, h) = example("nvme-plus-two-hdd");
@@ -112,15 +122,7 @@ fn a_member_leaves_a_three_way_mirror_only_with_allow_destroy() {
     let p = plan_for(&h, &d, ALLOW);
     eprintln!("{}", hyraid::render::text(&p, false));
     assert!(p.refused.is_empty(), "{:#?}", p.refused);
-    assert_eq!(
-        commands(&p),
-        vec![
-            format!("mdadm /dev/md/tank --fail {HDD1}"),
-            format!("mdadm /dev/md/tank --remove {HDD1}"),
-            format!("mdadm --zero-superblock {HDD1}"),
-            "mdadm --grow /dev/md/tank --raid-devices=2".into(),
-        ]
-    );
+    assert_eq!(commands(&p), hdd1_leaves());
     assert!(p.steps.iter().all(|s| s.risk == Risk::Degrades));
     assert!(matches!(p.steps[0].step, Step::RemoveMember(_)));
     apply(&h, &d, ALLOW).unwrap();
@@ -421,15 +423,7 @@ fn a_member_dropped_from_members_leaves_though_its_disk_is_still_declared() {
         p.refused[0].fix
     );
     let p = plan_for(&h, &d, ALLOW);
-    assert_eq!(
-        commands(&p),
-        vec![
-            format!("mdadm /dev/md/tank --fail {HDD1}"),
-            format!("mdadm /dev/md/tank --remove {HDD1}"),
-            format!("mdadm --zero-superblock {HDD1}"),
-            "mdadm --grow /dev/md/tank --raid-devices=2".into(),
-        ]
-    );
+    assert_eq!(commands(&p), hdd1_leaves());
     apply(&h, &d, ALLOW).unwrap();
     assert_eq!(h.world().array_named("tank").unwrap().raid_disks, 2);
     assert!(plan_for(&h, &d, Policy::default()).steps.is_empty());
