@@ -15,7 +15,7 @@ use hyraid::render::command_line;
 use hyraid::sim::{Fault, SimHost};
 
 fn flat(h: &SimHost, d: &Desired, policy: Policy) -> Vec<Command> {
-    plan_for(h, d, policy)
+    plan_for(h, d, policy.clone())
         .steps
         .iter()
         .flat_map(|s| s.step.commands())
@@ -59,7 +59,9 @@ fn holdings(w: &hyraid::observe::Observed) -> Vec<(String, u64)> {
 
 fn check_outcome(case: &Case, h: &SimHost, what: &str) {
     assert!(
-        plan_for(h, &case.desired, case.policy).steps.is_empty(),
+        plan_for(h, &case.desired, case.policy.clone())
+            .steps
+            .is_empty(),
         "{}: {what}: residue",
         case.name
     );
@@ -78,7 +80,7 @@ fn check_outcome(case: &Case, h: &SimHost, what: &str) {
         }
     }
     let foreign = |w: &hyraid::observe::Observed| {
-        hyraid::plan::plan(&case.desired, w, case.policy)
+        hyraid::plan::plan(&case.desired, w, case.policy.clone())
             .unwrap()
             .foreign
     };
@@ -89,10 +91,12 @@ fn check_outcome(case: &Case, h: &SimHost, what: &str) {
         case.name
     ); // Time passes: every resync and copy finishes; one more apply; the final shape holds.
     h.finish_syncs();
-    apply(h, &case.desired, case.policy)
+    apply(h, &case.desired, case.policy.clone())
         .unwrap_or_else(|e| panic!("{}: {what}: apply after the resync: {e}", case.name));
     assert!(
-        plan_for(h, &case.desired, case.policy).steps.is_empty(),
+        plan_for(h, &case.desired, case.policy.clone())
+            .steps
+            .is_empty(),
         "{}: {what}: residue after the resync",
         case.name
     );
@@ -137,7 +141,7 @@ fn interrupted_after_every_command_then_converges() {
         let cmds = flat(
             &SimHost::new(case.before.clone()),
             &case.desired,
-            case.policy,
+            case.policy.clone(),
         );
         assert!(!cmds.is_empty(), "{}", case.name);
         for k in 0..=cmds.len() {
@@ -146,7 +150,7 @@ fn interrupted_after_every_command_then_converges() {
             for c in &cmds[..k] {
                 run_cmd(&h, c);
             }
-            apply(&h, &case.desired, case.policy).unwrap_or_else(|e| {
+            apply(&h, &case.desired, case.policy.clone()).unwrap_or_else(|e| {
                 panic!(
                     "{}: killed after {k} commands, re-apply failed: {e}",
                     case.name
@@ -172,7 +176,7 @@ fn a_failing_command_stops_apply_and_a_rerun_converges() {
         let cmds = flat(
             &SimHost::new(case.before.clone()),
             &case.desired,
-            case.policy,
+            case.policy.clone(),
         );
         for (j, c) in cmds.iter().enumerate() {
             let h = SimHost::new(case.before.clone());
@@ -188,7 +192,7 @@ fn a_failing_command_stops_apply_and_a_rerun_converges() {
                 status: 5,
                 stderr: "  simulated failure\n".into(),
             });
-            let e = apply(&h, &case.desired, case.policy)
+            let e = apply(&h, &case.desired, case.policy.clone())
                 .expect_err(&format!("{}: command {j} fails", case.name))
                 .to_string();
             assert!(
@@ -201,7 +205,7 @@ fn a_failing_command_stops_apply_and_a_rerun_converges() {
                 "{e}"
             );
             h.clear_faults();
-            apply(&h, &case.desired, case.policy)
+            apply(&h, &case.desired, case.policy.clone())
                 .unwrap_or_else(|e| panic!("{}: after a failure at command {j}: {e}", case.name));
             check_outcome(&case, &h, &format!("failure at command {j}"));
             total += 1;

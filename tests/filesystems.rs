@@ -146,18 +146,16 @@ fn a_filesystem_of_the_file_type_is_adopted_and_another_needs_allow_destroy() {
         p.refused
     );
     assert!(p.refused[0].fix.contains("--allow-destroy"));
-    let allow = Policy {
-        allow_destroy: true,
-    };
-    let p = plan_for(&h, &x, allow);
+    let allow = Policy::destroying(true);
+    let p = plan_for(&h, &x, allow.clone());
     assert_eq!(p.steps[0].risk, hyraid::plan::Risk::Destroys);
-    apply(&h, &x, allow).unwrap();
+    apply(&h, &x, allow.clone()).unwrap();
     assert!(
         changes_since(&h, before)
             .iter()
             .any(|c| c.starts_with("mkfs.xfs") && c.contains(" -f /dev/vg0/nextcloud"))
     );
-    assert!(plan_for(&h, &x, allow).is_empty());
+    assert!(plan_for(&h, &x, allow.clone()).is_empty());
 }
 
 #[test]

@@ -8,9 +8,7 @@ use common::fs::*;
 use common::*;
 use hyraid::plan::{Policy, Risk, Step};
 
-const DESTROY: Policy = Policy {
-    allow_destroy: true,
-};
+const DESTROY: Policy = Policy::destroying(true);
 
 #[test]
 fn a_mounted_ext4_is_made_again_as_xfs_only_with_allow_destroy() {
@@ -33,7 +31,7 @@ fn a_mounted_ext4_is_made_again_as_xfs_only_with_allow_destroy() {
         "{:#?}",
         refused.refused
     );
-    let p = plan_for(&h, &d, DESTROY);
+    let p = plan_for(&h, &d, DESTROY.clone());
     assert!(p.refused.is_empty(), "{:#?}", p.refused);
     println!(
         "{}",
@@ -51,7 +49,7 @@ fn a_mounted_ext4_is_made_again_as_xfs_only_with_allow_destroy() {
     let uuid = m.uuid.clone();
     assert_ne!(uuid, old_uuid);
     let n = h.commands().len();
-    apply(&h, &d, DESTROY).unwrap();
+    apply(&h, &d, DESTROY.clone()).unwrap();
     let reads = ["dumpe2fs -h ", "xfs_info ", "xfs_admin -l "];
     let ran: Vec<String> = changes_since(&h, n)
         .into_iter()
@@ -80,6 +78,6 @@ fn a_mounted_ext4_is_made_again_as_xfs_only_with_allow_destroy() {
     let fstab = w.boot.fstab.unwrap();
     assert!(fstab.contains(&format!("UUID={uuid} /srv/nextcloud xfs defaults 0 0\n")));
     assert!(!fstab.contains(&old_uuid));
-    assert!(plan_for(&h, &d, DESTROY).is_empty());
+    assert!(plan_for(&h, &d, DESTROY.clone()).is_empty());
     assert!(plan_for(&h, &d, Policy::default()).is_empty());
 }

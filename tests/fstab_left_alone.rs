@@ -84,14 +84,12 @@ fn a_removed_lv_loses_its_line() {
     let (mut d, h, _) = built();
     let h = unmounted(&h);
     nextcloud(&mut d).absent = true;
-    let allow = Policy {
-        allow_destroy: true,
-    };
-    let p = plan_for(&h, &d, allow);
+    let allow = Policy::destroying(true);
+    let p = plan_for(&h, &d, allow.clone());
     eprintln!("{}", hyraid::render::text(&p, false));
     assert!(p.refused.is_empty(), "{:#?}", p.refused);
     assert!(writes_fstab(&p), "{:#?}", p.steps);
-    apply(&h, &d, allow).unwrap();
+    apply(&h, &d, allow.clone()).unwrap();
     assert_eq!(h.world().boot.fstab.unwrap(), FSTAB);
 }
 
@@ -180,12 +178,10 @@ fn the_line_of_a_filesystem_on_nothing_goes() {
     assert_eq!(run(&h, &["lvremove", "--yes", "vg0/nextcloud"]).status, 0);
     let mut gone = d.clone();
     nextcloud(&mut gone).absent = true;
-    let allow = Policy {
-        allow_destroy: true,
-    };
-    let p = plan_for(&h, &gone, allow);
+    let allow = Policy::destroying(true);
+    let p = plan_for(&h, &gone, allow.clone());
     assert!(writes_fstab(&p), "{}", hyraid::render::text(&p, false));
-    apply(&h, &gone, allow).unwrap();
+    apply(&h, &gone, allow.clone()).unwrap();
     assert_eq!(h.world().boot.fstab.unwrap(), FSTAB);
-    assert!(plan_for(&h, &gone, allow).is_empty());
+    assert!(plan_for(&h, &gone, allow.clone()).is_empty());
 }

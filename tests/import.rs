@@ -399,7 +399,8 @@ fn disks_hyraids_udev_rule_names_keep_their_names() {
 
 /// Seed 004's fail / remove tests: a mirror with a failed member, or with a member removed that
 /// still carries its superblock, is imported with that disk (it was left out for want of a
-/// second member, and its VG with it); the plan then takes the disk back by --re-add.
+/// second member, and its VG with it); the plan refuses it until the user asks for it back
+/// (`--re-add NAME`), and then takes it back by --re-add.
 #[test]
 fn a_degraded_mirror_is_imported_with_the_disk_it_lost() {
     let (d, h) = example("single-pair");
@@ -423,11 +424,17 @@ fn a_degraded_mirror_is_imported_with_the_disk_it_lost() {
         assert_eq!(back.mirrors["md-home"].members.len(), 2, "{step}: {yaml}");
         assert!(back.volume_groups.contains_key("home"), "{step}: {yaml}");
         assert!(
-            imp.notes.iter().any(|n| n.contains("re-adds it")),
+            imp.notes.iter().any(|n| n.contains("--re-add hdd0")),
             "{step}: {:?}",
             imp.notes
         );
         let p = plan(&back, &obs, Policy::default()).unwrap();
+        assert!(
+            p.refused.len() == 1 && p.refused[0].fix.contains("--re-add hdd0"),
+            "{step}: {:?}",
+            p.refused
+        );
+        let p = plan(&back, &obs, re_add("hdd0")).unwrap();
         assert!(p.refused.is_empty(), "{step}: {:?}", p.refused);
         assert!(
             p.steps
@@ -450,7 +457,7 @@ fn a_degraded_mirror_is_imported_with_the_disk_it_lost() {
             0
         );
         let back = load_str("back", &import::to_yaml(&import::import(&observe(&h, &d)))).unwrap();
-        let p = plan_for(&h, &back, Policy::default());
+        let p = plan_for(&h, &back, re_add("hdd0"));
         let add = if bitmap {
             "re_add_member"
         } else {
@@ -461,7 +468,7 @@ fn a_degraded_mirror_is_imported_with_the_disk_it_lost() {
             "bitmap {bitmap}: {:?}",
             ops(&p)
         );
-        apply(&h, &back, Policy::default()).unwrap_or_else(|e| panic!("bitmap {bitmap}: {e}"));
+        apply(&h, &back, re_add("hdd0")).unwrap_or_else(|e| panic!("bitmap {bitmap}: {e}"));
         h.finish_syncs();
         let a = h.world().array_named("md-home").unwrap().clone();
         assert_eq!((a.degraded, a.members.len()), (0, 2), "bitmap {bitmap}");

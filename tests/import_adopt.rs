@@ -201,14 +201,7 @@ fn an_adopted_mirror_is_never_guessed() {
         )
         .replace("    pvs:\n", "    state: absent\n    pvs:\n");
     let d = load_str("absent.yaml", &absent).unwrap_or_else(|e| panic!("{e}\n{absent}"));
-    let p = plan(
-        &d,
-        &obs,
-        Policy {
-            allow_destroy: true,
-        },
-    )
-    .unwrap();
+    let p = plan(&d, &obs, Policy::destroying(true)).unwrap();
     assert!(
         p.steps.iter().all(
             |s| !matches!(&s.step, Step::StopArray(StopArray { array, .. }) if array == "md0")

@@ -9,9 +9,7 @@ use hyraid::observe::{DevKind, Signature};
 use hyraid::plan::step::WipeSignatures;
 use hyraid::plan::{Policy, Step};
 
-const ALLOW: Policy = Policy {
-    allow_destroy: true,
-};
+const ALLOW: Policy = Policy::destroying(true);
 
 /// single-pair, with the HDD (sdb) partitioned: sdb1 free, the others in use as named.
 fn partitioned_hdd(uses: &[(&str, &str)]) -> (hyraid::config::Desired, hyraid::sim::SimHost) {

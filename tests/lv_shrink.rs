@@ -25,10 +25,8 @@ fn a_mounted_ext4_shrinks_offline_with_allow_destroy_and_is_mounted_again() {
         p.refused
     );
     assert!(p.refused[0].fix.contains("--allow-destroy"));
-    let allow = Policy {
-        allow_destroy: true,
-    };
-    let p = plan_for(&h, &small, allow);
+    let allow = Policy::destroying(true);
+    let p = plan_for(&h, &small, allow.clone());
     assert_eq!(ops(&p), vec!["shrink_lv", "mount_filesystem"]);
     assert_eq!(p.steps[0].risk, hyraid::plan::Risk::DataAtRisk);
     println!(
@@ -36,7 +34,7 @@ fn a_mounted_ext4_shrinks_offline_with_allow_destroy_and_is_mounted_again() {
         hyraid::render::render(&p, hyraid::render::Format::Text, false)
     );
     let before = h.commands().len();
-    apply(&h, &small, allow).unwrap();
+    apply(&h, &small, allow.clone()).unwrap();
     let ran: Vec<String> = changes_since(&h, before)
         .into_iter()
         .filter(|c| !c.starts_with("dumpe2fs"))
@@ -64,7 +62,7 @@ fn a_mounted_ext4_shrinks_offline_with_allow_destroy_and_is_mounted_again() {
             .size,
         60 << 30
     );
-    assert!(plan_for(&h, &small, allow).is_empty());
+    assert!(plan_for(&h, &small, allow.clone()).is_empty());
 }
 
 #[test]
@@ -76,10 +74,8 @@ fn an_ext4_shrink_below_what_it_holds_is_refused_before_it_is_unmounted() {
     let mut w = h.world();
     w.filesystems[0].min_size = Some(70 << 30);
     let h = SimHost::new(w);
-    let allow = Policy {
-        allow_destroy: true,
-    };
-    let p = plan_for(&h, &sized(fs, 60 << 30), allow);
+    let allow = Policy::destroying(true);
+    let p = plan_for(&h, &sized(fs, 60 << 30), allow.clone());
     assert!(p.steps.is_empty(), "{:?}", p.steps);
     assert!(
         p.refused[0]
@@ -94,7 +90,7 @@ fn an_ext4_shrink_below_what_it_holds_is_refused_before_it_is_unmounted() {
             .contains("set its size to 70.00 GiB or more")
     );
     // Above that size the shrink is planned; the filesystem stays mounted until apply.
-    let p = plan_for(&h, &sized(fs, 80 << 30), allow);
+    let p = plan_for(&h, &sized(fs, 80 << 30), allow.clone());
     assert_eq!(ops(&p), vec!["shrink_lv", "mount_filesystem"]);
     assert!(h.world().filesystems[0].mountpoint.is_some());
     // The simulated resize2fs refuses below the minimum as e2fsprogs does.
@@ -132,9 +128,7 @@ fn xfs_never_shrinks_and_a_raw_lv_shrinks_as_destroys() {
     let p = plan_for(
         &h,
         &sized("{ type: xfs, mount: /srv/m }", 60 << 30),
-        Policy {
-            allow_destroy: true,
-        },
+        Policy::destroying(true),
     );
     assert!(p.steps.is_empty());
     assert!(
@@ -154,16 +148,14 @@ fn xfs_never_shrinks_and_a_raw_lv_shrinks_as_destroys() {
         "{:#?}",
         p.refused
     );
-    let allow = Policy {
-        allow_destroy: true,
-    };
-    let p = plan_for(&h, &sized("none", 60 << 30), allow);
+    let allow = Policy::destroying(true);
+    let p = plan_for(&h, &sized("none", 60 << 30), allow.clone());
     assert_eq!(p.steps[0].risk, hyraid::plan::Risk::Destroys);
     let before = h.commands().len();
-    apply(&h, &sized("none", 60 << 30), allow).unwrap();
+    apply(&h, &sized("none", 60 << 30), allow.clone()).unwrap();
     assert_eq!(
         changes_since(&h, before),
         vec!["lvreduce --yes -L 64424509440b vg0/nextcloud"]
     );
-    assert!(plan_for(&h, &sized("none", 60 << 30), allow).is_empty());
+    assert!(plan_for(&h, &sized("none", 60 << 30), allow.clone()).is_empty());
 }

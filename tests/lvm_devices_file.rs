@@ -22,9 +22,7 @@ fn el_file() -> LvmDevices {
     }
 }
 
-const ALLOW: Policy = Policy {
-    allow_destroy: true,
-};
+const ALLOW: Policy = Policy::destroying(true);
 
 /// The plan neither wipes a device nor makes a PV (or, in `vgcreate`, one implicitly).
 fn assert_no_pv_made(p: &hyraid::plan::Plan) {

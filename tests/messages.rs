@@ -63,13 +63,7 @@ fn removal_steps_name_stable_devices() {
     apply(&h, &d, Policy::default()).unwrap();
     d.volume_groups.get_mut("home").unwrap().absent = true;
     d.mirrors.get_mut("md-home").unwrap().absent = true;
-    let p = plan_for(
-        &h,
-        &d,
-        Policy {
-            allow_destroy: true,
-        },
-    );
+    let p = plan_for(&h, &d, Policy::destroying(true));
     let lines: Vec<String> = p
         .steps
         .iter()
@@ -89,14 +83,7 @@ fn removal_steps_name_stable_devices() {
         lines.iter().any(|l| l == "pvremove --yes /dev/md/md-home"),
         "{lines:?}"
     );
-    apply(
-        &h,
-        &d,
-        Policy {
-            allow_destroy: true,
-        },
-    )
-    .unwrap();
+    apply(&h, &d, Policy::destroying(true)).unwrap();
     assert!(h.world().arrays.is_empty());
 }
 

@@ -160,10 +160,8 @@ fn another_signature_is_overwritten_only_with_allow_destroy() {
         "{r:#?}"
     );
     assert!(r.fix.contains("--allow-destroy"), "{r:#?}");
-    let allow = Policy {
-        allow_destroy: true,
-    };
-    let p = plan_for(&h, &d, allow);
+    let allow = Policy::destroying(true);
+    let p = plan_for(&h, &d, allow.clone());
     let mk = p
         .steps
         .iter()
@@ -171,7 +169,7 @@ fn another_signature_is_overwritten_only_with_allow_destroy() {
         .unwrap();
     assert_eq!(mk.risk, Risk::Destroys);
     let before = h.commands().len();
-    apply(&h, &d, allow).unwrap();
+    apply(&h, &d, allow.clone()).unwrap();
     let uuid = uuid_of_mkfs(&p);
     assert_eq!(
         changes_since(&h, before)[0],
@@ -197,7 +195,7 @@ fn another_signature_is_overwritten_only_with_allow_destroy() {
         "{:#?}",
         p.refused
     );
-    let p = plan_for(&h, &x, allow);
+    let p = plan_for(&h, &x, allow.clone());
     let mk = p
         .steps
         .iter()
@@ -205,7 +203,7 @@ fn another_signature_is_overwritten_only_with_allow_destroy() {
         .unwrap();
     assert_eq!(mk.risk, Risk::Destroys);
     let before = h.commands().len();
-    apply(&h, &x, allow).unwrap();
+    apply(&h, &x, allow.clone()).unwrap();
     let ran: Vec<String> = changes_since(&h, before)
         .into_iter()
         .skip_while(|c| c.starts_with("dumpe2fs"))
@@ -320,13 +318,7 @@ fn a_mirror_with_a_mounted_filesystem_is_never_stopped() {
     apply(&h, &d, Policy::default()).unwrap();
     let mut gone = d.clone();
     gone.mirrors.get_mut("backup").unwrap().absent = true;
-    let p = plan_for(
-        &h,
-        &gone,
-        Policy {
-            allow_destroy: true,
-        },
-    );
+    let p = plan_for(&h, &gone, Policy::destroying(true));
     assert!(
         p.steps
             .iter()

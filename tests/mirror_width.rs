@@ -10,9 +10,7 @@ use hyraid::host::Host;
 use hyraid::plan::{Plan, Policy, Risk, Step};
 use hyraid::sim::SimHost;
 
-const ALLOW: Policy = Policy {
-    allow_destroy: true,
-};
+const ALLOW: Policy = Policy::destroying(true);
 const NVME: &str = "/dev/disk/by-id/nvme-Samsung_SSD_980_PRO_2TB_S6B0NL0T900001X";
 /// hdd1 as hyraid names it in commands: its stable WWN link.
 const HDD1: &str = "/dev/disk/by-id/wwn-0x50014ee2b0000002";
@@ -144,7 +142,7 @@ fn a_two_way_mirror_is_never_taken_to_one_member() {
     d.mirrors.get_mut("md-home").unwrap().members = vec!["ssd".into()];
     d.disks.remove("hdd");
     for policy in [Policy::default(), ALLOW] {
-        let p = plan_for(&h, &d, policy);
+        let p = plan_for(&h, &d, policy.clone());
         assert!(
             p.refused
                 .iter()

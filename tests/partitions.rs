@@ -97,13 +97,7 @@ fn foreign_tables_and_content_are_refused_without_allow_destroy() {
             "{sig}: dependents wait: {:?}",
             p.refused
         );
-        let p = plan_for(
-            &h,
-            &d,
-            Policy {
-                allow_destroy: true,
-            },
-        );
+        let p = plan_for(&h, &d, Policy::destroying(true));
         let i = p
             .steps
             .iter()
@@ -117,14 +111,7 @@ fn foreign_tables_and_content_are_refused_without_allow_destroy() {
                 ..
             })
         ));
-        apply(
-            &h,
-            &d,
-            Policy {
-                allow_destroy: true,
-            },
-        )
-        .unwrap();
+        apply(&h, &d, Policy::destroying(true)).unwrap();
     }
 }
 

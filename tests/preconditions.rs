@@ -114,7 +114,7 @@ fn a_saved_plan_goes_stale_when_the_array_turns_auto_read_only() {
     let h = SimHost::new(w);
     let now = observe(&h, &d);
     assert!(matches!(
-        hyraid::apply::check_saved(&p, &h, &now, false),
+        hyraid::apply::check_saved(&p, &h, &now, &hyraid::plan::Policy::destroying(false)),
         Err(hyraid::apply::ApplyError::Stale { .. })
     ));
 }
@@ -139,7 +139,12 @@ fn a_missing_write_mostly_hdd_never_aborts_the_plan() {
     let h = SimHost::new(w);
     d.mirrors.get_mut("data1").unwrap().bitmap_chunk = Some(128 << 20);
     let p = plan_for(&h, &d, Policy::default());
-    assert!(p.refused.is_empty(), "{:#?}", p.refused);
+    // The missing disk is the one refusal (never "matches the file"); the rest is planned.
+    assert!(
+        p.refused.len() == 1 && p.refused[0].object == "disk hdd0",
+        "{:#?}",
+        p.refused
+    );
     assert!(
         p.steps.iter().any(
             |s| matches!(&s.step, Step::AddBitmap(AddBitmap { array, .. }) if array == "data1")

@@ -336,10 +336,8 @@ fn the_mirror_under_the_removed_pv_goes_only_when_the_file_removes_it() {
     let h = built("data0, data1", "{ data: { size: 10GiB } }");
     let mut d = file("data1", "{ data: { size: 10GiB } }");
     d.mirrors.get_mut("data0").unwrap().absent = true;
-    let allow = Policy {
-        allow_destroy: true,
-    };
-    let p = plan_for(&h, &d, allow);
+    let allow = Policy::destroying(true);
+    let p = plan_for(&h, &d, allow.clone());
     eprintln!("{}", hyraid::render::text(&p, false));
     let c = commands(&p);
     let reduce = c.iter().position(|c| c == "pvremove --yes /dev/md/data0");
@@ -348,8 +346,8 @@ fn the_mirror_under_the_removed_pv_goes_only_when_the_file_removes_it() {
         reduce.is_some() && stop.is_some() && reduce < stop,
         "{c:#?}"
     );
-    apply(&h, &d, allow).unwrap();
-    assert!(plan_for(&h, &d, allow).steps.is_empty());
+    apply(&h, &d, allow.clone()).unwrap();
+    assert!(plan_for(&h, &d, allow.clone()).steps.is_empty());
 }
 
 #[test]

@@ -77,16 +77,25 @@ fn the_same_member_coming_back_is_re_added_not_wiped() {
         ],
         false,
     );
-    let p = plan_for(
-        &h,
-        &d,
-        Policy {
-            allow_destroy: true,
-        },
+    // Without the ask, it stays out: the plan says it left, and how to choose.
+    let p = plan_for(&h, &d, Policy::destroying(true));
+    assert!(p.steps.is_empty(), "{:?}", ops(&p));
+    assert!(
+        p.refused.len() == 1
+            && p.refused[0].reason.contains("left the array")
+            && p.refused[0].fix.contains("--re-add hdd"),
+        "{:?}",
+        p.refused
     );
+    let p = plan_for(&h, &d, re_add("hdd"));
     assert_eq!(ops(&p), vec!["re_add_member"], "{:?}", p.refused);
-    assert_eq!(p.steps[0].risk, Risk::Degrades);
-    apply(&h, &d, Policy::default()).unwrap();
+    assert_eq!(p.steps[0].risk, Risk::DataAtRisk);
+    assert!(
+        p.steps[0].reason.contains("transient"),
+        "{}",
+        p.steps[0].reason
+    );
+    apply(&h, &d, re_add("hdd")).unwrap();
     assert_hybrid_again(&h, "sdb");
 }
 

@@ -65,14 +65,7 @@ fn foreign_array_and_vg_are_reported_and_untouched() {
     let foreign: Vec<&str> = p.foreign.iter().map(|f| f.object.as_str()).collect();
     assert_eq!(foreign, vec!["array /dev/md/legacy", "vg backupvg"]);
     h.clear_log();
-    apply(
-        &h,
-        &d,
-        Policy {
-            allow_destroy: true,
-        },
-    )
-    .unwrap();
+    apply(&h, &d, Policy::destroying(true)).unwrap();
     let after = h.world();
     assert_eq!(after.array_named("legacy"), before.array_named("legacy"));
     assert_eq!(after.vg("backupvg"), before.vg("backupvg"));
@@ -94,13 +87,7 @@ fn a_member_in_a_foreign_array_is_refused_even_with_allow_destroy() {
     let (mut d, h) = with_foreign();
     let hdd0 = d.disks.get_mut("hdd0").unwrap();
     hdd0.id = Some("ata-OLD_DISK_OLD1".into());
-    let p = plan_for(
-        &h,
-        &d,
-        Policy {
-            allow_destroy: true,
-        },
-    );
+    let p = plan_for(&h, &d, Policy::destroying(true));
     assert!(p.steps.iter().all(
         |s| !matches!(&s.step, Step::CreateArray(CreateArray { array, .. }) if array == "data0")
     ));
@@ -160,26 +147,13 @@ fn ext4_or_lvm_signature_makes_create_destroying_and_refused() {
         assert!(changes(&h).is_empty(), "{kind}: {:?}", changes(&h));
         assert!(h.world().arrays.is_empty());
         // With --allow-destroy: an explicit wipe step, marked, before the create; converges.
-        let p = plan_for(
-            &h,
-            &d,
-            Policy {
-                allow_destroy: true,
-            },
-        );
+        let p = plan_for(&h, &d, Policy::destroying(true));
         assert!(
             matches!(&p.steps[0].step, Step::WipeSignatures(WipeSignatures { disk, .. }) if disk == "hdd")
         );
         assert_eq!(p.steps[0].risk, Risk::Destroys);
         assert!(matches!(p.steps[1].step, Step::CreateArray(_)));
-        apply(
-            &h,
-            &d,
-            Policy {
-                allow_destroy: true,
-            },
-        )
-        .unwrap();
+        apply(&h, &d, Policy::destroying(true)).unwrap();
         assert!(h.world().array_named("md-home").is_some());
     }
 }
@@ -235,7 +209,7 @@ fn stale_or_foreign_saved_plans_are_refused() {
     let (d, h) = example("microserver-gen8");
     let obs = observe(&h, &d);
     let p = plan(&d, &obs, Policy::default()).unwrap();
-    apply::check_saved(&p, &h, &obs, false).unwrap();
+    apply::check_saved(&p, &h, &obs, &hyraid::plan::Policy::destroying(false)).unwrap();
     // The machine changes after planning.
     assert_eq!(
         run(
@@ -250,7 +224,7 @@ fn stale_or_foreign_saved_plans_are_refused() {
         0
     );
     let now = observe(&h, &d);
-    let e = apply::check_saved(&p, &h, &now, false).unwrap_err();
+    let e = apply::check_saved(&p, &h, &now, &hyraid::plan::Policy::destroying(false)).unwrap_err();
     assert!(matches!(e, ApplyError::Stale { .. }));
     assert!(e.to_string().starts_with("plan is stale"));
     let mut other = p.clone();
@@ -258,13 +232,13 @@ fn stale_or_foreign_saved_plans_are_refused() {
         hyraid::plan::fingerprint::Basis::known(hyraid::plan::fingerprint::fingerprint(&now));
     other.host = "elsewhere".into();
     assert!(matches!(
-        apply::check_saved(&other, &h, &now, false),
+        apply::check_saved(&other, &h, &now, &hyraid::plan::Policy::destroying(false)),
         Err(ApplyError::WrongHost { .. })
     ));
     other.host = p.host.clone();
     other.format = 99;
     assert!(matches!(
-        apply::check_saved(&other, &h, &now, false),
+        apply::check_saved(&other, &h, &now, &hyraid::plan::Policy::destroying(false)),
         Err(ApplyError::Format { found: 99 })
     ));
 }
@@ -277,19 +251,13 @@ fn resync_progress_does_not_make_a_plan_stale() {
     let p = plan(&d, &obs, Policy::default()).unwrap();
     h.finish_syncs();
     let now = observe(&h, &d);
-    apply::check_saved(&p, &h, &now, false).unwrap();
+    apply::check_saved(&p, &h, &now, &hyraid::plan::Policy::destroying(false)).unwrap();
 }
 
 #[test]
 fn destroying_plan_needs_allow_destroy_at_apply_time_too() {
     let (d, h) = with_content("ext4", "0x438");
-    let p = plan_for(
-        &h,
-        &d,
-        Policy {
-            allow_destroy: true,
-        },
-    );
+    let p = plan_for(&h, &d, Policy::destroying(true));
     assert!(matches!(
         apply::check_destroy(&p, false),
         Err(ApplyError::DestroyNotAllowed { count: 1 })
@@ -325,13 +293,7 @@ fn host_guard_and_identity() {
 fn missing_disk_is_refused_not_guessed() {
     let (mut d, h) = example("single-pair");
     d.disks.get_mut("hdd").unwrap().id = Some("ata-NOT_THERE_123".into());
-    let p = plan_for(
-        &h,
-        &d,
-        Policy {
-            allow_destroy: true,
-        },
-    );
+    let p = plan_for(&h, &d, Policy::destroying(true));
     assert!(p.steps.is_empty());
     assert!(
         p.refused[0].reason.contains("not present on this machine"),

@@ -317,6 +317,8 @@ pub enum Source {
 pub struct Options {
     /// Include steps that destroy data at rest (`--allow-destroy`).
     pub allow_destroy: bool,
+    /// Disks to put back into their mirror although they left it without hyraid (`--re-add`).
+    pub re_add: Vec<String>,
     /// Show the plan, check it, run nothing (`--dry-run`).
     pub dry_run: bool,
     /// Where the record of what ran goes.
@@ -367,17 +369,21 @@ pub fn apply_started(
     out: &mut dyn Write,
 ) -> Result<Outcome, ApplyError> {
     let allow_destroy = opts.allow_destroy;
+    let policy = Policy {
+        allow_destroy,
+        re_add: opts.re_add.clone(),
+    };
     let (p, obs) = match source {
         Source::Saved(saved) => {
             let obs = observe_started_for(host, Some(&saved.desired), early)?;
             crate::timings::mark("observed");
             // What runs is hyraid's own plan, re-derived and proven equal to the file's.
-            (check_saved(&saved, host, &obs, allow_destroy)?, obs)
+            (check_saved(&saved, host, &obs, &policy)?, obs)
         }
         Source::Desired(d) => {
             let obs = observe_started_for(host, Some(&d), early)?;
             crate::timings::mark("observed");
-            (plan(&d, &obs, Policy { allow_destroy })?, obs)
+            (plan(&d, &obs, policy.clone())?, obs)
         }
     };
     crate::timings::mark("planned");
@@ -398,7 +404,7 @@ pub fn apply_started(
         install_interrupt_handler();
     }
     let applied = execute_report(host, &p, &obs, &opts.journal, out, &opts.exec)?;
-    verify(host, &p.desired, Policy { allow_destroy })?;
+    verify(host, &p.desired, policy)?;
     crate::timings::mark("verified: observed and planned again");
     Ok(Outcome {
         plan: p,

@@ -20,8 +20,9 @@ pub fn check_saved(
     saved: &Plan,
     host: &dyn Host,
     obs: &Observed,
-    allow_destroy: bool,
+    policy: &Policy,
 ) -> Result<Plan, ApplyError> {
+    let allow_destroy = policy.allow_destroy;
     if saved.format != PLAN_FORMAT {
         return Err(ApplyError::Format {
             found: saved.format,
@@ -46,7 +47,7 @@ pub fn check_saved(
             changes: changed,
         });
     }
-    let derived = plan(&saved.desired, obs, Policy { allow_destroy })?;
+    let derived = plan(&saved.desired, obs, policy.clone())?;
     let Some(diff) = first_difference(saved, &derived) else {
         return Ok(derived);
     };
@@ -57,6 +58,7 @@ pub fn check_saved(
             obs,
             Policy {
                 allow_destroy: true,
+                ..policy.clone()
             },
         )?;
         if first_difference(saved, &with).is_none() {

@@ -23,6 +23,12 @@ pub(super) struct ApplyArgs {
     /// it they are refused. Never allows touching anything in use.
     #[arg(long)]
     allow_destroy: bool,
+    /// Put disk NAME (the file's name) back into its mirror although it left it without
+    /// hyraid: md failed it, or it was missing when the array started. Only for a transient
+    /// cause (a loose cable, a power cut) and a clean `smartctl -a`; a disk md failed for I/O
+    /// errors is replaced instead (name the new disk's id under `disks.NAME`). Repeatable.
+    #[arg(long = "re-add", value_name = "NAME")]
+    re_add: Vec<String>,
     /// Do not ask for confirmation.
     #[arg(long)]
     yes: bool,
@@ -68,6 +74,7 @@ pub(super) fn run(
     crate::timings::mark("file read");
     let opts = apply::Options {
         allow_destroy: a.allow_destroy,
+        re_add: a.re_add,
         dry_run: a.dry_run,
         journal: Journal {
             path: a.journal.or_else(|| m.journal_path()),

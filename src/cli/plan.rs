@@ -29,6 +29,12 @@ pub(super) struct PlanArgs {
     /// it they are refused. Never allows touching anything in use.
     #[arg(long)]
     allow_destroy: bool,
+    /// Put disk NAME (the file's name) back into its mirror although it left it without
+    /// hyraid: md failed it, or it was missing when the array started. Only for a transient
+    /// cause (a loose cable, a power cut) and a clean `smartctl -a`; a disk md failed for I/O
+    /// errors is replaced instead (name the new disk's id under `disks.NAME`). Repeatable.
+    #[arg(long = "re-add", value_name = "NAME")]
+    re_add: Vec<String>,
 }
 
 pub(super) fn run(sim: &Option<PathBuf>, a: PlanArgs, early: EarlyReads) -> Result<u8, Error> {
@@ -48,6 +54,7 @@ pub(super) fn run(sim: &Option<PathBuf>, a: PlanArgs, early: EarlyReads) -> Resu
     let obs = apply::observe_started_for(m.host(), Some(&d), early)?;
     let policy = Policy {
         allow_destroy: a.allow_destroy,
+        re_add: a.re_add,
     };
     crate::timings::mark("observed");
     let p = apply::preview::review(&d, &obs, policy)?;

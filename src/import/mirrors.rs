@@ -128,7 +128,7 @@ pub(super) fn mirrors(b: &mut Builder) -> Mirrors {
         }
         // A degraded array keeps the disks that were its members where they are still here:
         // a failed member, or a disk that carries its superblock out of it (removed by hand, or
-        // dropped and not re-added). Named in the file, plan re-adds them; else the mirror
+        // dropped and not re-added). Named in the file, plan re-adds them on `--re-add`; else the mirror
         // would be left out for want of a second member.
         if why.is_none() {
             for (d, how) in returning_members(o, a) {
@@ -153,7 +153,7 @@ pub(super) fn mirrors(b: &mut Builder) -> Mirrors {
                         if was_wm {
                             wm.push(n.clone());
                         }
-                        b.converted.push(format!("{label}: /dev/{} {how}; the file names it as a member, so `hyraid plan` on it re-adds it (a recovery); if the disk is broken, name the disk that replaces it instead", d.kname));
+                        b.converted.push(format!("{label}: /dev/{} {how}; the file names it as member {n}, and `hyraid plan` refuses it until you choose: name the disk that replaces it (under `disks.{n}`), or, only if the cause was transient (a cable, a power cut) and its SMART is clean, put it back with `--re-add {n}` (a recovery)", d.kname));
                         members.push(n);
                     }
                     Err(_) => continue,

@@ -22,6 +22,7 @@ pub mod persist;
 pub mod planfile;
 mod shrink;
 pub mod step;
+mod unmet;
 
 pub use address::Address;
 pub use disk::disk_for;
@@ -39,9 +40,27 @@ use crate::observe::{BlockDevice, DevKind, Lookup, MdArray, Observed, WRITE_CACH
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Policy {
     pub allow_destroy: bool,
+    /// Disks (by the file's names) the user asks to put back into their mirror although they
+    /// left it without hyraid (md failed them, or they were missing): `--re-add NAME`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub re_add: Vec<String>,
+}
+
+impl Policy {
+    /// The policy of a run that allows destruction or not, and asks for no re-add.
+    pub const fn destroying(allow_destroy: bool) -> Policy {
+        Policy {
+            allow_destroy,
+            re_add: Vec::new(),
+        }
+    }
+    /// Whether the user asked for disk `name` to go back into its mirror.
+    pub fn re_adds(&self, name: &str) -> bool {
+        self.re_add.iter().any(|n| n == name)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -154,7 +173,7 @@ pub fn plan(d: &Desired, o: &Observed, policy: Policy) -> Result<Plan, PlanError
             actual: o.hostname.clone(),
         });
     }
-    let mut p = Planner::new(d, o, policy);
+    let mut p = Planner::new(d, o, policy.clone());
     // Which device each disk of the file is (never guessed), and what media it is.
     p.resolve_disks()?;
     p.check_observed_media()?;
@@ -174,6 +193,8 @@ pub fn plan(d: &Desired, o: &Observed, policy: Policy) -> Result<Plan, PlanError
     p.relabel_filesystems();
     removals.extend(p.removed_mirrors());
     p.steps.extend(removals);
+    // What the file names that the machine lacks and no step makes: refused, never "matches".
+    p.unmet();
     // Space is proven on the whole plan; when anything does not fit, no step is kept.
     let withheld = capacity::prove(d, o, &mut p.steps, &mut p.refused, &mut p.notes);
     let foreign = p.foreign();

@@ -65,8 +65,8 @@ fn redundancy(a: &MdArray, object: &str, f: &mut Findings) {
             Severity::Degraded,
             object.to_string(),
             format!("member /dev/{} has failed", m.kname),
-            "a failed member holds no current copy",
-            "replace the disk: name the new disk in the file and run `hyraid apply`",
+            "md stopped using it (usually after I/O errors); a failed member holds no current copy",
+            "replace the disk: name the new disk in the file and run `hyraid apply`; only if the cause was transient (a cable, a power cut) and its SMART is clean, put it back with `hyraid apply FILE --re-add NAME`",
         );
     }
     let working = a

@@ -29,6 +29,14 @@ pub fn observe(h: &SimHost, d: &Desired) -> Observed {
     apply::observe_for(h, Some(d)).unwrap()
 }
 
+/// The policy of `--re-add NAME`: disk NAME goes back into its mirror.
+pub fn re_add(name: &str) -> Policy {
+    Policy {
+        re_add: vec![name.to_string()],
+        ..Policy::default()
+    }
+}
+
 pub fn plan_for(h: &SimHost, d: &Desired, policy: Policy) -> Plan {
     plan(d, &observe(h, d), policy).unwrap()
 }
@@ -38,6 +46,7 @@ pub fn plan_for(h: &SimHost, d: &Desired, policy: Policy) -> Plan {
 pub fn apply(h: &SimHost, d: &Desired, policy: Policy) -> Result<Plan, ApplyError> {
     let opts = apply::Options {
         allow_destroy: policy.allow_destroy,
+        re_add: policy.re_add.clone(),
         ..Default::default()
     };
     let source = apply::Source::Desired(d.clone());
@@ -49,6 +58,7 @@ pub fn apply(h: &SimHost, d: &Desired, policy: Policy) -> Result<Plan, ApplyErro
 pub fn apply_saved(h: &SimHost, saved: Plan, policy: Policy) -> Result<apply::Outcome, ApplyError> {
     let opts = apply::Options {
         allow_destroy: policy.allow_destroy,
+        re_add: policy.re_add.clone(),
         ..Default::default()
     };
     let source = apply::Source::Saved(Box::new(saved));

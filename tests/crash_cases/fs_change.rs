@@ -53,9 +53,7 @@ pub fn cases() -> Vec<Case> {
                 .iter()
                 .any(|f| f.fstype == "xfs" && f.mountpoint.as_deref() == Some("/srv/nextcloud"))
         }),
-        policy: Policy {
-            allow_destroy: true,
-        },
+        policy: Policy::destroying(true),
     });
     v
 }

@@ -274,7 +274,10 @@ pub fn cases() -> Vec<Case> {
         before: h.world(),
         allowed_removals: vec![],
         finally: None,
-        policy: Policy::default(),
+        policy: Policy {
+            re_add: vec!["hdd".into()],
+            ..Policy::default()
+        },
     });
 
     let (mut d, h) = converged("single-pair");
@@ -336,9 +339,7 @@ pub fn cases() -> Vec<Case> {
             let a = o.array_named("tank").unwrap();
             a.raid_disks == 2 && a.degraded == 0 && a.members.len() == 2
         }),
-        policy: Policy {
-            allow_destroy: true,
-        },
+        policy: Policy::destroying(true),
     });
 
     // A PV replaced by another: vgextend, pvmove off the old one, vgreduce, pvremove.
@@ -484,9 +485,7 @@ pub fn cases() -> Vec<Case> {
                 f.size == Some(600 << 30) && f.mountpoint.as_deref() == Some("/srv/nextcloud")
             })
         }),
-        policy: Policy {
-            allow_destroy: true,
-        },
+        policy: Policy::destroying(true),
     });
 
     // A partition added beside open ones (sgdisk, then partx --add).

@@ -59,13 +59,11 @@ impl<'a> Planner<'a> {
         let mut present: Vec<(&String, &str)> = Vec::new();
         let mut joining: Vec<(&String, Option<Vec<String>>)> = Vec::new();
         let mut spares: Vec<&String> = Vec::new();
+        let mut left: Vec<(&String, bool)> = Vec::new();
         for name in &m.members {
             let r = &self.disks[name];
+            // A disk not on the machine is refused as such (unmet.rs).
             let Some(dev) = r.dev else {
-                self.notes.push(format!(
-                    "mirror {}: disk {name} ({}) is not present; the array runs without it",
-                    m.name, r.path
-                ));
                 continue;
             };
             match a.member(&dev.kname) {
@@ -80,6 +78,8 @@ impl<'a> Planner<'a> {
                     spares.push(name);
                 }
                 Some(x) if !x.faulty() => present.push((name, dev.kname.as_str())),
+                // A member md failed goes back only when the user asks for it.
+                Some(_) if !self.policy.re_adds(name) => left.push((name, true)),
                 // --re-add copies only what the bitmap marks; without a bitmap md refuses it,
                 // and the disk goes back by --add (a full recovery; mdadm takes a device with
                 // this array's own superblock as it is).
@@ -92,7 +92,12 @@ impl<'a> Planner<'a> {
                             && array_uuid.is_some()
                     });
                     if ours && dev.holders.is_empty() {
-                        joining.push((name, a.bitmap.is_none().then(Vec::new)));
+                        // It left the array without hyraid (failed and removed, or missing
+                        // when the array started): back only when the user asks for it.
+                        match self.policy.re_adds(name) {
+                            true => joining.push((name, a.bitmap.is_none().then(Vec::new))),
+                            false => left.push((name, false)),
+                        }
                         continue;
                     }
                     match self.usable(r) {
@@ -115,11 +120,38 @@ impl<'a> Planner<'a> {
                 }
             }
         }
+        for (name, failed) in left {
+            self.refuse_back(name, failed, object);
+        }
         Members {
             present,
             joining,
             spares,
         }
+    }
+
+    /// A disk that left its mirror without hyraid goes back in only on `--re-add NAME`: without
+    /// it the plan refuses, saying what happened (`failed`: md failed it and still lists it as
+    /// faulty; else it carries the array's superblock but is not in the array) and what to do:
+    /// replace it, or re-add it when the cause was transient.
+    fn refuse_back(&mut self, name: &str, failed: bool, object: &str) {
+        let path = self.disks[name].path.clone();
+        let what = if failed {
+            format!(
+                "member {name} ({path}) has failed: md stopped using it, usually after I/O errors, and it holds no current copy"
+            )
+        } else {
+            format!(
+                "member {name} ({path}) left the array (md failed it, or it was missing when the array started) and carries a stale copy"
+            )
+        };
+        self.refuse(
+            object,
+            format!("{what}; the mirror runs without it and hyraid does not put it back on its own"),
+            format!(
+                "replace the disk: put the new disk's id under `disks.{name}` (hyraid adds it and md rebuilds onto it); or, only if the cause was transient (a loose cable, a power cut) and `smartctl -a {path}` shows no reallocated or pending sectors, put it back with `--re-add {name}`"
+            ),
+        );
     }
 
     /// Failed members hold no current copy: removed, they free their slots.
@@ -238,7 +270,8 @@ impl<'a> Planner<'a> {
                 slots.free -= 1;
                 slots.started = true;
                 out.push(match kind {
-                    None => ps(Step::ReAddMember(ReAddMember { array: m.name.clone(), md_device: m.md_device(), device }), Risk::Degrades, "this disk was a member of the mirror: re-added, only the blocks the bitmap marks as changed are copied"),
+                    None => ps(Step::ReAddMember(ReAddMember { array: m.name.clone(), md_device: m.md_device(), device }), Risk::DataAtRisk, format!("put back on request (--re-add {name}): this disk left the mirror without hyraid; only the blocks the bitmap marks as changed are copied. Right only when the cause was transient (a cable, a power cut): a disk md failed for I/O errors fails again, and the mirror then rests on one disk")),
+                    Some(_) if self.policy.re_adds(name) => ps(Step::AddMember(AddMember { array: m.name.clone(), md_device: m.md_device(), device }), Risk::DataAtRisk, format!("put back on request (--re-add {name}): this disk left the mirror without hyraid and is rebuilt in full (no bitmap). Right only when the cause was transient (a cable, a power cut): a disk md failed for I/O errors fails again, and the mirror then rests on one disk")),
                     Some(_) => ps(Step::AddMember(AddMember { array: m.name.clone(), md_device: m.md_device(), device }), Risk::Degrades, "the mirror is missing a member; it is rebuilt onto this disk (redundancy returns when recovery ends)"),
                 });
             } else if let Some(old) = slots.leaving.pop() {

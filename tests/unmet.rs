@@ -1,0 +1,235 @@
+//! What the file names and the machine lacks is never "matches the file": a disk gone or
+//! mistyped, a member md failed. The plan refuses it (exit 1, in the headline) and says what to
+//! do; a failed member goes back into its mirror only when the user asks (`--re-add NAME`).
+
+mod common;
+use common::*;
+use hyraid::plan::{Policy, Risk, Step};
+use hyraid::sim::SimHost;
+
+const HDD: &str = "/dev/disk/by-id/ata-ST500DM009-2F110A_ZA4000001";
+
+/// single-pair, applied and in sync.
+fn converged() -> (hyraid::config::Desired, SimHost) {
+    let (d, h) = example("single-pair");
+    apply(&h, &d, Policy::default()).unwrap();
+    h.finish_syncs();
+    assert!(plan_for(&h, &d, Policy::default()).is_empty());
+    (d, h)
+}
+
+/// The HDD (sdb) is gone from a running machine: md keeps the array degraded without it.
+fn hdd_gone(h: &SimHost) -> SimHost {
+    let mut w = h.world();
+    let kname = w
+        .block_devices
+        .iter()
+        .find(|b| b.by_id.iter().any(|i| HDD.ends_with(i.as_str())))
+        .unwrap()
+        .kname
+        .clone();
+    w.block_devices.retain(|b| b.kname != kname);
+    let a = w
+        .arrays
+        .iter_mut()
+        .find(|a| a.name.as_deref() == Some("md-home"))
+        .unwrap();
+    a.members.retain(|m| m.kname != kname);
+    a.degraded = 1;
+    SimHost::new(w)
+}
+
+/// `hyraid plan FILE --sim SNAPSHOT ARGS…` on a snapshot of `h`: (exit code, stdout).
+fn plan_cli(h: &SimHost, file: &str, args: &[&str]) -> (i32, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let snap = dir.path().join("box.json");
+    std::fs::write(&snap, serde_json::to_string(&h.world()).unwrap()).unwrap();
+    let yaml = dir.path().join("hyraid.yaml");
+    std::fs::write(&yaml, file).unwrap();
+    let mut argv = vec![
+        "plan",
+        yaml.to_str().unwrap(),
+        "--sim",
+        snap.to_str().unwrap(),
+    ];
+    argv.extend_from_slice(args);
+    let o = hyraid(&argv);
+    (o.status.code().unwrap_or(-1), text(&o).0)
+}
+
+#[test]
+fn a_member_gone_from_the_machine_is_refused_never_matches_the_file() {
+    let (d, h) = converged();
+    let h = hdd_gone(&h);
+    let p = plan_for(&h, &d, Policy::default());
+    assert!(p.steps.is_empty(), "{:?}", ops(&p));
+    assert_eq!(p.refused.len(), 1, "{:#?}", p.refused);
+    let r = &p.refused[0];
+    assert_eq!(r.object, "disk hdd");
+    assert!(
+        r.reason.contains("not on this machine") && r.reason.contains("member of mirror md-home"),
+        "{}",
+        r.reason
+    );
+    assert!(
+        r.fix.contains("reconnect") && r.fix.contains("disks.hdd"),
+        "{}",
+        r.fix
+    );
+    let shown = hyraid::render::text(&p, false);
+    assert!(!shown.contains("matches the file"), "{shown}");
+    // The README's drift check (plan --detailed-exitcode) fails on it.
+    let file = std::fs::read_to_string("examples/single-pair.yaml").unwrap();
+    let (code, out) = plan_cli(&h, &file, &["--detailed-exitcode"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        !out.contains("matches the file") && out.contains("disk hdd"),
+        "{out}"
+    );
+    // apply runs nothing and says why.
+    assert!(matches!(
+        apply(&h, &d, Policy::default()),
+        Err(hyraid::apply::ApplyError::Refused { .. })
+    ));
+}
+
+#[test]
+fn a_mistyped_id_on_a_disk_that_only_sets_its_cache_is_refused_with_the_close_id() {
+    let (_, h) = converged();
+    let w = h.world();
+    let hdd = w
+        .block_devices
+        .iter()
+        .find(|b| b.rotational && b.parent.is_none())
+        .unwrap();
+    let id = hdd
+        .by_id
+        .iter()
+        .find(|i| i.starts_with("ata-"))
+        .unwrap()
+        .clone();
+    // One character off (the last digit of the serial).
+    let mut typo = id.clone();
+    let last = typo.pop().unwrap();
+    typo.push(if last == '9' { '8' } else { '9' });
+    let file = format!("version: 1\ndisks:\n  spare: {{ id: {typo}, write_cache: off }}\n");
+    let (code, out) = plan_cli(&h, &file, &[]);
+    assert_eq!(code, 1, "{out}");
+    assert!(!out.contains("matches the file"), "{out}");
+    assert!(
+        out.contains("disk `spare`") && out.contains("write cache is to be off"),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("close to /dev/disk/by-id/{id}")),
+        "{out}"
+    );
+    // The right id plans the change it asks for.
+    let file = format!("version: 1\ndisks:\n  spare: {{ id: {id}, write_cache: off }}\n");
+    let (code, out) = plan_cli(&h, &file, &["--detailed-exitcode"]);
+    assert!(code == 2 || code == 0, "{out}");
+}
+
+#[test]
+fn a_member_md_failed_goes_back_only_when_asked_and_the_step_is_marked() {
+    let (d, h) = converged();
+    assert_eq!(
+        run(&h, &["mdadm", "/dev/md/md-home", "--fail", HDD]).status,
+        0
+    );
+    let p = plan_for(&h, &d, Policy::default());
+    assert!(
+        !p.steps
+            .iter()
+            .any(|s| matches!(s.step, Step::ReAddMember(_) | Step::AddMember(_))),
+        "{:?}",
+        ops(&p)
+    );
+    assert_eq!(p.refused.len(), 1, "{:#?}", p.refused);
+    let r = &p.refused[0];
+    assert!(
+        r.reason.contains("member hdd") && r.reason.contains("has failed"),
+        "{}",
+        r.reason
+    );
+    assert!(
+        r.fix.contains("disks.hdd")
+            && r.fix.contains("--re-add hdd")
+            && r.fix.contains("transient"),
+        "{}",
+        r.fix
+    );
+    // status says the same: failed, and the same two ways out.
+    let obs = observe(&h, &d);
+    let f = hyraid::status::status(&obs, Some(&d), None);
+    assert!(
+        f.iter()
+            .any(|x| x.message.contains("has failed") && x.fix.contains("--re-add")),
+        "{f:#?}"
+    );
+    // Asked for, the re-add is planned, marked, and says when it is right.
+    let p = plan_for(&h, &d, re_add("hdd"));
+    assert!(p.refused.is_empty(), "{:#?}", p.refused);
+    let back = p
+        .steps
+        .iter()
+        .find(|s| matches!(s.step, Step::ReAddMember(_)))
+        .expect("re-add planned");
+    assert_eq!(back.risk, Risk::DataAtRisk);
+    assert!(
+        back.reason.contains("--re-add hdd") && back.reason.contains("transient"),
+        "{}",
+        back.reason
+    );
+    apply(&h, &d, re_add("hdd")).unwrap();
+    h.finish_syncs();
+    assert!(plan_for(&h, &d, Policy::default()).is_empty());
+    // On the command line too: without the flag, exit 1; with it, the step is shown.
+    assert_eq!(
+        run(&h, &["mdadm", "/dev/md/md-home", "--fail", HDD]).status,
+        0
+    );
+    let file = std::fs::read_to_string("examples/single-pair.yaml").unwrap();
+    let (code, out) = plan_cli(&h, &file, &[]);
+    assert_eq!(code, 1, "{out}");
+    let (code, out) = plan_cli(&h, &file, &["--re-add", "hdd"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("data-at-risk") || out.contains("[data"),
+        "{out}"
+    );
+}
+
+#[test]
+fn re_add_of_a_name_that_is_no_member_is_refused_with_the_members() {
+    let (d, h) = converged();
+    let p = plan_for(&h, &d, re_add("hdd9"));
+    assert_eq!(p.refused.len(), 1, "{:#?}", p.refused);
+    assert!(
+        p.refused[0].reason.contains("`hdd9`") && p.refused[0].fix.contains("ssd, hdd")
+            || p.refused[0].fix.contains("hdd, ssd"),
+        "{:#?}",
+        p.refused
+    );
+}
+
+#[test]
+fn a_disk_pulled_before_a_reboot_names_mdadm_run_for_the_inactive_mirror() {
+    let (d, h) = converged();
+    let kname = h
+        .world()
+        .block_devices
+        .iter()
+        .find(|b| b.rotational && b.parent.is_none())
+        .unwrap()
+        .kname
+        .clone();
+    h.reboot_without_disk(&kname);
+    let p = plan_for(&h, &d, Policy::default());
+    let r = p
+        .refused
+        .iter()
+        .find(|r| r.object == "disk hdd")
+        .expect("the missing disk is refused");
+    assert!(r.fix.contains("mdadm --run /dev/md/md-home"), "{}", r.fix);
+}
