@@ -233,3 +233,23 @@ fn a_disk_pulled_before_a_reboot_names_mdadm_run_for_the_inactive_mirror() {
         .expect("the missing disk is refused");
     assert!(r.fix.contains("mdadm --run /dev/md/md-home"), "{}", r.fix);
 }
+
+#[test]
+fn a_gone_write_mostly_member_is_reported_as_degraded_not_as_a_write_behind_lint() {
+    let (mut d, h) = example("single-pair");
+    d.mirrors.get_mut("md-home").unwrap().write_behind = 256;
+    apply(&h, &d, Policy::default()).unwrap();
+    h.finish_syncs();
+    let h = hdd_gone(&h);
+    let f = hyraid::status::status(&observe(&h, &d), Some(&d), None);
+    assert!(
+        f.iter()
+            .any(|x| x.severity == hyraid::status::Severity::Degraded
+                && x.object.contains("md-home")),
+        "{f:#?}"
+    );
+    assert!(
+        !f.iter().any(|x| x.message.contains("write-behind")),
+        "the missing member is not blamed on the file: {f:#?}"
+    );
+}

@@ -141,7 +141,13 @@ fn mirror_lints(o: &Observed, a: &MdArray, object: &str, f: &mut Findings) {
             "mark it write-mostly: `write_mostly: auto` in the file and `hyraid apply`",
         );
     }
+    // A write-mostly member that is gone or failed is reported once, as degraded: the file is
+    // not blamed for it.
+    let incomplete = a.degraded > 0
+        || a.members.iter().any(|m| m.faulty())
+        || (a.members.len() as u32) < a.raid_disks;
     if a.bitmap.as_ref().is_some_and(|b| b.backlog > 0)
+        && !incomplete
         && !a.members.iter().any(|m| m.write_mostly())
     {
         f.lint(
