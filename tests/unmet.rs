@@ -86,6 +86,11 @@ fn a_member_gone_from_the_machine_is_refused_never_matches_the_file() {
         !out.contains("matches the file") && out.contains("disk hdd"),
         "{out}"
     );
+    // status says it once: its own finding, with the plan's fix.
+    let (f, _) = hyraid::status::check(&observe(&h, &d), Some(&d), None);
+    let about: Vec<_> = f.iter().filter(|x| x.object == "disk hdd").collect();
+    assert_eq!(about.len(), 1, "{f:#?}");
+    assert!(about[0].fix.contains("disks.hdd"), "{:#?}", about[0]);
     // apply runs nothing and says why.
     assert!(matches!(
         apply(&h, &d, Policy::default()),
@@ -251,5 +256,48 @@ fn a_gone_write_mostly_member_is_reported_as_degraded_not_as_a_write_behind_lint
     assert!(
         !f.iter().any(|x| x.message.contains("write-behind")),
         "the missing member is not blamed on the file: {f:#?}"
+    );
+}
+
+/// Captured on the real kernel by tests/vm/scenarios/36-failed-member.sh (bookworm).
+fn captured(f: &str) -> hyraid::observe::Observed {
+    let cap: hyraid::observe::capture::Capture = serde_json::from_str(
+        &std::fs::read_to_string(format!("tests/fixtures/vm/{f}.json")).unwrap(),
+    )
+    .unwrap();
+    hyraid::observe::observe(&hyraid::host::record::Replay::from(cap)).unwrap()
+}
+
+#[test]
+fn real_kernel_captures_of_a_failed_and_a_pulled_member_are_refused() {
+    let d = hyraid::config::load_file(std::path::Path::new("tests/vm/configs/failed-member.yaml"))
+        .unwrap();
+    let failed =
+        hyraid::plan::plan(&d, &captured("failed-member-md-failed"), Policy::default()).unwrap();
+    assert!(
+        failed
+            .refused
+            .iter()
+            .any(|r| r.reason.contains("member hdd0") && r.reason.contains("has failed")),
+        "{:#?}",
+        failed.refused
+    );
+    assert!(
+        !failed
+            .steps
+            .iter()
+            .any(|s| matches!(s.step, Step::ReAddMember(_)))
+    );
+    let gone =
+        hyraid::plan::plan(&d, &captured("failed-member-hdd-gone"), Policy::default()).unwrap();
+    assert!(
+        gone.refused.iter().any(|r| r.object == "disk hdd0"),
+        "{:#?}",
+        gone.refused
+    );
+    let f = hyraid::status::status(&captured("failed-member-hdd-gone"), Some(&d), None);
+    assert!(
+        !f.iter().any(|x| x.message.contains("write-behind")),
+        "{f:#?}"
     );
 }

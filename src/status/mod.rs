@@ -160,7 +160,18 @@ pub fn check(
     if let Some(d) = desired {
         match crate::plan::plan(d, o, crate::plan::Policy::default()) {
             Ok(p) => {
-                findings.extend(refusals(&p));
+                // A disk the machine lacks is reported once: status's finding, with the
+                // plan's fix (which names what is there, and the id one typo away).
+                for r in refusals(&p) {
+                    match findings.iter_mut().find(|f| {
+                        r.object.starts_with("disk ")
+                            && f.object == r.object
+                            && f.severity >= Severity::Degraded
+                    }) {
+                        Some(f) => f.fix = r.fix,
+                        None => findings.push(r),
+                    }
+                }
                 plan = Some(p);
             }
             Err(e) => findings.push(Finding {
