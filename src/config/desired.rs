@@ -242,4 +242,8 @@ pub const ACCEPTABLE_LINTS: &[(&str, &str)] = &[
         "dm-cache-not-redundant",
         "a dm-cache in writeback on a device without redundancy",
     ),
+    (
+        "cache-not-faster",
+        "a writecache or dm-cache on media no faster than the LV's (refused by the plan unless accepted)",
+    ),
 ];

@@ -30,7 +30,8 @@ pub struct RawConfig {
     /// `lv vg0/nextcloud: [writecache-not-redundant]`. An accepted lint is shown as accepted and
     /// no longer makes status (or the drift unit) fail. Only layout choices can be accepted:
     /// hdd-not-write-mostly, write-behind-without-write-mostly, no-bitmap, small-bitmap-chunk,
-    /// writecache-not-redundant, dm-cache-not-redundant.
+    /// writecache-not-redundant, dm-cache-not-redundant, cache-not-faster (a cache on media no
+    /// faster than the LV's: refused by the plan unless accepted).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub accept: BTreeMap<String, Vec<String>>,
 }

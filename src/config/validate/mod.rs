@@ -142,6 +142,31 @@ fn accepted_lints(c: &mut Ctx, raw: &RawConfig) {
                 ),
             );
         }
+        // A mirror or LV the file does not have: the acceptance would silently accept nothing.
+        let mirrors: Vec<String> = raw.mirrors.keys().map(|m| format!("mirror {m}")).collect();
+        let lvs: Vec<String> = raw
+            .volume_groups
+            .iter()
+            .flat_map(|(vg, v)| v.lvs.keys().map(move |lv| format!("lv {vg}/{lv}")))
+            .collect();
+        let known = match kind {
+            Some("mirror") => Some(&mirrors),
+            Some("lv") => Some(&lvs),
+            _ => None,
+        };
+        if let Some(known) = known
+            && !known.contains(object)
+        {
+            c.err(
+                &at,
+                true,
+                format!("`{object}` is not in this file"),
+                Some(match known.is_empty() {
+                    true => "the file has none of that kind: remove the entry".into(),
+                    false => format!("objects of that kind in the file: {}", known.join(", ")),
+                }),
+            );
+        }
         for (i, l) in lints.iter().enumerate() {
             if !names.contains(&l.as_str()) {
                 c.err(

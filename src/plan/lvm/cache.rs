@@ -129,6 +129,9 @@ impl<'a> Planner<'a> {
             );
             return;
         }
+        let Some(media) = self.cache_media(vg, lv, "dm-cache", &want.pvs) else {
+            return;
+        };
         let size = self.cachevol_bytes(vg, want.size);
         match leftover {
             Some(_) if !ours => {
@@ -147,15 +150,21 @@ impl<'a> Planner<'a> {
         let (risk, why) = match (want.mode, at_risk) {
             (_, true) => (
                 Risk::DataAtRisk,
-                "dm-cache writeback on a non-redundant PV: acknowledged writes live only on that device until written back; losing it loses them",
+                format!(
+                    "dm-cache writeback on a non-redundant PV ({media}): acknowledged writes live only on that device until written back; losing it loses them"
+                ),
             ),
             (CacheMode::Writeback, false) => (
                 Risk::Safe,
-                "dm-cache writeback on a mirror: reads and writes of hot blocks are served by the fast mirror",
+                format!(
+                    "dm-cache writeback on {media}: reads and writes of hot blocks are served by it"
+                ),
             ),
             (CacheMode::Writethrough, _) => (
                 Risk::Safe,
-                "dm-cache writethrough: every write reaches the LV's PVs before it completes; losing the cache loses nothing",
+                format!(
+                    "dm-cache writethrough on {media}: every write reaches the LV's PVs before it completes; losing the cache loses nothing"
+                ),
             ),
         };
         out.push(ps(

@@ -256,6 +256,9 @@ impl<'a> Planner<'a> {
                     .o
                     .lv(&vg.name, &cv)
                     .filter(|l| !l.hidden && l.writecache.is_none());
+                let Some(media) = self.cache_media(vg, lv, "writecache", &want.pvs) else {
+                    return;
+                };
                 let existing = self.stale_cachevol(vg, want, existing, out);
                 let pvs: Vec<String> = want.pvs.iter().map(|r| self.pv_device(r).0).collect();
                 let redundant = want.pvs.iter().all(|r| matches!(r, DeviceRef::Mirror(_)));
@@ -291,12 +294,16 @@ impl<'a> Planner<'a> {
                 let (risk, why) = if redundant {
                     (
                         Risk::Safe,
-                        "dm-writecache: writes land on the fast mirror and are written back to the LV's PVs later",
+                        format!(
+                            "dm-writecache: writes land on {media} and are written back to the LV's PVs later"
+                        ),
                     )
                 } else {
                     (
                         Risk::DataAtRisk,
-                        "dm-writecache on a non-redundant PV: dirty data lives only on that device until written back; losing it loses data and makes the LV unactivatable",
+                        format!(
+                            "dm-writecache on a non-redundant PV ({media}): dirty data lives only on that device until written back; losing it loses data and makes the LV unactivatable"
+                        ),
                     )
                 };
                 out.push(ps(

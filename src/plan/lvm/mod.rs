@@ -3,6 +3,7 @@
 use super::*;
 
 mod cache;
+mod cache_media;
 mod devices_file;
 mod lv;
 mod pvmove;
