@@ -26,7 +26,10 @@ pub fn enabled() -> bool {
 /// One boundary: `what` has just been done.
 pub fn mark(what: &str) {
     if let Some(Some(start)) = START.get() {
-        eprintln!(
+        // Never a panic when standard error is closed: a clock is no reason to stop.
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr().lock(),
             "hyraid timings: {:7.1} ms  {what}",
             start.elapsed().as_secs_f64() * 1000.0
         );

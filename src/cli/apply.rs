@@ -8,7 +8,7 @@ use crate::error::{Error, msg};
 use crate::observe::EarlyReads;
 use crate::plan::Plan;
 use crate::plan::planfile;
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
@@ -110,7 +110,7 @@ pub(super) fn run(
     let outcome = result?;
     let Some(applied) = outcome.applied else {
         if a.dry_run {
-            println!("Dry run: nothing was changed.");
+            super::out("Dry run: nothing was changed.\n")?;
         }
         return Ok(0);
     };
@@ -120,8 +120,10 @@ pub(super) fn run(
         }
         _ => "",
     };
-    println!(
-        "\nApplied {} step(s); the machine now matches the file.{sim_note}{}",
+    // The steps ran and the machine was verified: an output that cannot be written (a reader
+    // gone, a full disk) does not make that a failure.
+    let _ = super::out(format!(
+        "\nApplied {} step(s); the machine now matches the file.{sim_note}{}\n",
         applied.steps,
         match applied.warnings.len() {
             0 => String::new(),
@@ -135,7 +137,7 @@ pub(super) fn run(
                     .join(", ")
             ),
         }
-    );
+    ));
     Ok(0)
 }
 
@@ -149,12 +151,11 @@ fn prompt(p: &Plan, yes: bool) -> Result<(), String> {
             "stdin is not a terminal, so hyraid cannot ask for confirmation; review the plan and pass --yes".into(),
         );
     }
-    print!(
+    let _ = super::out(format!(
         "\nApply these {} step(s) to {}? Type `yes` to continue: ",
         p.steps.len(),
         p.host
-    );
-    let _ = std::io::stdout().flush();
+    ));
     let mut answer = String::new();
     let _ = std::io::stdin().read_line(&mut answer);
     if answer.trim() != "yes" {

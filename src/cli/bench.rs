@@ -67,7 +67,7 @@ pub(super) fn run(sim: &Option<PathBuf>, a: BenchArgs) -> Result<u8, Error> {
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
-        print!("{}", bench::compare(&reports));
+        super::out(bench::compare(&reports))?;
         return Ok(0);
     }
     if sim.is_some() {
@@ -116,7 +116,7 @@ pub(super) fn run(sim: &Option<PathBuf>, a: BenchArgs) -> Result<u8, Error> {
                     b.set_position(i as u64);
                     b.set_message(line);
                 }
-                None => eprintln!("[{}/{total}] {line}", i + 1),
+                None => super::err_line(&format!("[{}/{total}] {line}", i + 1)),
             }
         },
         &apply::stop_requested,
@@ -126,7 +126,7 @@ pub(super) fn run(sim: &Option<PathBuf>, a: BenchArgs) -> Result<u8, Error> {
     }
     // Interrupted exits 130, the shell's convention for "stopped by SIGINT" (Error::exit_code).
     let r = r?;
-    print!("{}", bench::table(&r));
+    super::out(bench::table(&r))?;
     if let Some(path) = a.out {
         write_out(&path, &(serde_json::to_string_pretty(&r).unwrap() + "\n"))?;
     }

@@ -84,6 +84,10 @@ const EXIT_STATUS: &[(&str, &str)] = &[
         "plan --detailed-exitcode: changes pending; status: degraded or lint findings.",
     ),
     ("130", "apply interrupted; run it again to complete it."),
+    (
+        "141",
+        "(the shell's number for SIGPIPE) the reader of the output went away, as with any tool; an apply whose steps had started finished them first.",
+    ),
 ];
 
 const FILES: &[(&str, &str)] = &[

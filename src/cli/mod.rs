@@ -94,6 +94,7 @@ enum Cmd {
 }
 
 pub fn run() -> ExitCode {
+    default_sigpipe();
     crate::timings::begin();
     // Started before the arguments are parsed, for the commands that observe this machine as
     // they begin (and apply's lock before them).
@@ -114,10 +115,40 @@ pub fn run() -> ExitCode {
     match done {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            eprintln!("{}", e.report());
+            err_line(&e.report());
             ExitCode::from(e.exit_code())
         }
     }
+}
+
+/// A reader that goes away (`hyraid schema | head`, `hyraid plan … 2>&1 | head`) ends hyraid as
+/// it ends `cat` or `ls`: killed by SIGPIPE, quietly (the shell sees 141). Rust's runtime
+/// ignores the signal instead, and every later print then fails or panics. An apply whose steps
+/// have started ignores it again (`apply::install_interrupt_handler`): it finishes its steps.
+fn default_sigpipe() {
+    use nix::sys::signal::{SigHandler, Signal, signal};
+    // SAFETY: restoring a signal's default action installs no handler; no thread runs yet.
+    unsafe {
+        let _ = signal(Signal::SIGPIPE, SigHandler::SigDfl);
+    }
+}
+
+/// `text` on standard output, flushed. A full disk or a closed descriptor is an error (exit 1),
+/// never a panic; a reader gone away only while SIGPIPE is ignored (an apply's steps running),
+/// and then there is no one to tell.
+fn out(text: impl AsRef<[u8]>) -> Result<(), Error> {
+    let mut o = std::io::stdout().lock();
+    match o.write_all(text.as_ref()).and_then(|()| o.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(msg(format!("cannot write to standard output: {e}")))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// One line on standard error; a failure to write it has nowhere to be reported.
+fn err_line(text: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{text}");
 }
 
 fn dispatch(cli: Cli, early: Early) -> Result<u8, Error> {
@@ -138,32 +169,33 @@ fn dispatch(cli: Cli, early: Early) -> Result<u8, Error> {
             } else {
                 config::json_schema()
             };
-            println!("{}", serde_json::to_string_pretty(&schema).unwrap());
+            out(&(serde_json::to_string_pretty(&schema).unwrap() + "\n"))?;
             Ok(0)
         }
         Cmd::Observe(Deferred(a)) => observe::run(sim, a),
         Cmd::Plan(Deferred(a)) => plan::run(sim, a, early.reads),
         Cmd::Show { plan: path, format } => {
             let p = crate::plan::planfile::read(&path).map_err(msg)?;
-            print!(
-                "{}",
-                render::render(&p, format, format == Format::Text && color())
-            );
+            out(&render::render(
+                &p,
+                format,
+                format == Format::Text && color(),
+            ))?;
             Ok(0)
         }
         Cmd::Apply(Deferred(a)) => apply::run(sim, a, early.reads, early.lock),
         Cmd::Bench(Deferred(a)) => bench::run(sim, a),
         Cmd::Completions { shell } => {
             use clap::CommandFactory;
-            clap_complete::generate(shell, &mut Cli::command(), "hyraid", &mut std::io::stdout());
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "hyraid", &mut script);
+            out(&script)?;
             Ok(0)
         }
         Cmd::Man => {
-            let mut out = Vec::new();
-            man_page(&mut out).map_err(|e| msg(format!("cannot render the manual: {e}")))?;
-            std::io::stdout()
-                .write_all(&out)
-                .map_err(|e| msg(format!("cannot write the manual: {e}")))?;
+            let mut page = Vec::new();
+            man_page(&mut page).map_err(|e| msg(format!("cannot render the manual: {e}")))?;
+            out(&page)?;
             Ok(0)
         }
     }

@@ -34,7 +34,7 @@ pub(super) fn run(sim: &Option<PathBuf>, a: ObserveArgs) -> Result<u8, Error> {
     let text = serde_json::to_string_pretty(&obs).unwrap() + "\n";
     match a.out {
         Some(p) => write_out(&p, &text)?,
-        None => print!("{text}"),
+        None => super::out(&text)?,
     }
     Ok(0)
 }
@@ -52,10 +52,10 @@ pub(super) fn import(sim: &Option<PathBuf>, a: ImportArgs) -> Result<u8, Error> 
     let imp = crate::import::import(&obs);
     let text = crate::import::to_yaml(&imp);
     for s in &imp.skipped {
-        eprintln!("not imported: {s}");
+        super::err_line(&format!("not imported: {s}"));
     }
     for n in &imp.notes {
-        eprintln!("note: {n}");
+        super::err_line(&format!("note: {n}"));
     }
     match a.out {
         Some(p) if p.exists() => {
@@ -65,7 +65,7 @@ pub(super) fn import(sim: &Option<PathBuf>, a: ImportArgs) -> Result<u8, Error> 
             )));
         }
         Some(p) => write_out(&p, &text)?,
-        None => print!("{text}"),
+        None => super::out(&text)?,
     }
     Ok(0)
 }

@@ -47,9 +47,9 @@ pub(super) fn run(sim: &Option<PathBuf>, a: PlanArgs, early: EarlyReads) -> Resu
     crate::timings::mark("file read");
     let m = machine(sim)?;
     if let Some(pid) = Lock::holder(&m.lock_path()) {
-        eprintln!(
+        super::err_line(&format!(
             "warning: an apply (pid {pid}) is running on this machine; this plan shows the machine in the middle of it — plan again when it has finished"
-        );
+        ));
     }
     let obs = apply::observe_started_for(m.host(), Some(&d), early)?;
     let policy = Policy {
@@ -69,12 +69,13 @@ pub(super) fn run(sim: &Option<PathBuf>, a: PlanArgs, early: EarlyReads) -> Resu
         if let Some(objects) = apply::preview::object_states(&p, &obs) {
             v["objects"] = serde_json::to_value(objects).expect("serializes");
         }
-        println!("{}", serde_json::to_string_pretty(&v).expect("serializes"));
+        super::out(serde_json::to_string_pretty(&v).expect("serializes") + "\n")?;
     } else {
-        print!(
-            "{}",
-            render::render(&p, a.format, a.format == Format::Text && color())
-        );
+        super::out(render::render(
+            &p,
+            a.format,
+            a.format == Format::Text && color(),
+        ))?;
     }
     Ok(exit_code(&p, a.detailed_exitcode))
 }

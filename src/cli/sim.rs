@@ -51,13 +51,13 @@ pub(super) fn run(cmd: SimCmd) -> Result<u8, Error> {
             }
             let m = blank::machine(&a.host, &a.disks);
             write_out(&a.out, &(serde_json::to_string_pretty(&m).unwrap() + "\n"))?;
-            eprintln!(
+            super::err_line(&format!(
                 "wrote {} ({} disk(s)); plan against it with `hyraid plan FILE --sim {}`. Its disks, for the file:",
                 a.out.display(),
                 m.block_devices.len(),
                 a.out.display()
-            );
-            print!("host: {}\n{}", m.hostname, blank::disks_yaml(&m));
+            ));
+            super::out(format!("host: {}\n{}", m.hostname, blank::disks_yaml(&m)))?;
             Ok(0)
         }
         SimCmd::Settle { snapshot } => {
@@ -75,12 +75,12 @@ pub(super) fn run(cmd: SimCmd) -> Result<u8, Error> {
                 &snapshot,
                 &(serde_json::to_string_pretty(&after).unwrap() + "\n"),
             )?;
-            println!(
-                "{}: {} array(s) were resyncing or recovering, {} are now; every pvmove has finished.",
+            super::out(format!(
+                "{}: {} array(s) were resyncing or recovering, {} are now; every pvmove has finished.\n",
                 snapshot.display(),
                 busy(&before),
                 busy(&after)
-            );
+            ))?;
             Ok(0)
         }
     }

@@ -74,10 +74,7 @@ pub(super) fn run(sim: &Option<PathBuf>, a: StatusArgs, early: EarlyReads) -> Re
         )
     });
     let output = match &a.output {
-        None => {
-            print!("{text}");
-            Ok(())
-        }
+        None => super::out(&text),
         Some(path) => write_atomically(path, &text),
     };
     textfile.transpose()?;

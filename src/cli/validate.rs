@@ -72,7 +72,7 @@ pub(super) fn run(a: ValidateArgs) -> Result<u8, Error> {
             counts,
             errors: &errors,
         };
-        println!("{}", serde_json::to_string_pretty(&r).unwrap());
+        super::out(serde_json::to_string_pretty(&r).unwrap() + "\n")?;
         return Ok(if valid { 0 } else { 1 });
     }
     let c = Counts::of(&loaded?);
@@ -80,12 +80,12 @@ pub(super) fn run(a: ValidateArgs) -> Result<u8, Error> {
         1 => format!("1 {one}"),
         _ => format!("{count} {one}s"),
     };
-    println!(
-        "{name}: valid ({}, {}, {}, {})",
+    super::out(format!(
+        "{name}: valid ({}, {}, {}, {})\n",
         n(c.disks, "disk"),
         n(c.mirrors, "mirror"),
         n(c.volume_groups, "volume group"),
         n(c.logical_volumes, "logical volume")
-    );
+    ))?;
     Ok(0)
 }
