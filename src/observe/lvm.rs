@@ -51,11 +51,43 @@ fn n(r: &Row, k: &str) -> Option<u64> {
     r.get(k).and_then(|v| v.u64())
 }
 
-fn need<T>(v: Option<T>, what: &str, key: &str) -> Result<T, ParseError> {
-    v.ok_or_else(|| ParseError::Value {
+/// A column hyraid cannot do without, as text.
+fn need_text<'a>(r: &'a Row, what: &str, key: &str) -> Result<&'a str, ParseError> {
+    match r.get(key) {
+        Some(v) => v.text().ok_or_else(|| missing(what, key, Some(v))),
+        None => Err(missing(what, key, None)),
+    }
+}
+
+/// A column hyraid cannot do without, as a number of bytes (or extents).
+fn need_num(r: &Row, what: &str, key: &str) -> Result<u64, ParseError> {
+    match r.get(key) {
+        Some(v) => v.u64().ok_or_else(|| missing(what, key, Some(v))),
+        None => Err(missing(what, key, None)),
+    }
+}
+
+/// Why a needed column could not be read: absent from the report (lvm.conf's `report/*_cols_full`
+/// choose fullreport's columns), empty, or not a plain number (units or a suffix).
+fn missing(what: &str, key: &str, value: Option<&Flex>) -> ParseError {
+    let section = match what {
+        "a VG" => "vgs",
+        "a PV" => "pvs",
+        _ => "lvs",
+    };
+    let detail = match value.and_then(|v| v.text()) {
+        None if value.is_none() => format!(
+            "{what} row has no `{key}` column: the report leaves it out (lvm.conf's report/{section}_cols_full chooses fullreport's columns: see `lvmconfig report/{section}_cols_full`, and remove that setting or add `{key}` to it)"
+        ),
+        None => format!("{what} row has an empty `{key}`"),
+        Some(t) => format!(
+            "{what} row's `{key}` is `{t}`, not a whole number (hyraid runs `--units b --nosuffix`; an lvm.conf report/ setting or an older lvm2 may change the units)"
+        ),
+    };
+    ParseError::Value {
         tool: "lvm report",
-        detail: format!("{what} lacks `{key}` (were --units b --nosuffix given?)"),
-    })
+        detail,
+    }
 }
 
 /// `[name]` → (name, hidden).
@@ -138,18 +170,18 @@ pub fn parse_fullreport(
             .map(str::to_string);
         for v in &sec.vg {
             out.vgs.push(Vg {
-                name: need(f(v, "vg_name"), "a VG", "vg_name")?.to_string(),
+                name: need_text(v, "a VG", "vg_name")?.to_string(),
                 uuid: f(v, "vg_uuid").unwrap_or("").to_string(),
-                size: need(n(v, "vg_size"), "a VG", "vg_size")?,
-                free: need(n(v, "vg_free"), "a VG", "vg_free")?,
-                extent_size: need(n(v, "vg_extent_size"), "a VG", "vg_extent_size")?,
+                size: need_num(v, "a VG", "vg_size")?,
+                free: need_num(v, "a VG", "vg_free")?,
+                extent_size: need_num(v, "a VG", "vg_extent_size")?,
                 partial: f(v, "vg_partial") == Some("partial")
                     || f(v, "vg_attr").is_some_and(|a| a.chars().nth(3) == Some('p')),
             });
         }
         let mut pv_kname: HashMap<String, String> = HashMap::new();
         for p in &sec.pv {
-            let name = need(f(p, "pv_name"), "a PV", "pv_name")?.to_string();
+            let name = need_text(p, "a PV", "pv_name")?.to_string();
             let mm = match (f(p, "pv_major"), f(p, "pv_minor")) {
                 (Some(a), Some(b)) => format!("{a}:{b}"),
                 _ => String::new(),
@@ -164,8 +196,8 @@ pub fn parse_fullreport(
                 vg: f(p, "vg_name")
                     .map(str::to_string)
                     .or_else(|| vg_name.clone()),
-                size: need(n(p, "pv_size"), "a PV", "pv_size")?,
-                free: need(n(p, "pv_free"), "a PV", "pv_free")?,
+                size: need_num(p, "a PV", "pv_size")?,
+                free: need_num(p, "a PV", "pv_free")?,
                 dev_size: n(p, "dev_size").unwrap_or(0),
             });
         }
@@ -192,7 +224,7 @@ pub fn parse_fullreport(
         }
         for l in &sec.lv {
             let uuid = f(l, "lv_uuid").unwrap_or("").to_string();
-            let (name, hidden) = unbracket(need(f(l, "lv_name"), "an LV", "lv_name")?);
+            let (name, hidden) = unbracket(need_text(l, "an LV", "lv_name")?);
             let seg = first_seg.get(uuid.as_str()).copied();
             let segtype = seg
                 .and_then(|s| f(s, "segtype"))
@@ -223,7 +255,7 @@ pub fn parse_fullreport(
                 name,
                 uuid: uuid.clone(),
                 hidden,
-                size: need(n(l, "lv_size"), "an LV", "lv_size")?,
+                size: need_num(l, "an LV", "lv_size")?,
                 segtype,
                 stripes,
                 stripe_size,

@@ -27,16 +27,23 @@ pub fn parse_hdparm_w(text: &str) -> Option<Option<bool>> {
     None
 }
 
-/// `/sys/block/X/device/scsi_disk/H:C:T:L/cache_type`: `write back` (on), `write through` (off),
-/// `none` (no cache), `write back, no read (daft)` (on).
+/// `/sys/block/X/device/scsi_disk/H:C:T:L/cache_type`: whether the drive's write cache is on.
+/// The kernel prints one of four strings, from the WCE and RCD bits of the caching mode page
+/// (Documentation/scsi/sd-parameters.rst; `sd_cache_types[]` in drivers/scsi/sd.c):
+///
+/// | cache_type                   | WCE | RCD | write cache | read cache |
+/// |------------------------------|-----|-----|-------------|------------|
+/// | `write through`              | 0   | 0   | off         | on         |
+/// | `none`                       | 0   | 1   | off         | off        |
+/// | `write back`                 | 1   | 0   | on          | on         |
+/// | `write back, no read (daft)` | 1   | 1   | on          | off        |
+///
+/// Anything else (an empty file, a future kernel's word) is unknown: `None`, never guessed.
 pub fn parse_cache_type(text: &str) -> Option<bool> {
-    let t = text.trim();
-    if t.starts_with("write back") {
-        Some(true)
-    } else if t.starts_with("write through") {
-        Some(false)
-    } else {
-        None
+    match text.trim() {
+        "write back" | "write back, no read (daft)" => Some(true),
+        "write through" | "none" => Some(false),
+        _ => None,
     }
 }
 
@@ -82,7 +89,9 @@ mod tests {
             Some(false)
         );
         assert_eq!(parse_cache_type("write back, no read (daft)\n"), Some(true));
-        assert_eq!(parse_cache_type("none\n"), None);
+        assert_eq!(parse_cache_type("none\n"), Some(false));
+        assert_eq!(parse_cache_type(""), None);
+        assert_eq!(parse_cache_type("write around\n"), None);
         let lines = fx("layout-three-arrays/sysfs-cache-type.txt");
         assert!(
             lines

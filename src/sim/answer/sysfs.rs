@@ -112,7 +112,9 @@ pub fn sysfs_read(w: &Observed, path: &str) -> Option<String> {
         return Some(match wc.enabled {
             Some(true) => "write back\n".into(),
             Some(false) => "write through\n".into(),
-            None => "none\n".into(),
+            // The kernel always prints one of its four words; a state the simulator does not
+            // know reads back as unknown (an empty attribute), never as `none` (which is off).
+            None => "\n".into(),
         });
     }
     None
