@@ -60,7 +60,12 @@ fn every_cache_type_the_kernel_prints_is_read_as_its_write_cache() {
         let seen = observe(&SimHost::new(o.clone())).unwrap();
         for b in &disks {
             let again = seen.device(&b.kname).unwrap().write_cache.unwrap();
-            assert_eq!(again.enabled, Some(on), "`{value}` read back on {}", b.kname);
+            assert_eq!(
+                again.enabled,
+                Some(on),
+                "`{value}` read back on {}",
+                b.kname
+            );
         }
         // A `write_cache:` on such a disk is planned, never refused as unreadable: the file's
         // HDDs say `on`, so they are switched on exactly when the kernel says off.
@@ -113,5 +118,8 @@ fn an_lvm_report_without_a_needed_column_names_the_column_and_the_setting() {
     )
     .unwrap_err()
     .to_string();
-    assert!(e.contains("`vg_size` is `1016.00m`, not a whole number"), "{e}");
+    assert!(
+        e.contains("`vg_size` is `1016.00m`, not a whole number"),
+        "{e}"
+    );
 }

@@ -29,17 +29,17 @@ pub(super) struct ApplyArgs {
     /// errors is replaced instead (name the new disk's id under `disks.NAME`). Repeatable.
     #[arg(long = "re-add", value_name = "NAME")]
     re_add: Vec<String>,
-    /// Do not ask for confirmation.
-    #[arg(long)]
+    /// Do not ask for confirmation (not with --dry-run, which asks nothing).
+    #[arg(long, conflicts_with = "dry_run")]
     yes: bool,
     /// Where to append the journal of what ran (default /var/log/hyraid/journal.jsonl; with --sim, none unless given).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "dry_run")]
     journal: Option<PathBuf>,
     /// With --sim: write the simulated machine's new state back to the snapshot file.
-    #[arg(long)]
+    #[arg(long, requires = "sim", conflicts_with = "dry_run")]
     sim_write: bool,
     /// Stop at a step that needs an idle array instead of waiting for the resync to finish.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "dry_run")]
     no_wait: bool,
 }
 

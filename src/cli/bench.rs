@@ -15,25 +15,25 @@ pub(super) struct BenchArgs {
     #[arg(required_unless_present = "compare", conflicts_with = "compare")]
     target: Option<String>,
     /// Size of the test file, or of the region of the device, e.g. 1GiB or 256MiB.
-    #[arg(long, default_value = "1GiB", value_parser = parse_size)]
+    #[arg(long, default_value = "1GiB", value_parser = parse_size, conflicts_with = "compare")]
     size: u64,
     /// Seconds each job measures (after the ramp).
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, conflicts_with = "compare")]
     runtime: u32,
     /// Seconds each job runs before measuring.
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 2, conflicts_with = "compare")]
     ramp: u32,
     /// Run only these jobs (repeat the option); default the whole matrix.
-    #[arg(long = "job", value_name = "NAME", value_parser = parse_job)]
+    #[arg(long = "job", value_name = "NAME", value_parser = parse_job, conflicts_with = "compare")]
     jobs: Vec<crate::bench::fio::Job>,
     /// Allow a raw block device as target: the write jobs destroy its data.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "compare")]
     allow_destroy: bool,
     /// Save the report as JSON (for --compare).
-    #[arg(short = 'o', long = "out")]
+    #[arg(short = 'o', long = "out", conflicts_with = "compare")]
     out: Option<PathBuf>,
     /// Name of this run in comparisons (default: the target).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "compare")]
     label: Option<String>,
     /// Print saved reports side by side, with each run's IOPS as a ratio of the first's.
     #[arg(long, num_args = 2.., value_name = "REPORT")]

@@ -311,7 +311,7 @@ fn at_once(args: &[std::ffi::OsString]) -> Option<AtOnce> {
         let a = a.to_string_lossy();
         matches!(
             a.as_ref(),
-            "-h" | "--help" | "-V" | "--version" | "--sim" | "help" | "-"
+            "-h" | "--help" | "-V" | "--version" | "--sim" | "--sim-write" | "help" | "-"
         ) || a.starts_with("--sim=")
             || (kind == AtOnce::Apply && a == "--dry-run")
     });
@@ -336,9 +336,9 @@ fn load(file: &Path) -> Result<Desired, Error> {
     if file.as_os_str() != "-" {
         return Ok(config::load_file(file)?);
     }
-    let mut text = String::new();
+    let mut text = Vec::new();
     std::io::Read::take(std::io::stdin(), config::MAX_CONFIG_BYTES as u64 + 1)
-        .read_to_string(&mut text)
+        .read_to_end(&mut text)
         .map_err(|e| {
             msg(format!(
                 "cannot read the configuration from standard input: {e}"
@@ -350,7 +350,7 @@ fn load(file: &Path) -> Result<Desired, Error> {
             config::MAX_CONFIG_BYTES
         )));
     }
-    Ok(config::load_str("<stdin>", &text)?)
+    Ok(config::load_bytes("<stdin>", &text)?)
 }
 
 /// Whether the text output on stdout is coloured: `--color`, then the conventions anstream

@@ -85,8 +85,37 @@ pub fn load_file(path: &Path) -> Result<Desired, ConfigErrors> {
             Some("check that this is the right file".into()),
         ));
     }
-    let text = std::fs::read_to_string(path).map_err(|e| one(format!("cannot read: {e}"), None))?;
-    load_str(&name, &text)
+    let bytes = std::fs::read(path).map_err(|e| one(format!("cannot read: {e}"), None))?;
+    load_bytes(&name, &bytes)
+}
+
+/// Validate a configuration's bytes: text that is not UTF-8 is reported where its first bad
+/// byte is (line, column in characters), as every other error is.
+pub fn load_bytes(name: &str, bytes: &[u8]) -> Result<Desired, ConfigErrors> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => load_str(name, text),
+        Err(e) => {
+            let good = &bytes[..e.valid_up_to()];
+            let line_start = good.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+            let col = String::from_utf8_lossy(&good[line_start..]).chars().count() + 1;
+            let bad: Vec<String> = bytes[e.valid_up_to()..]
+                .iter()
+                .take(e.error_len().unwrap_or(1).max(1))
+                .map(|b| format!("0x{b:02x}"))
+                .collect();
+            Err(ConfigErrors(vec![ConfigError {
+                file: name.to_string(),
+                line: good.iter().filter(|b| **b == b'\n').count() + 1,
+                col,
+                path: "(file)".into(),
+                message: format!(
+                    "not UTF-8 text: byte {} cannot start or continue a character",
+                    bad.join(" ")
+                ),
+                hint: Some("save the file as UTF-8 (an editor's encoding setting; `iconv -f latin1 -t utf-8` converts Latin-1)".into()),
+            }]))
+        }
+    }
 }
 
 /// Validate configuration text; `name` is used in error positions.

@@ -273,9 +273,66 @@ impl Builder {
 
     fn end(&mut self) {
         match self.stack.pop() {
-            Some(Frame::Map { anchor, map, .. }) => self.finish(anchor, Value::Object(map)),
+            Some(Frame::Map {
+                anchor,
+                mut map,
+                path,
+                ..
+            }) => {
+                if let Some(merged) = map.remove(MERGE_KEY) {
+                    self.merge(&path, &mut map, merged);
+                }
+                self.finish(anchor, Value::Object(map))
+            }
             Some(Frame::Seq { anchor, items, .. }) => self.finish(anchor, Value::Array(items)),
             None => {}
+        }
+    }
+}
+
+/// YAML's merge key (`<<: *defaults`, yaml.org/type/merge.html): the keys of the mapping (or
+/// of each mapping of the list, the first one first) that the mapping does not set itself.
+const MERGE_KEY: &str = "<<";
+
+impl Builder {
+    /// Merge `merged` (the value of `<<` in the mapping at `path`) into `map`. A merged key is
+    /// placed, for errors, where its `<<` is: that is the line that brought it in.
+    fn merge(&mut self, path: &str, map: &mut Map<String, Value>, merged: Value) {
+        let here = format!("{path}/{}", escape_segment(MERGE_KEY));
+        let key_pos = self.positions.keys.get(&here).copied();
+        let value_pos = self.positions.values.get(&here).copied();
+        let at = value_pos.or(key_pos).unwrap_or(Pos { line: 1, col: 1 });
+        let sources = match merged {
+            Value::Object(m) => vec![m],
+            Value::Array(items) if items.iter().all(Value::is_object) => items
+                .into_iter()
+                .filter_map(|v| match v {
+                    Value::Object(m) => Some(m),
+                    _ => None,
+                })
+                .collect(),
+            _ => {
+                self.fail(YamlError::Syntax {
+                    pos: at,
+                    message: "a merge key (`<<`) takes a mapping or a list of mappings, e.g. `<<: *defaults`".into(),
+                });
+                return;
+            }
+        };
+        self.positions.keys.remove(&here);
+        self.positions.values.remove(&here);
+        for source in sources {
+            for (k, v) in source {
+                if map.contains_key(&k) {
+                    continue;
+                }
+                let p = format!("{path}/{}", escape_segment(&k));
+                if let Some(kp) = key_pos {
+                    self.positions.keys.insert(p.clone(), kp);
+                }
+                self.positions.values.insert(p, at);
+                map.insert(k, v);
+            }
         }
     }
 }

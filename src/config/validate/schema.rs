@@ -175,11 +175,15 @@ fn convert(
                     .map(|a| (strsim::damerau_levenshtein(a, key), a))
                     .filter(|(d, a)| *d <= 2.max(a.len() / 3))
                     .min();
-                let hint = match best {
+                let mut hint = match best {
                     Some((_, a)) => format!("did you mean `{a}`?"),
                     None if allowed.is_empty() => "remove it".to_string(),
                     None => format!("allowed keys here: {}", allowed.join(", ")),
                 };
+                // A top-level block of shared settings for merge keys has no place of its own.
+                if pointer.is_empty() && best.is_none() {
+                    hint.push_str("; to share settings, anchor one object (`hdd0: &hdd { … }`) and merge it into the others (`hdd1: { <<: *hdd, id: … }`)");
+                }
                 let kp = format!("{pointer}/{}", escape_segment(key));
                 push(
                     pos.key(&kp),
