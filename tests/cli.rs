@@ -108,7 +108,6 @@ fn dry_run_changes_nothing() {
         "--sim",
         snap.to_str().unwrap(),
         "--dry-run",
-        "--sim-write",
     ]);
     let (out, _) = text(&o);
     assert_eq!(o.status.code(), Some(0));
