@@ -475,6 +475,31 @@ fn the_slot_of_a_missing_member_is_dropped_only_with_allow_destroy() {
     a.members.retain(|m| !m.kname.starts_with(gone.as_str()));
     a.degraded = 1;
     let h = SimHost::new(w);
+    // `hyraid import` of this machine says so in the file it writes, right above the mirror,
+    // and the plan of that file is the refusal it announces.
+    let imp = hyraid::import::import(&observe(&h, &d));
+    let yaml = hyraid::import::to_yaml(&imp);
+    let above: Vec<&str> = yaml
+        .lines()
+        .skip_while(|l| *l != "mirrors:")
+        .take_while(|l| !l.starts_with("  tank:"))
+        .collect();
+    assert!(
+        above.iter().any(|l| l.starts_with(
+            "  # mirror tank: md gives the array 3 slots and 2 of its disks are here"
+        ) && l.contains("--allow-destroy")),
+        "{yaml}"
+    );
+    assert!(!yaml.contains("shows no changes"), "{yaml}");
+    let imported = hyraid::config::load_str("imported.yaml", &yaml).unwrap();
+    let p = plan_for(&h, &imported, Policy::default());
+    assert!(
+        p.refused
+            .iter()
+            .any(|r| r.reason.contains("runs with 2 (1 missing)")),
+        "{:#?}",
+        p.refused
+    );
     let p = plan_for(&h, &d, Policy::default());
     eprintln!("{}", hyraid::render::text(&p, false));
     assert!(p.steps.is_empty(), "{:#?}", p.steps);

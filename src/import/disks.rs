@@ -95,6 +95,8 @@ pub(super) struct Builder<'a> {
     pub(super) skipped: Vec<String>,
     /// Imported arrays whose bitmap `plan` converts (a file bitmap becomes internal).
     pub(super) converted: Vec<String>,
+    /// Comments written above a mirror in the file, by mirror name: what its plan will refuse.
+    pub(super) at_mirror: BTreeMap<String, Vec<String>>,
 }
 
 /// What a mirror or VG that is left out had named: undone, so the file holds only used disks.
@@ -114,6 +116,7 @@ impl<'a> Builder<'a> {
             counters: BTreeMap::new(),
             skipped: Vec::new(),
             converted: Vec::new(),
+            at_mirror: BTreeMap::new(),
         }
     }
 

@@ -199,6 +199,19 @@ pub(super) fn mirrors(b: &mut Builder) -> Mirrors {
         if let Some(bm) = a.bitmap.as_ref().filter(|bm| bm.kind == BitmapKind::File) {
             b.converted.push(format!("{label}: its bitmap is {} (deprecated by the kernel, gone from mdadm 4.4): the file asks for an internal bitmap of the same chunk, and `hyraid plan` on it shows the conversion (wait for idle, `--bitmap=none`, then `--bitmap=internal`); the old file can be deleted by hand afterwards", bm.describe()));
         }
+        // Slots no disk here can fill: the file lists fewer members than md has slots, and the
+        // plan refuses to drop the empty ones until the user chooses (`width.rs`).
+        if a.raid_disks as usize > members.len().max(2) {
+            let empty = a.raid_disks as usize - members.len();
+            let note = format!(
+                "mirror {name}: md gives the array {} slots and {} of its disks are here; `hyraid plan` refuses to drop the {empty} empty slot(s) until you choose: add the disk that replaces the lost one to `members` (it is rebuilt into the slot), or plan with --allow-destroy to make {} its full width",
+                a.raid_disks,
+                members.len(),
+                members.len()
+            );
+            b.converted.push(note.clone());
+            b.at_mirror.entry(name.clone()).or_default().push(note);
+        }
         let device = adopted.then(|| format!("/dev/{}", a.kname));
         if let Some(u) = &uuid {
             conf.push((

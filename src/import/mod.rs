@@ -23,6 +23,8 @@ pub struct Imported {
     pub skipped: Vec<String>,
     /// What `hyraid plan` on the file shows besides "no changes" (mdadm.conf lacking lines).
     pub notes: Vec<String>,
+    /// Notes that belong to one mirror, written above it in the file as well.
+    pub at_mirror: BTreeMap<String, Vec<String>>,
 }
 
 pub fn import(o: &Observed) -> Imported {
@@ -71,6 +73,7 @@ pub fn import(o: &Observed) -> Imported {
         config: second.config,
         skipped: second.skipped,
         notes: second.notes,
+        at_mirror: second.at_mirror,
     }
 }
 
@@ -78,6 +81,7 @@ struct Built {
     config: RawConfig,
     skipped: Vec<String>,
     notes: Vec<String>,
+    at_mirror: BTreeMap<String, Vec<String>>,
     names: BTreeMap<String, String>,
 }
 
@@ -101,6 +105,7 @@ fn build(o: &Observed, preassigned: &BTreeMap<String, String>) -> Built {
         },
         skipped: b.skipped,
         notes,
+        at_mirror: b.at_mirror,
         names: b.disk_name,
     }
 }

@@ -22,7 +22,30 @@ pub fn to_yaml(imp: &Imported) -> String {
     for s in &imp.skipped {
         out.push_str(&format!("# not imported: {s}\n"));
     }
-    out.push_str(&emit(&imp.config));
+    out.push_str(&at_mirrors(&emit(&imp.config), &imp.at_mirror));
+    out
+}
+
+/// The emitted file with each mirror's notes as comments right above it.
+fn at_mirrors(yaml: &str, notes: &std::collections::BTreeMap<String, Vec<String>>) -> String {
+    let mut out = String::with_capacity(yaml.len());
+    let mut in_mirrors = false;
+    for line in yaml.lines() {
+        if !line.starts_with(' ') {
+            in_mirrors = line == "mirrors:";
+        } else if in_mirrors
+            && let Some(name) = line
+                .strip_prefix("  ")
+                .and_then(|l| l.strip_suffix(':'))
+                .filter(|n| !n.starts_with(' '))
+        {
+            for n in notes.get(name).into_iter().flatten() {
+                out.push_str(&format!("  # {n}\n"));
+            }
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
     out
 }
 
