@@ -44,6 +44,14 @@ fn assert_quietly_killed(o: &Output, what: &str) {
 fn a_closed_stdout_ends_hyraid_by_sigpipe_without_a_panic() {
     let snap = "examples/snapshots/single-pair.json";
     let file = "examples/single-pair.yaml";
+    let dir = tempfile::tempdir().unwrap();
+    let saved = dir.path().join("plan.json");
+    let saved = saved.to_str().unwrap();
+    let o = hyraid()
+        .args(["plan", file, "--sim", snap, "-o", saved])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
     for args in [
         &["schema"][..],
         &["schema", "--snapshot"],
@@ -59,7 +67,7 @@ fn a_closed_stdout_ends_hyraid_by_sigpipe_without_a_panic() {
         &["plan", file, "--sim", snap],
         &["plan", file, "--sim", snap, "--format", "json"],
         &["plan", file, "--sim", snap, "--format", "markdown"],
-        &["show", "tests/fixtures/saved-plans/v1/single-pair.json"],
+        &["show", saved],
         &["status", "--sim", snap],
         &["status", file, "--sim", snap, "--format", "prometheus"],
         &["observe", "--sim", snap],

@@ -14,8 +14,11 @@ fn a_flag_without_the_flag_it_needs_is_a_usage_error() {
     let f = "examples/single-pair.yaml";
     let snap = "examples/snapshots/single-pair.json";
     let cases: &[(&[&str], &str)] = &[
-        (&["apply", f, "--sim-write"], "--sim <SNAPSHOT>"),
-        (&["apply", f, "--sim-write", "--yes"], "--sim <SNAPSHOT>"),
+        (&["apply", f, "--sim-write"], "needs '--sim <SNAPSHOT>'"),
+        (
+            &["apply", f, "--sim-write", "--yes"],
+            "needs '--sim <SNAPSHOT>'",
+        ),
         (
             &["apply", f, "--sim", snap, "--dry-run", "--sim-write"],
             "cannot be used with",

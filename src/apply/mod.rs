@@ -45,6 +45,10 @@ pub enum ApplyError {
     )]
     Edited(String),
     #[error(
+        "the saved plan's configuration ({file}, carried in the plan) is not valid, so nothing was run:\n{errors}\nA plan runs only a state `hyraid validate` accepts (was the plan edited?). Fix the file and plan again."
+    )]
+    SavedConfig { file: String, errors: String },
+    #[error(
         "{count} change(s) the file asks for are refused (see above), so nothing was run: a partial apply would leave the machine neither as it was nor as the file says. Fix each refusal, then apply again."
     )]
     Refused { count: usize },

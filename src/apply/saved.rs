@@ -1,21 +1,27 @@
 //! A saved plan (`hyraid plan -o plan.json`) travels between a CI job, a pull request and a host,
-//! and apply runs as root: its steps are never trusted as written. Apply reads the file, checks
-//! it was made on this host from this very observation, then plans again from the desired state
-//! embedded in it, with hyraid's own risk classes and the command line's policy, and runs the
-//! re-derived plan only when it is the same, step by step, as the file.
+//! and apply runs as root: nothing in it is trusted as written. It carries the configuration
+//! file it was made from; apply validates that file exactly as `hyraid validate` does, checks
+//! the plan was made on this host from this very observation, plans again from the file with
+//! hyraid's own risk classes and the command line's policy, and runs the re-derived plan only
+//! when the file says the same in every step, risk, reason, refusal and note. `hyraid show`
+//! re-derives it the same way from the observation it carries ([`rederive`]): what either shows
+//! is hyraid's own words, never the file's.
 //!
-//! The file's format (writing, reading) is `plan::planfile`; checking it against the machine is
-//! here ([`check_saved`]).
+//! The file's format (writing, reading) is `plan::planfile`; checking it is here.
 
 use super::ApplyError;
+use super::preview::review;
+use crate::config::Desired;
 use crate::host::Host;
 use crate::observe::Observed;
 use crate::plan::fingerprint::{changes, fingerprint};
 use crate::plan::step::command_line;
-use crate::plan::{PLAN_FORMAT, Plan, PlannedStep, Policy, Refusal, Risk, plan};
+use crate::plan::{Foreign, PLAN_FORMAT, Plan, PlannedStep, Policy, Refusal, Risk};
 
 /// Check a saved plan against a fresh observation and re-derive it. Returns the plan hyraid
-/// makes now, which is the one to run: equal to the file's in every step, risk and refusal.
+/// makes now, which is the one to run and to show: equal to the file's in every step, risk,
+/// reason, refusal, note and foreign object, so that nothing the file says is other than what
+/// hyraid says.
 pub fn check_saved(
     saved: &Plan,
     host: &dyn Host,
@@ -23,11 +29,7 @@ pub fn check_saved(
     policy: &Policy,
 ) -> Result<Plan, ApplyError> {
     let allow_destroy = policy.allow_destroy;
-    if saved.format != PLAN_FORMAT {
-        return Err(ApplyError::Format {
-            found: saved.format,
-        });
-    }
+    check_format(saved)?;
     let actual = host.hostname();
     if saved.host != actual {
         return Err(ApplyError::WrongHost {
@@ -47,14 +49,15 @@ pub fn check_saved(
             changes: changed,
         });
     }
-    let derived = plan(&saved.desired, obs, policy.clone())?;
+    let desired = desired_of(saved)?;
+    let derived = review(&desired, obs, policy.clone())?;
     let Some(diff) = first_difference(saved, &derived) else {
         return Ok(derived);
     };
     if !allow_destroy {
         // The file was planned with --allow-destroy: say that, rather than "edited".
-        let with = plan(
-            &saved.desired,
+        let with = review(
+            &desired,
             obs,
             Policy {
                 allow_destroy: true,
@@ -70,18 +73,95 @@ pub fn check_saved(
             return Err(ApplyError::DestroyNotAllowed { count });
         }
     }
-    Err(ApplyError::Edited(diff))
+    Err(edited(saved, diff))
 }
 
-/// One step as a reviewer sees it: symbol, object, summary, risk and the exact commands.
+/// A saved plan as hyraid says it (`hyraid show`): planned again, without the machine, from the
+/// configuration and the observation the file carries, and refused when the file says anything
+/// else. What is shown is always the re-derived plan, never the file's own text.
+pub fn rederive(saved: &Plan) -> Result<Plan, ApplyError> {
+    check_format(saved)?;
+    let desired = desired_of(saved)?;
+    let Some(observed) = &saved.observed else {
+        return Err(ApplyError::Edited(
+            "the file carries no observation (`observed`) to plan again from".into(),
+        ));
+    };
+    if saved.basis != *fingerprint(observed) {
+        return Err(ApplyError::Edited(
+            "its `observed` is not the observation its `basis` fingerprints".into(),
+        ));
+    }
+    let derived = review(&desired, observed, saved.policy.clone())?;
+    if saved.host != derived.host {
+        return Err(edited(
+            saved,
+            format!(
+                "the file says it was planned on `{}`; its observation is of `{}`",
+                saved.host, derived.host
+            ),
+        ));
+    }
+    match first_difference(saved, &derived) {
+        None => Ok(derived),
+        Some(diff) => Err(edited(saved, diff)),
+    }
+}
+
+fn check_format(saved: &Plan) -> Result<(), ApplyError> {
+    if saved.format != PLAN_FORMAT {
+        return Err(ApplyError::Format {
+            found: saved.format,
+        });
+    }
+    Ok(())
+}
+
+/// An edited plan's error, saying when another hyraid made it (its words may differ).
+fn edited(saved: &Plan, diff: String) -> ApplyError {
+    let this = env!("CARGO_PKG_VERSION");
+    ApplyError::Edited(if saved.hyraid_version != this {
+        format!(
+            "{diff}
+  (the plan was made by hyraid {}, this is {this}: plan again with this one)",
+            saved.hyraid_version
+        )
+    } else {
+        diff
+    })
+}
+
+/// The desired state a saved plan runs to: its configuration file, validated exactly as
+/// `hyraid validate` validates it, which must be the `desired` the file shows.
+pub fn desired_of(saved: &Plan) -> Result<Desired, ApplyError> {
+    let Some(c) = &saved.config else {
+        return Err(ApplyError::Edited(
+            "the file carries no configuration (`config`) to validate and plan again from".into(),
+        ));
+    };
+    let d = crate::config::load_str(&c.file, &c.text).map_err(|e| ApplyError::SavedConfig {
+        file: c.file.clone(),
+        errors: e.to_string(),
+    })?;
+    if d != saved.desired {
+        return Err(ApplyError::Edited(format!(
+            "its `desired` is not the state its configuration file ({}, carried in `config`) describes",
+            c.file
+        )));
+    }
+    Ok(d)
+}
+
+/// One step as a reviewer sees it: symbol, object, summary, risk, why and the exact commands.
 fn describe(s: &PlannedStep) -> String {
     let cmds: Vec<String> = s.step.commands().iter().map(command_line).collect();
     format!(
-        "`{} {}: {}` [{}]{}",
+        "`{} {}: {}` [{}]\n      why: {}{}",
         s.step.symbol(),
         s.step.object(),
         s.step.summary(),
         s.risk.label(),
+        s.reason,
         if cmds.is_empty() {
             String::new()
         } else {
@@ -100,7 +180,7 @@ fn first_difference(saved: &Plan, derived: &Plan) -> Option<String> {
     for i in 0..n {
         let (a, b) = (saved.steps.get(i), derived.steps.get(i));
         let same = match (a, b) {
-            (Some(a), Some(b)) => a.step == b.step && a.risk == b.risk,
+            (Some(a), Some(b)) => a == b,
             _ => false,
         };
         if same {
@@ -144,5 +224,47 @@ fn first_difference(saved: &Plan, derived: &Plan) -> Option<String> {
             list(derived)
         ));
     }
+    if saved.notes != derived.notes {
+        return Some(lists_differ("notes", &saved.notes, &derived.notes));
+    }
+    if saved.foreign != derived.foreign {
+        let text = |f: &[Foreign]| -> Vec<String> {
+            f.iter()
+                .map(|f| format!("{}: {}", f.object, f.detail))
+                .collect()
+        };
+        return Some(lists_differ(
+            "objects left alone",
+            &text(&saved.foreign),
+            &text(&derived.foreign),
+        ));
+    }
+    if saved.withheld != derived.withheld {
+        return Some(format!(
+            "the file says its steps are {}withheld; hyraid's are {}",
+            if saved.withheld { "" } else { "not " },
+            if derived.withheld { "withheld" } else { "not" }
+        ));
+    }
     None
+}
+
+/// The first entry where two lists of hyraid's words part.
+fn lists_differ(what: &str, file: &[String], hyraid: &[String]) -> String {
+    let i = file
+        .iter()
+        .zip(hyraid)
+        .position(|(a, b)| a != b)
+        .unwrap_or(file.len().min(hyraid.len()));
+    let at = |l: &[String]| {
+        l.get(i)
+            .map(|x| format!("`{x}`"))
+            .unwrap_or_else(|| "nothing".into())
+    };
+    format!(
+        "the {what} differ at {}: the file says {}; hyraid says {}",
+        i + 1,
+        at(file),
+        at(hyraid)
+    )
 }

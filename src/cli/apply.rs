@@ -1,13 +1,12 @@
 //! `hyraid apply`: the lock, the file (a configuration or a saved plan), the terminal prompt, and
 //! [`crate::apply::apply`]; then, with `--sim-write`, the simulated machine back to its snapshot.
 
-use super::{Machine, color, early_reads, load, machine, write_out};
+use super::{Machine, color, early_reads, machine, write_out};
 use crate::apply::lock::{Lock, LockError};
 use crate::apply::{self, ApplyError, ExecOptions, Journal, Source};
-use crate::error::{Error, msg};
+use crate::error::Error;
 use crate::observe::EarlyReads;
 use crate::plan::Plan;
-use crate::plan::planfile;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
@@ -36,11 +35,27 @@ pub(super) struct ApplyArgs {
     #[arg(long, conflicts_with = "dry_run")]
     journal: Option<PathBuf>,
     /// With --sim: write the simulated machine's new state back to the snapshot file.
-    #[arg(long, requires = "sim", conflicts_with = "dry_run")]
+    #[arg(long, conflicts_with = "dry_run")]
     sim_write: bool,
     /// Stop at a step that needs an idle array instead of waiting for the resync to finish.
     #[arg(long, conflicts_with = "dry_run")]
     no_wait: bool,
+}
+
+impl ApplyArgs {
+    /// What clap cannot say of a global option: `--sim-write` needs `--sim`.
+    pub(super) fn usage_error(&self, sim: &Option<PathBuf>) -> Option<clap::Error> {
+        use clap::CommandFactory;
+        (self.sim_write && sim.is_none()).then(|| {
+            let mut cmd = super::Cli::command();
+            cmd.build();
+            let apply = cmd.find_subcommand_mut("apply").expect("apply is a subcommand");
+            apply.error(
+                clap::error::ErrorKind::MissingRequiredArgument,
+                "the argument '--sim-write' needs '--sim <SNAPSHOT>': it writes the simulated machine back to its snapshot",
+            )
+        })
+    }
 }
 
 pub(super) fn run(
@@ -66,10 +81,9 @@ pub(super) fn run(
         true => Default::default(),
         false => early.or_else(|| early_reads(sim)),
     };
-    let source = if planfile::is_saved_plan(&a.file) {
-        Source::Saved(Box::new(planfile::read(&a.file).map_err(msg)?))
-    } else {
-        Source::Desired(load(&a.file)?)
+    let source = match super::input::read_input(&a.file)? {
+        super::input::Input::Plan(p) => Source::Saved(p),
+        super::input::Input::Config(d, _) => Source::Desired(*d),
     };
     crate::timings::mark("file read");
     let opts = apply::Options {

@@ -5,6 +5,7 @@
 mod apply;
 mod bench;
 mod deferred;
+mod input;
 mod man;
 mod observe;
 mod plan;
@@ -23,7 +24,7 @@ use crate::observe::EarlyReads;
 use crate::render::{self, Format};
 use crate::sim::SimHost;
 use clap::{Parser, Subcommand};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -109,6 +110,12 @@ pub fn run() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 1 } else { 0 });
         }
     };
+    if let Cmd::Apply(Deferred(a)) = &cli.command
+        && let Some(e) = a.usage_error(&cli.sim)
+    {
+        let _ = e.print();
+        return ExitCode::from(1);
+    }
     crate::timings::mark("arguments read");
     let done = dispatch(cli, early);
     crate::timings::mark("done");
@@ -175,7 +182,17 @@ fn dispatch(cli: Cli, early: Early) -> Result<u8, Error> {
         Cmd::Observe(Deferred(a)) => observe::run(sim, a),
         Cmd::Plan(Deferred(a)) => plan::run(sim, a, early.reads),
         Cmd::Show { plan: path, format } => {
-            let p = crate::plan::planfile::read(&path).map_err(msg)?;
+            let saved = match input::read_input(&path)? {
+                input::Input::Plan(p) => p,
+                input::Input::Config(..) => {
+                    return Err(msg(format!(
+                        "{} is a configuration, not a saved plan: `hyraid plan {0}` prints its plan on this machine",
+                        path.display()
+                    )));
+                }
+            };
+            // What is shown is hyraid's own plan, made again from what the file carries.
+            let p = crate::apply::saved::rederive(&saved).map_err(Error::from)?;
             out(&render::render(
                 &p,
                 format,
@@ -331,26 +348,10 @@ fn early_reads(sim: &Option<PathBuf>) -> EarlyReads {
     }
 }
 
-/// The file's configuration; `-` reads it from standard input (named `<stdin>` in errors).
+/// The file's configuration; `-` reads it from standard input (named `<stdin>` in errors). A
+/// saved plan given instead is refused with what to do with it.
 fn load(file: &Path) -> Result<Desired, Error> {
-    if file.as_os_str() != "-" {
-        return Ok(config::load_file(file)?);
-    }
-    let mut text = Vec::new();
-    std::io::Read::take(std::io::stdin(), config::MAX_CONFIG_BYTES as u64 + 1)
-        .read_to_end(&mut text)
-        .map_err(|e| {
-            msg(format!(
-                "cannot read the configuration from standard input: {e}"
-            ))
-        })?;
-    if text.len() > config::MAX_CONFIG_BYTES {
-        return Err(msg(format!(
-            "standard input holds more than {} bytes; a hyraid configuration is at most that",
-            config::MAX_CONFIG_BYTES
-        )));
-    }
-    Ok(config::load_bytes("<stdin>", &text)?)
+    Ok(input::read_config(file)?.0)
 }
 
 /// Whether the text output on stdout is coloured: `--color`, then the conventions anstream

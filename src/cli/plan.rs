@@ -1,7 +1,7 @@
 //! `hyraid plan`: observe, plan, print; with the lints of the machine as the plan leaves it, and
 //! the saved plan (`-o`) or JSON with each touched object before and after.
 
-use super::{color, early_reads, load, machine, write_out};
+use super::{color, early_reads, machine, write_out};
 use crate::apply::{self, lock::Lock};
 use crate::error::Error;
 use crate::observe::EarlyReads;
@@ -43,7 +43,7 @@ pub(super) fn run(sim: &Option<PathBuf>, a: PlanArgs, early: EarlyReads) -> Resu
         true => EarlyReads::default(),
         false => early.or_else(|| early_reads(sim)),
     };
-    let d = load(&a.file)?;
+    let (d, config) = super::input::read_config(&a.file)?;
     crate::timings::mark("file read");
     let m = machine(sim)?;
     if let Some(pid) = Lock::holder(&m.lock_path()) {
@@ -57,7 +57,9 @@ pub(super) fn run(sim: &Option<PathBuf>, a: PlanArgs, early: EarlyReads) -> Resu
         re_add: a.re_add,
     };
     crate::timings::mark("observed");
-    let p = apply::preview::review(&d, &obs, policy)?;
+    let mut p = apply::preview::review(&d, &obs, policy)?;
+    // A saved plan (and the JSON, which can be saved) carries the file it was made from.
+    p.config = Some(config);
     crate::timings::mark("planned, with the lints after it");
     if let Some(o) = a.out {
         write_out(&o, &planfile::json(&p))?;

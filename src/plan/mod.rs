@@ -113,6 +113,10 @@ pub struct Plan {
     /// fit), so apply runs nothing and `hyraid plan` exits 1.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub withheld: bool,
+    /// The configuration file the plan was made from, as written (a saved plan carries it:
+    /// apply and show validate it as `hyraid validate` does and plan again from it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config: Option<planfile::PlanConfig>,
 }
 
 impl Plan {
@@ -211,6 +215,7 @@ pub fn plan(d: &Desired, o: &Observed, policy: Policy) -> Result<Plan, PlanError
         desired: d.clone(),
         observed: None,
         withheld,
+        config: None,
     })
 }
 

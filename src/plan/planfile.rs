@@ -4,21 +4,49 @@
 
 use super::Plan;
 use super::step::command_line;
+use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// The saved-plan format this hyraid writes and applies; the planner stamps it into every plan.
-pub const FORMAT: u32 = 1;
+/// Format 2 carries the configuration file's text ([`PlanConfig`]); format 1 did not.
+pub const FORMAT: u32 = 2;
 
 /// Why a plan of another format is refused.
 pub fn wrong_format(found: u32) -> String {
+    let why = if found < FORMAT {
+        " (it carries no configuration file to validate and plan again from)"
+    } else {
+        ""
+    };
     format!(
-        "the plan file is format {found}; this hyraid applies format {FORMAT} (make a new plan with this version)"
+        "the plan file is format {found}; this hyraid applies format {FORMAT}{why}: make the plan again with this hyraid (`hyraid plan FILE -o PLAN`)"
     )
 }
 
-/// Whether `apply FILE` reads FILE as a saved plan (`plan -o`) rather than a configuration.
-pub fn is_saved_plan(path: &Path) -> bool {
-    path.extension().is_some_and(|e| e == "json")
+/// The configuration file a saved plan was made from: its name (for positions in errors) and
+/// its text, exactly as read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlanConfig {
+    pub file: String,
+    pub text: String,
+}
+
+/// Whether `text` is a saved plan (`plan -o`, `plan --format json`) rather than a
+/// configuration, decided by its content the same way in every verb: a JSON object with the
+/// plan's own keys (`format`, `basis`, `steps`), which no configuration has (its top-level keys
+/// are `version`, `host`, `disks`, …, and a JSON configuration is read as the YAML it is).
+pub fn looks_like_plan(text: &[u8]) -> bool {
+    if text.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return false;
+    }
+    #[derive(Deserialize)]
+    struct Keys {
+        format: Option<serde::de::IgnoredAny>,
+        basis: Option<serde::de::IgnoredAny>,
+        steps: Option<serde::de::IgnoredAny>,
+    }
+    serde_json::from_slice::<Keys>(text)
+        .is_ok_and(|k| k.format.is_some() && k.basis.is_some() && k.steps.is_some())
 }
 
 /// Read and [`parse`] a saved plan file; the message names the file.

@@ -3,6 +3,7 @@
 
 pub mod foreign;
 pub mod fs;
+pub mod saved;
 
 use hyraid::apply::{self, ApplyError};
 use hyraid::config::{Desired, load_file};

@@ -41,8 +41,9 @@ pub fn review(d: &Desired, obs: &Observed, policy: Policy) -> Result<Plan, PlanE
             ));
         }
     }
-    // The observation the basis is taken of, already normalized by the planner.
-    p.observed = p.basis.observation().cloned();
+    // The observation itself (the basis fingerprints it normalized): `hyraid show` plans
+    // again from it, and a stale saved plan says what changed since.
+    p.observed = Some(obs.clone());
     Ok(p)
 }
 
@@ -268,9 +269,10 @@ mod tests {
         let p = review(&d, &obs, Policy::default()).unwrap();
         assert_eq!(
             p.observed,
-            Some(crate::plan::fingerprint::normalized(&obs)),
-            "the saved plan carries the observation its basis is taken of"
+            Some(obs.clone()),
+            "the saved plan carries the observation it was planned from (show plans again from it)"
         );
+        assert_eq!(fingerprint(p.observed.as_ref().unwrap()), p.basis.as_str());
         let saved = crate::plan::planfile::json(&p);
         let v: serde_json::Value = serde_json::from_str(&saved).unwrap();
         assert_eq!(v["basis"], fingerprint(&obs));
