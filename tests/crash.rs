@@ -10,16 +10,88 @@ use common::*;
 use crash_cases::{Case, cases};
 use hyraid::config::Desired;
 use hyraid::host::Host;
-use hyraid::plan::{Command, Policy};
+use hyraid::plan::{Command, Policy, StepKindName};
 use hyraid::render::command_line;
 use hyraid::sim::{Fault, SimHost};
+use std::collections::{BTreeMap, BTreeSet};
+use strum::IntoEnumIterator;
 
-fn flat(h: &SimHost, d: &Desired, policy: Policy) -> Vec<Command> {
-    plan_for(h, d, policy.clone())
-        .steps
-        .iter()
-        .flat_map(|s| s.step.commands())
-        .collect()
+/// One command of a plan, with the kind of step it belongs to and its place in that step.
+struct Point {
+    command: Command,
+    kind: &'static str,
+    /// 1-based place of the command in its step, and how many the step has.
+    nth: usize,
+    of: usize,
+}
+
+/// The plan's commands in order, each with its step's kind and its place in the step.
+fn points(h: &SimHost, d: &Desired, policy: Policy) -> Vec<Point> {
+    let mut out = Vec::new();
+    for s in plan_for(h, d, policy).steps {
+        let cmds = s.step.commands();
+        let of = cmds.len();
+        for (i, command) in cmds.into_iter().enumerate() {
+            out.push(Point {
+                command,
+                kind: s.step.kind_name(),
+                nth: i + 1,
+                of,
+            });
+        }
+    }
+    out
+}
+
+/// Which step kinds were interrupted, at which command boundaries inside them, and how often.
+#[derive(Default)]
+struct Coverage {
+    /// kind → the boundaries (after command n of m) an interruption was tested at.
+    boundaries: BTreeMap<&'static str, BTreeSet<(usize, usize)>>,
+    runs: usize,
+}
+
+impl Coverage {
+    fn add(&mut self, p: &Point) {
+        self.boundaries
+            .entry(p.kind)
+            .or_default()
+            .insert((p.nth, p.of));
+    }
+
+    /// Every kind of the vocabulary: interrupted after each of its commands, or named.
+    fn report(&self, what: &str) {
+        let all: Vec<&'static str> = StepKindName::iter().map(|k| k.into()).collect();
+        let missing: Vec<&&str> = all
+            .iter()
+            .filter(|k| !self.boundaries.contains_key(**k))
+            .collect();
+        let points: usize = self.boundaries.values().map(BTreeSet::len).sum();
+        eprintln!(
+            "crash matrix ({what}): step kinds covered {}/{}; distinct command boundaries inside steps {points}; runs {}",
+            all.len() - missing.len(),
+            all.len(),
+            self.runs
+        );
+        for (k, b) in &self.boundaries {
+            // A step of m commands is interrupted after each of them, in some case.
+            let of = b.iter().map(|(_, m)| *m).max().unwrap_or(0);
+            let seen: BTreeSet<usize> = b
+                .iter()
+                .filter(|(_, m)| *m == of)
+                .map(|(n, _)| *n)
+                .collect();
+            assert_eq!(
+                seen.len(),
+                of,
+                "{what}: step kind `{k}` ({of} commands) was interrupted only after commands {seen:?}"
+            );
+        }
+        assert!(
+            missing.is_empty(),
+            "{what}: no case plans these step kinds, so no interruption of them is tested: {missing:?}; add a change that plans them to tests/crash_cases"
+        );
+    }
 }
 
 fn run_cmd(h: &SimHost, c: &Command) {
@@ -58,12 +130,12 @@ fn holdings(w: &hyraid::observe::Observed) -> Vec<(String, u64)> {
 }
 
 fn check_outcome(case: &Case, h: &SimHost, what: &str) {
+    let p = plan_for(h, &case.desired, case.policy.clone());
     assert!(
-        plan_for(h, &case.desired, case.policy.clone())
-            .steps
-            .is_empty(),
-        "{}: {what}: residue",
-        case.name
+        p.steps.is_empty() && p.refused.is_empty(),
+        "{}: {what}: residue\n{}",
+        case.name,
+        hyraid::render::text(&p, false)
     );
     let removing = [
         "wipefs --all",
@@ -93,12 +165,12 @@ fn check_outcome(case: &Case, h: &SimHost, what: &str) {
     h.finish_syncs();
     apply(h, &case.desired, case.policy.clone())
         .unwrap_or_else(|e| panic!("{}: {what}: apply after the resync: {e}", case.name));
+    let p = plan_for(h, &case.desired, case.policy.clone());
     assert!(
-        plan_for(h, &case.desired, case.policy.clone())
-            .steps
-            .is_empty(),
-        "{}: {what}: residue after the resync",
-        case.name
+        p.steps.is_empty() && p.refused.is_empty(),
+        "{}: {what}: residue after the resync\n{}",
+        case.name,
+        hyraid::render::text(&p, false)
     );
     if let Some(f) = case.finally {
         assert!(
@@ -123,7 +195,36 @@ fn check_outcome(case: &Case, h: &SimHost, what: &str) {
         })
         .map(|l| &l.uuid)
         .collect();
+    // What the file removes (`state: absent`, allowed) is gone on purpose.
+    let d = &case.desired;
+    let mut removed: Vec<&String> = case
+        .before
+        .arrays
+        .iter()
+        .filter(|a| {
+            a.name
+                .as_ref()
+                .and_then(|n| d.mirrors.get(n))
+                .is_some_and(|m| m.absent)
+        })
+        .filter_map(|a| a.uuid.as_ref())
+        .collect();
+    removed.extend(
+        case.before
+            .lvm
+            .lvs
+            .iter()
+            .filter(|l| {
+                d.volume_groups
+                    .get(&l.vg)
+                    .is_some_and(|g| g.absent || g.lvs.get(&l.name).is_some_and(|x| x.absent))
+            })
+            .map(|l| &l.uuid),
+    );
     for (uuid, size) in holdings(&case.before) {
+        if removed.contains(&&uuid) {
+            continue;
+        }
         let got = after.iter().find(|(u, _)| *u == uuid).map(|(_, s)| *s);
         assert!(
             got.is_some_and(|s| s >= size || may_shrink.contains(&&uuid)),
@@ -136,20 +237,21 @@ fn check_outcome(case: &Case, h: &SimHost, what: &str) {
 #[test]
 fn interrupted_after_every_command_then_converges() {
     eprintln!("| scenario | commands | interrupted points | result |\n|---|---|---|---|");
-    let mut total = 0;
+    let mut cov = Coverage::default();
     for case in cases() {
-        let cmds = flat(
+        let pts = points(
             &SimHost::new(case.before.clone()),
             &case.desired,
             case.policy.clone(),
         );
-        assert!(!cmds.is_empty(), "{}", case.name);
-        for k in 0..=cmds.len() {
+        assert!(!pts.is_empty(), "{}", case.name);
+        for k in 0..=pts.len() {
             let h = SimHost::new(case.before.clone());
             // The process dies after k commands: the machine keeps their effects.
-            for c in &cmds[..k] {
-                run_cmd(&h, c);
+            for p in &pts[..k] {
+                run_cmd(&h, &p.command);
             }
+            // The next apply, with the same flags as the first.
             apply(&h, &case.desired, case.policy.clone()).unwrap_or_else(|e| {
                 panic!(
                     "{}: killed after {k} commands, re-apply failed: {e}",
@@ -157,34 +259,42 @@ fn interrupted_after_every_command_then_converges() {
                 )
             });
             check_outcome(&case, &h, &format!("killed after {k} commands"));
-            total += 1;
+            if k > 0 {
+                cov.add(&pts[k - 1]);
+            }
+            cov.runs += 1;
         }
         eprintln!(
             "| {} | {} | {} | converged, no data lost |",
             case.name,
-            cmds.len(),
-            cmds.len() + 1
+            pts.len(),
+            pts.len() + 1
         );
     }
-    eprintln!("{total} interrupted applies converged");
+    eprintln!("{} interrupted applies converged", cov.runs);
+    cov.report("killed after a command");
 }
 
 #[test]
 fn a_failing_command_stops_apply_and_a_rerun_converges() {
-    let mut total = 0;
+    let mut cov = Coverage::default();
     for case in cases() {
-        let cmds = flat(
+        let pts = points(
             &SimHost::new(case.before.clone()),
             &case.desired,
             case.policy.clone(),
         );
-        for (j, c) in cmds.iter().enumerate() {
+        for (j, p) in pts.iter().enumerate() {
             let h = SimHost::new(case.before.clone());
+            let c = &p.command;
             let needle = match c {
                 Command::Run { argv, .. } => argv.join(" "),
                 Command::Write { path, .. } => path.clone(),
-                // a wait runs no command that could fail
-                Command::WaitIdle { .. } | Command::WaitMove { .. } => continue,
+                // a wait runs no command that could fail: it is only interrupted
+                Command::WaitIdle { .. } | Command::WaitMove { .. } => {
+                    cov.add(p);
+                    continue;
+                }
                 Command::ReplaceFile { path, .. } => path.clone(),
             };
             h.inject_fault(Fault {
@@ -208,8 +318,10 @@ fn a_failing_command_stops_apply_and_a_rerun_converges() {
             apply(&h, &case.desired, case.policy.clone())
                 .unwrap_or_else(|e| panic!("{}: after a failure at command {j}: {e}", case.name));
             check_outcome(&case, &h, &format!("failure at command {j}"));
-            total += 1;
+            cov.add(p);
+            cov.runs += 1;
         }
     }
-    eprintln!("{total} failed-command runs recovered");
+    eprintln!("{} failed-command runs recovered", cov.runs);
+    cov.report("a command failed");
 }

@@ -91,9 +91,11 @@ fn ext4_on_a_new_mirror_is_made_listed_and_mounted_and_converges() {
 
 #[test]
 fn a_saved_plan_is_re_derived_and_applied_as_saved() {
-    let d = file("{ type: xfs, mount: /srv/backup }");
+    let fs = "{ type: xfs, mount: /srv/backup }";
+    let d = file(fs);
     let h = common::fs::machine();
-    let p = plan_for(&h, &d, Policy::default());
+    let text = common::fs::mirror_file_text(fs);
+    let p = saved_plan("mfs.yaml", &text, &observe(&h, &d), Policy::default());
     let json = serde_json::to_string(&p).unwrap();
     // The mirror's filesystem steps name the mirror, not an LV.
     assert!(

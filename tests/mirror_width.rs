@@ -315,27 +315,27 @@ fn a_removed_member_loses_its_superblock_and_an_interrupted_erase_is_finished() 
         "{:?}",
         p.notes
     );
-    // The file still names hdd1 (not as a member): erased, with --allow-destroy only.
+    // The file still names hdd1 (not as a member): the mirror runs complete without it, so its
+    // copy is stale and the erase finishes the removal, with or without --allow-destroy (the
+    // removal was the destroying step, and it is done).
     let (full, _) = example("nvme-plus-two-hdd");
     let mut named = d.clone();
     named
         .disks
         .insert("hdd1".into(), full.disks["hdd1"].clone());
     let p = plan_for(&h, &named, Policy::default());
-    assert!(
-        p.refused
-            .iter()
-            .any(|r| r.object == "mirror tank" && r.fix.contains("--allow-destroy")),
-        "{:?}",
-        p.refused
-    );
-    let p = plan_for(&h, &named, ALLOW);
+    assert!(p.refused.is_empty(), "{:?}", p.refused);
     assert_eq!(
         commands(&p),
         vec![format!("mdadm --zero-superblock {HDD1}")]
     );
-    assert_eq!(p.steps[0].risk, Risk::Destroys);
-    apply(&h, &named, ALLOW).unwrap();
+    assert_eq!(p.steps[0].risk, Risk::Safe);
+    assert!(
+        p.steps[0].reason.contains("runs complete without it"),
+        "{}",
+        p.steps[0].reason
+    );
+    apply(&h, &named, Policy::default()).unwrap();
     assert!(plan_for(&h, &named, ALLOW).steps.is_empty());
     assert!(!hdd1(&h).iter().any(|s| s.kind == "linux_raid_member"));
 }

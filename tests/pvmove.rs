@@ -6,7 +6,8 @@
 
 mod common;
 use common::*;
-use hyraid::config::{Desired, load_str};
+use common::{two_pair_built as built, two_pair_file as file};
+use hyraid::config::Desired;
 use hyraid::plan::{Plan, Policy, Step};
 use hyraid::sim::SimHost;
 
@@ -18,37 +19,6 @@ fn commands(p: &Plan) -> Vec<String> {
         .flat_map(|s| s.step.commands())
         .map(|c| hyraid::render::command_line(&c))
         .collect()
-}
-
-/// The microserver's two SSD+HDD pairs as mirrors, vg0 on `pvs`, with LVs `lvs` (YAML flow).
-fn file(pvs: &str, lvs: &str) -> Desired {
-    let text = format!(
-        "version: 1
-host: microserver8
-disks:
-  ssd0: {{ id: ata-Samsung_SSD_870_EVO_1TB_S6PTNM0T100001A }}
-  ssd1: {{ id: ata-Samsung_SSD_870_EVO_1TB_S6PTNM0T100002B }}
-  hdd0: {{ id: ata-ST1000LM048-2E7172_WDE00001 }}
-  hdd1: {{ id: ata-ST1000LM048-2E7172_WDE00002 }}
-  cache0: {{ id: ata-KINGSTON_SA400S37240G_50026B7782000001 }}
-mirrors:
-  data0: {{ members: [ssd0, hdd0] }}
-  data1: {{ members: [ssd1, hdd1] }}
-volume_groups:
-  vg0:
-    pvs: [{pvs}]
-    lvs: {lvs}
-"
-    );
-    load_str("pvmove.yaml", &text).unwrap()
-}
-
-/// The machine built from `file(pvs, lvs)`, every resync done.
-fn built(pvs: &str, lvs: &str) -> SimHost {
-    let (_, h) = example("microserver-gen8");
-    apply(&h, &file(pvs, lvs), Policy::default()).unwrap();
-    h.finish_syncs();
-    h
 }
 
 fn extents_on(h: &SimHost, lv: &str, pv_kname: &str) -> u64 {

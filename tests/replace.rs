@@ -208,3 +208,49 @@ fn after_a_reboot_without_the_failed_disk_the_array_is_started_and_rebuilt() {
     apply(&h, &d, Policy::default()).unwrap();
     assert_hybrid_again(&h, "sdc");
 }
+
+/// A disk md failed stays declared in the file beside its replacement: while the mirror is short
+/// of members its copy is not stale for sure, so erasing its superblock needs --allow-destroy;
+/// once the new member is in sync the mirror is complete without it, and the erase is a safe
+/// step that the next apply makes.
+#[test]
+fn a_former_member_is_erased_freely_only_beside_a_complete_mirror() {
+    let (mut d, h) = pair_with_new_disk(
+        &[
+            &format!("mdadm /dev/md/md-home --fail {OLD}"),
+            &format!("mdadm /dev/md/md-home --remove {OLD}"),
+        ],
+        false,
+    );
+    let mut new = d.disks["hdd"].clone();
+    new.name = "hdd2".into();
+    new.id = Some(NEW_ID.into());
+    new.serial = None;
+    d.disks.insert("hdd2".into(), new);
+    d.mirrors.get_mut("md-home").unwrap().members = vec!["ssd".into(), "hdd2".into()];
+    let p = plan_for(&h, &d, Policy::default());
+    assert!(
+        p.refused
+            .iter()
+            .any(|r| r.reason.contains("still carries the md superblock")
+                && r.fix.contains("--allow-destroy")),
+        "{:#?}",
+        p.refused
+    );
+    // The rebuild onto the new disk first (the refusal holds only the erase back).
+    d.disks.remove("hdd");
+    apply(&h, &d, Policy::default()).unwrap();
+    h.finish_syncs();
+    let mut declared = d.clone();
+    let (full, _) = example("single-pair");
+    declared
+        .disks
+        .insert("hdd".into(), full.disks["hdd"].clone());
+    let p = plan_for(&h, &declared, Policy::default());
+    assert!(p.refused.is_empty(), "{:#?}", p.refused);
+    assert_eq!(ops(&p), vec!["zero_superblock"]);
+    assert_eq!(p.steps[0].risk, Risk::Safe);
+    apply(&h, &declared, Policy::default()).unwrap();
+    let p = plan_for(&h, &declared, Policy::default());
+    assert!(p.steps.is_empty() && p.refused.is_empty(), "{:#?}", p);
+}

@@ -6,7 +6,7 @@ use common::*;
 use hyraid::apply::{self, ApplyError, Journal, lock::Lock};
 use hyraid::config::WriteMostly;
 use hyraid::host::Host;
-use hyraid::observe::{BlockDevice, DevKind, Signature, WriteCacheSource, WriteCacheState};
+use hyraid::observe::{BlockDevice, DevKind, WriteCacheSource, WriteCacheState};
 use hyraid::plan::step::{CreateArray, RemoveLv, WipeSignatures};
 use hyraid::plan::{PlanError, Policy, Risk, Step, plan};
 use hyraid::sim::SimHost;
@@ -104,23 +104,6 @@ fn a_member_in_a_foreign_array_is_refused_even_with_allow_destroy() {
     );
 }
 
-fn with_content(kind: &str, offset: &str) -> (hyraid::config::Desired, SimHost) {
-    let (d, h) = example("single-pair");
-    let mut w = h.world();
-    let hdd = w
-        .block_devices
-        .iter_mut()
-        .find(|b| b.kname == "sdb")
-        .unwrap();
-    hdd.signatures = Some(vec![Signature {
-        offset: offset.into(),
-        kind: kind.into(),
-        uuid: None,
-    }]);
-    hdd.fstype = Some(kind.into());
-    (d, SimHost::new(w))
-}
-
 #[test]
 fn ext4_or_lvm_signature_makes_create_destroying_and_refused() {
     for (kind, offset) in [("ext4", "0x438"), ("LVM2_member", "0x218"), ("xfs", "0x0")] {
@@ -208,7 +191,7 @@ fn mdadm_itself_would_not_notice_lvm_or_xfs_but_hyraid_does() {
 fn stale_or_foreign_saved_plans_are_refused() {
     let (d, h) = example("microserver-gen8");
     let obs = observe(&h, &d);
-    let p = plan(&d, &obs, Policy::default()).unwrap();
+    let p = saved_example_plan("microserver-gen8", &obs, Policy::default());
     apply::check_saved(&p, &h, &obs, &hyraid::plan::Policy::destroying(false)).unwrap();
     // The machine changes after planning.
     assert_eq!(
@@ -248,7 +231,7 @@ fn resync_progress_does_not_make_a_plan_stale() {
     let (d, h) = example("single-pair");
     apply(&h, &d, Policy::default()).unwrap();
     let obs = observe(&h, &d);
-    let p = plan(&d, &obs, Policy::default()).unwrap();
+    let p = saved_example_plan("single-pair", &obs, Policy::default());
     h.finish_syncs();
     let now = observe(&h, &d);
     apply::check_saved(&p, &h, &now, &hyraid::plan::Policy::destroying(false)).unwrap();

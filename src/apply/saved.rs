@@ -16,7 +16,7 @@ use crate::host::Host;
 use crate::observe::Observed;
 use crate::plan::fingerprint::{changes, fingerprint};
 use crate::plan::step::command_line;
-use crate::plan::{Foreign, PLAN_FORMAT, Plan, PlannedStep, Policy, Refusal, Risk};
+use crate::plan::{Foreign, PLAN_FORMAT, Plan, PlannedStep, Policy, Refusal, Risk, plan};
 
 /// Check a saved plan against a fresh observation and re-derive it. Returns the plan hyraid
 /// makes now, which is the one to run and to show: equal to the file's in every step, risk,
@@ -49,14 +49,20 @@ pub fn check_saved(
             changes: changed,
         });
     }
+    // Every word of the file is hyraid's for the observation it carries (which the basis has
+    // just bound to this machine): its notes may tell progress that has moved on since, so they
+    // are checked there, not against the machine now.
+    rederive(saved)?;
     let desired = desired_of(saved)?;
-    let derived = review(&desired, obs, policy.clone())?;
-    let Some(diff) = first_difference(saved, &derived) else {
+    // What runs is hyraid's plan of the machine now, with the command line's policy: the same
+    // steps, risks, reasons and refusals as the file's.
+    let derived = plan(&desired, obs, policy.clone())?;
+    let Some(diff) = first_difference(saved, &derived, Words::Steps) else {
         return Ok(derived);
     };
     if !allow_destroy {
         // The file was planned with --allow-destroy: say that, rather than "edited".
-        let with = review(
+        let with = plan(
             &desired,
             obs,
             Policy {
@@ -64,7 +70,7 @@ pub fn check_saved(
                 ..policy.clone()
             },
         )?;
-        if first_difference(saved, &with).is_none() {
+        if first_difference(saved, &with, Words::Steps).is_none() {
             let count = with
                 .steps
                 .iter()
@@ -102,7 +108,7 @@ pub fn rederive(saved: &Plan) -> Result<Plan, ApplyError> {
             ),
         ));
     }
-    match first_difference(saved, &derived) {
+    match first_difference(saved, &derived, Words::All) {
         None => Ok(derived),
         Some(diff) => Err(edited(saved, diff)),
     }
@@ -174,8 +180,16 @@ fn describe_refusal(r: &Refusal) -> String {
     format!("{}: {}", r.object, r.reason)
 }
 
+/// What of two plans is compared: the steps and refusals (what runs, and whether anything
+/// does), or every word besides (notes, objects left alone, whether steps are withheld).
+#[derive(Clone, Copy, PartialEq)]
+enum Words {
+    Steps,
+    All,
+}
+
 /// Where the file's plan and hyraid's own first part, in words; None when they are the same.
-fn first_difference(saved: &Plan, derived: &Plan) -> Option<String> {
+fn first_difference(saved: &Plan, derived: &Plan, words: Words) -> Option<String> {
     let n = saved.steps.len().max(derived.steps.len());
     for i in 0..n {
         let (a, b) = (saved.steps.get(i), derived.steps.get(i));
@@ -223,6 +237,9 @@ fn first_difference(saved: &Plan, derived: &Plan) -> Option<String> {
             list(saved),
             list(derived)
         ));
+    }
+    if words == Words::Steps {
+        return None;
     }
     if saved.notes != derived.notes {
         return Some(lists_differ("notes", &saved.notes, &derived.notes));

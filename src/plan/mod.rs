@@ -27,7 +27,7 @@ mod unmet;
 pub use address::Address;
 pub use disk::disk_for;
 pub use planfile::FORMAT as PLAN_FORMAT;
-pub use step::{ArrayDevice, CacheTool, Command, Risk, SizeArg, Step};
+pub use step::{ArrayDevice, CacheTool, Command, Risk, SizeArg, Step, StepKindName};
 
 use self::disk::Resolved;
 use self::step::NewPartition;

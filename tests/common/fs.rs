@@ -37,7 +37,12 @@ volume_groups:
 /// A mirror used without LVM (`backup`, of the example's first SSD and HDD) that carries the
 /// filesystem `fs`.
 pub fn mirror_file(fs: &str) -> Desired {
-    let y = format!(
+    load_str("mfs.yaml", &mirror_file_text(fs)).unwrap()
+}
+
+/// The text of [`mirror_file`].
+pub fn mirror_file_text(fs: &str) -> String {
+    format!(
         r#"version: 1
 disks:
   ssd0: {{ id: ata-Samsung_SSD_870_EVO_1TB_S6PTNM0T100001A }}
@@ -45,8 +50,7 @@ disks:
 mirrors:
   backup: {{ members: [ssd0, hdd0], filesystem: {fs} }}
 "#
-    );
-    load_str("mfs.yaml", &y).unwrap()
+    )
 }
 
 pub fn machine() -> SimHost {

@@ -54,6 +54,24 @@ pub fn apply(h: &SimHost, d: &Desired, policy: Policy) -> Result<Plan, ApplyErro
     apply::apply(source, h, &opts, &mut |_| Ok(()), &mut std::io::sink()).map(|o| o.plan)
 }
 
+/// A saved plan as `hyraid plan FILE -o` writes it: reviewed, carrying FILE's text (`file`
+/// names it in errors).
+pub fn saved_plan(file: &str, text: &str, obs: &Observed, policy: Policy) -> Plan {
+    let d = hyraid::config::load_str(file, text).unwrap();
+    let mut p = apply::preview::review(&d, obs, policy).unwrap();
+    p.config = Some(hyraid::plan::planfile::PlanConfig {
+        file: file.into(),
+        text: text.into(),
+    });
+    p
+}
+
+/// [`saved_plan`] of `examples/NAME.yaml`.
+pub fn saved_example_plan(name: &str, obs: &Observed, policy: Policy) -> Plan {
+    let file = format!("examples/{name}.yaml");
+    saved_plan(&file, &std::fs::read_to_string(&file).unwrap(), obs, policy)
+}
+
 /// A saved plan (`plan -o`) applied as `hyraid apply PLAN.json --yes` does: the verb re-derives it
 /// and runs it only when equal.
 pub fn apply_saved(h: &SimHost, saved: Plan, policy: Policy) -> Result<apply::Outcome, ApplyError> {
@@ -229,4 +247,68 @@ pub fn mirrored_partitions_file(size0: &str, size1: &str) -> Desired {
         "version: 1\nhost: microserver8\ndisks:\n  hdd0:\n    id: ata-ST1000LM048-2E7172_WDE00001\n    partitions: [{{ name: raid, size: {size0} }}]\n  hdd1:\n    id: ata-ST1000LM048-2E7172_WDE00002\n    partitions: [{{ name: raid, size: {size1} }}]\nmirrors:\n  data: {{ members: [\"hdd0:raid\", \"hdd1:raid\"], bitmap: {{ chunk: 64MiB }} }}\nvolume_groups:\n  vg0:\n    pvs: [data]\n    lvs:\n      files: {{ size: 100GiB }}\n"
     );
     hyraid::config::load_str("mirror-grow.yaml", &text).unwrap()
+}
+
+/// The microserver's two SSD+HDD pairs as mirrors, vg0 on `pvs`, with LVs `lvs` (YAML flow).
+pub fn two_pair_file(pvs: &str, lvs: &str) -> Desired {
+    let text = format!(
+        "version: 1
+host: microserver8
+disks:
+  ssd0: {{ id: ata-Samsung_SSD_870_EVO_1TB_S6PTNM0T100001A }}
+  ssd1: {{ id: ata-Samsung_SSD_870_EVO_1TB_S6PTNM0T100002B }}
+  hdd0: {{ id: ata-ST1000LM048-2E7172_WDE00001 }}
+  hdd1: {{ id: ata-ST1000LM048-2E7172_WDE00002 }}
+  cache0: {{ id: ata-KINGSTON_SA400S37240G_50026B7782000001 }}
+mirrors:
+  data0: {{ members: [ssd0, hdd0] }}
+  data1: {{ members: [ssd1, hdd1] }}
+volume_groups:
+  vg0:
+    pvs: [{pvs}]
+    lvs: {lvs}
+"
+    );
+    hyraid::config::load_str("pvmove.yaml", &text).unwrap()
+}
+
+/// The machine built from `two_pair_file(pvs, lvs)`, every resync done.
+pub fn two_pair_built(pvs: &str, lvs: &str) -> SimHost {
+    let (_, h) = example("microserver-gen8");
+    apply(&h, &two_pair_file(pvs, lvs), Policy::default()).unwrap();
+    h.finish_syncs();
+    h
+}
+
+/// single-pair, blank but for a `kind` signature at `offset` on its HDD (sdb).
+pub fn with_content(kind: &str, offset: &str) -> (hyraid::config::Desired, SimHost) {
+    let (d, h) = example("single-pair");
+    let mut w = h.world();
+    let hdd = w
+        .block_devices
+        .iter_mut()
+        .find(|b| b.kname == "sdb")
+        .unwrap();
+    hdd.signatures = Some(vec![hyraid::observe::Signature {
+        offset: offset.into(),
+        kind: kind.into(),
+        uuid: None,
+    }]);
+    hdd.fstype = Some(kind.into());
+    (d, SimHost::new(w))
+}
+
+/// microserver-partitioned without its cache partitions, then applied with the full file and
+/// killed right after the table write, before `partx --add`: the table has partitions the
+/// kernel lacks. Returns the full file and the host.
+pub fn killed_before_partx() -> (Desired, SimHost) {
+    let (_, full, h) = partitioned_without_cache();
+    h.inject_fault(hyraid::sim::Fault {
+        needle: "partx --add".into(),
+        status: 137,
+        stderr: "Killed".into(),
+    });
+    assert!(apply(&h, &full, Policy::default()).is_err());
+    h.clear_faults();
+    (full, h)
 }

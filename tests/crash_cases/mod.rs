@@ -2,6 +2,7 @@
 //! holding data that each kind of step makes (tests/crash.rs kills apply after each command).
 
 mod fs_change;
+mod vocabulary;
 
 use super::common::*;
 use hyraid::config::Desired;
@@ -517,6 +518,7 @@ pub fn cases() -> Vec<Case> {
         policy: Policy::default(),
     });
     v.extend(fs_change::cases());
+    v.extend(vocabulary::cases());
 
     // A mirror of two partitions grows: growpart on each member, mdadm --grow --size=max, the
     // resync of the new region, pvresize.

@@ -76,9 +76,16 @@ pub trait StepKind {
     fn summary(&self) -> String;
 }
 
-/// One change. Saved plans name the kind in `op` beside the struct's fields (format 1).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// One change. Saved plans name the kind in `op` beside the struct's fields. [`StepKindName`]
+/// is the vocabulary itself, every kind by its `op` (the crash matrix iterates it, so that a new
+/// kind is interrupted at each of its commands or the test names it as uncovered).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, strum::EnumDiscriminants)]
 #[serde(tag = "op", rename_all = "snake_case")]
+#[strum_discriminants(
+    name(StepKindName),
+    derive(strum::EnumIter, strum::IntoStaticStr, Hash, PartialOrd, Ord),
+    strum(serialize_all = "snake_case")
+)]
 pub enum Step {
     SetWriteCache(SetWriteCache),
     WipeSignatures(WipeSignatures),
@@ -134,6 +141,11 @@ pub enum Step {
 }
 
 impl Step {
+    /// The kind's name, as `op` in a saved plan.
+    pub fn kind_name(&self) -> &'static str {
+        StepKindName::from(self).into()
+    }
+
     /// The step's kind, for the behaviour every kind has.
     fn kind(&self) -> &dyn StepKind {
         match self {

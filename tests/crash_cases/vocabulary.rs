@@ -1,0 +1,175 @@
+//! Changes that plan the step kinds no build or day-2 change above plans: a wipe before a
+//! create, an auto-read-only array made writable, an array started after a reboot without its
+//! disk, write-behind and writecache settings set in place, removals (LV, VG, mirror), a pvmove
+//! resumed, a PV label left by a stopped removal, partitions the kernel has not registered, and
+//! the superblock a replaced disk keeps. The crash matrix (tests/crash.rs) names any kind no case
+//! plans.
+
+use super::Case;
+use crate::common::*;
+use hyraid::config::Desired;
+use hyraid::observe::Observed;
+use hyraid::plan::{Command, Policy};
+use hyraid::render::command_line;
+use hyraid::sim::SimHost;
+
+/// What the case's plan removes on purpose: its wipes, stops and removals are the change asked
+/// for (every other destroying command in a crash run is a failure).
+fn planned_removals(before: &Observed, d: &Desired, policy: &Policy) -> Vec<String> {
+    plan_for(&SimHost::new(before.clone()), d, policy.clone())
+        .steps
+        .iter()
+        .flat_map(|s| s.step.commands())
+        .filter(|c| matches!(c, Command::Run { .. }))
+        .map(|c| command_line(&c))
+        .collect()
+}
+
+fn case(name: &str, desired: Desired, before: Observed, policy: Policy) -> Case {
+    Case {
+        name: name.into(),
+        allowed_removals: planned_removals(&before, &desired, &policy),
+        desired,
+        before,
+        finally: None,
+        policy,
+    }
+}
+
+fn converged(name: &str) -> (Desired, SimHost) {
+    let (d, h) = example(name);
+    apply(&h, &d, Policy::default()).unwrap();
+    h.finish_syncs();
+    (d, h)
+}
+
+fn ok(h: &SimHost, cmd: &str) {
+    let o = run(h, &cmd.split(' ').collect::<Vec<_>>());
+    assert_eq!(o.status, 0, "{cmd}: {}", o.stderr);
+}
+
+pub fn cases() -> Vec<Case> {
+    let mut v = Vec::new();
+    let allow = Policy::destroying(true);
+
+    // An old ext4 on the HDD: wiped (allowed) before the mirror is made.
+    let (d, h) = with_content("ext4", "0x438");
+    let w = h.world();
+    v.push(case(
+        "fresh build over an old ext4 (--allow-destroy)",
+        d,
+        w,
+        allow.clone(),
+    ));
+
+    // After a reboot the array is auto-read-only: made writable before its bitmap is re-chunked.
+    let (mut d, h) = converged("single-pair");
+    let mut w = h.world();
+    w.arrays[0].array_state = "read-auto".into();
+    d.mirrors.get_mut("md-home").unwrap().bitmap_chunk = Some(256 << 20);
+    v.push(case(
+        "re-chunk the bitmap of an auto-read-only array",
+        d,
+        w,
+        Policy::default(),
+    ));
+
+    // The HDD died and the box rebooted with a blank disk in its bay: the array waits, inactive.
+    let (mut d, h) = converged("single-pair");
+    let mut w = h.world();
+    let id = "ata-ST500DM009-2F110A_ZA4000099";
+    plug_blank_disk(&mut w, "sdb", "sdc", 32, "ZA4000099", id);
+    let h = SimHost::new(w);
+    h.reboot_without_disk("sdb");
+    d.disks.get_mut("hdd").unwrap().id = Some(id.into());
+    v.push(case(
+        "start an array left inactive and rebuild onto a new disk",
+        d,
+        h.world(),
+        Policy::default(),
+    ));
+
+    // Write-behind and writecache settings set in place.
+    let (mut d, h) = converged("single-pair");
+    d.mirrors.get_mut("md-home").unwrap().write_behind = 256;
+    v.push(case("set write-behind", d, h.world(), Policy::default()));
+    let (mut d, h) = converged("microserver-gen8");
+    let wc = nextcloud(&mut d).writecache.as_mut().unwrap();
+    wc.settings.insert("high_watermark".into(), "60".into());
+    v.push(case(
+        "change writecache settings",
+        d,
+        h.world(),
+        Policy::default(),
+    ));
+
+    // Removals the file asks for (state: absent), allowed.
+    let (mut d, h) = converged("microserver-gen8");
+    nextcloud(&mut d).absent = true;
+    v.push(case(
+        "remove an LV (--allow-destroy)",
+        d,
+        h.world(),
+        allow.clone(),
+    ));
+    let (mut d, h) = converged("single-pair");
+    d.volume_groups.get_mut("home").unwrap().absent = true;
+    d.mirrors.get_mut("md-home").unwrap().absent = true;
+    v.push(case(
+        "remove a VG and its mirror (--allow-destroy)",
+        d,
+        h.world(),
+        allow.clone(),
+    ));
+
+    // A pvmove whose apply and machine died: resumed by bare `pvmove`.
+    let h = two_pair_built("data0, data1", "{ data: { size: 100GiB } }");
+    let d = two_pair_file("data1", "{ data: { size: 100GiB } }");
+    ok(&h, "pvmove --background /dev/md/data0 /dev/md/data1");
+    h.stall_moves();
+    v.push(case(
+        "resume a pvmove that died",
+        d,
+        h.world(),
+        Policy::default(),
+    ));
+
+    // A PV removal stopped between vgreduce and pvremove: its label goes.
+    let h = two_pair_built("data0, data1", "{ data: { size: 10GiB, pvs: [data0] } }");
+    let d = two_pair_file("data0", "{ data: { size: 10GiB, pvs: [data0] } }");
+    ok(&h, "vgreduce vg0 /dev/md/data1");
+    v.push(case(
+        "a PV label left by a stopped removal",
+        d,
+        h.world(),
+        Policy::default(),
+    ));
+
+    // Partitions written to the table, the apply killed before partx: the kernel lacks them.
+    let (full, h) = killed_before_partx();
+    v.push(case(
+        "partitions in the table, not yet in the kernel",
+        full,
+        h.world(),
+        Policy::default(),
+    ));
+
+    // A hot replace whose old disk stays declared: its superblock is erased after the copy.
+    let (mut d, h) = converged("single-pair");
+    let mut w = h.world();
+    let new_id = "ata-ST500DM009-2F110A_ZA4000098";
+    plug_blank_disk(&mut w, "sdb", "sdc", 32, "ZA4000098", new_id);
+    let mut spec = d.disks["hdd"].clone();
+    spec.name = "hdd2".into();
+    spec.id = Some(new_id.into());
+    spec.serial = None;
+    d.disks.insert("hdd2".into(), spec);
+    d.mirrors.get_mut("md-home").unwrap().members = vec!["ssd".into(), "hdd2".into()];
+    v.push(case(
+        "hot-replace a disk that stays declared",
+        d,
+        w,
+        Policy::default(),
+    ));
+    v
+}
