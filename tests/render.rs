@@ -64,7 +64,7 @@ fn json_plan_round_trips() {
     let back: hyraid::plan::Plan = serde_json::from_str(&hyraid::plan::planfile::json(&p)).unwrap();
     assert_eq!(back, p);
     let v: serde_json::Value = serde_json::from_str(&hyraid::plan::planfile::json(&p)).unwrap();
-    assert_eq!(v["format"], 1);
+    assert_eq!(v["format"], hyraid::plan::PLAN_FORMAT);
     assert_eq!(v["steps"][0]["op"], "create_array");
     assert_eq!(v["steps"][0]["risk"], "data-at-risk");
 }

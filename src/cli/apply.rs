@@ -28,17 +28,17 @@ pub(super) struct ApplyArgs {
     /// errors is replaced instead (name the new disk's id under `disks.NAME`). Repeatable.
     #[arg(long = "re-add", value_name = "NAME")]
     re_add: Vec<String>,
-    /// Do not ask for confirmation (not with --dry-run, which asks nothing).
-    #[arg(long, conflicts_with = "dry_run")]
+    /// Do not ask for confirmation.
+    #[arg(long)]
     yes: bool,
     /// Where to append the journal of what ran (default /var/log/hyraid/journal.jsonl; with --sim, none unless given).
-    #[arg(long, conflicts_with = "dry_run")]
+    #[arg(long)]
     journal: Option<PathBuf>,
     /// With --sim: write the simulated machine's new state back to the snapshot file.
-    #[arg(long, conflicts_with = "dry_run")]
+    #[arg(long)]
     sim_write: bool,
     /// Stop at a step that needs an idle array instead of waiting for the resync to finish.
-    #[arg(long, conflicts_with = "dry_run")]
+    #[arg(long)]
     no_wait: bool,
 }
 
