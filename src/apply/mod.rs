@@ -198,6 +198,17 @@ pub fn observe_started_for(
         if !knames.is_empty() {
             probe_write_cache(host, &mut obs, &knames)?;
         }
+        let mut schedules: Vec<String> = d
+            .mirrors
+            .values()
+            .filter_map(|m| Some(m.check.as_ref()?.schedule.clone()))
+            .collect();
+        schedules.sort();
+        schedules.dedup();
+        crate::observe::monitoring::probe_calendars(host, &mut obs.boot.monitoring, &schedules);
+        if d.alerts.is_some() {
+            crate::observe::monitoring::probe_mdmonitor(host, &mut obs.boot.monitoring);
+        }
         let caches = d.volume_groups.values().flat_map(|v| v.lvs.values());
         if caches.filter(|l| l.cache.is_some()).count() > 0 {
             let found = crate::observe::CACHE_CHECK_PATHS

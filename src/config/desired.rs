@@ -14,6 +14,16 @@ pub struct Desired {
     /// Lints of `hyraid status` the file accepts, by object (`lv vg0/nextcloud`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub accept: BTreeMap<String, Vec<String>>,
+    /// The release's own scheduled check: kept, or switched off by hyraid.
+    #[serde(default, skip_serializing_if = "is_keep")]
+    pub check_distribution: super::monitoring::Distribution,
+    /// Where alerts go; None: the file has no `alerts:`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alerts: Option<super::monitoring::AlertsSpec>,
+}
+
+fn is_keep(d: &super::monitoring::Distribution) -> bool {
+    *d == super::monitoring::Distribution::Keep
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -71,6 +81,9 @@ pub struct MirrorSpec {
     /// The filesystem on the array itself (no LVM on it); None = hyraid leaves its content alone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub filesystem: Option<super::filesystem::FilesystemSpec>,
+    /// hyraid's scheduled check of the array; None = none (no `check:` for it in the file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<super::monitoring::CheckSpec>,
 }
 
 /// Characters of the name field of an md v1 superblock (`set_name[32]`, NUL-terminated).

@@ -4,6 +4,7 @@
 pub mod desired;
 mod editor_rules;
 pub mod filesystem;
+pub mod monitoring;
 pub mod position;
 pub mod raw;
 pub mod scalar;

@@ -34,6 +34,13 @@ pub struct RawConfig {
     /// faster than the LV's: refused by the plan unless accepted).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub accept: BTreeMap<String, Vec<String>>,
+    /// The scheduled check of every mirror (a mirror's own `check:` overrides it): md reads
+    /// every member and compares the copies, the only time a write-mostly HDD is read at all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<super::monitoring::RawCheckSettings>,
+    /// Where hyraid sends what it finds: md's events, drift, a check's mismatches, drive health.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alerts: Option<super::monitoring::RawAlerts>,
 }
 
 /// `present` (default) or `absent` (remove; needs --allow-destroy).
@@ -148,6 +155,9 @@ pub struct RawMirror {
     pub metadata: Option<MdMetadata>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state: Option<ObjectState>,
+    /// This mirror's scheduled check: `off`, or settings over the file's `check:`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<super::monitoring::RawCheck>,
 }
 
 /// An md v1 superblock format hyraid creates.

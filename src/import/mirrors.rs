@@ -239,6 +239,7 @@ pub(super) fn mirrors(b: &mut Builder) -> Mirrors {
                 write_behind: Some(write_behind),
                 metadata,
                 state: None,
+                check: None,
             },
         );
     }

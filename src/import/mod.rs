@@ -102,6 +102,8 @@ fn build(o: &Observed, preassigned: &BTreeMap<String, String>) -> Built {
             mirrors,
             volume_groups: vgs,
             accept: Default::default(),
+            check: None,
+            alerts: None,
         },
         skipped: b.skipped,
         notes,

@@ -14,6 +14,7 @@ pub mod md;
 pub mod mdadm;
 pub mod mdstat;
 pub mod model;
+pub mod monitoring;
 pub mod names;
 pub mod observer;
 pub mod parse_util;

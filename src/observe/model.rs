@@ -124,6 +124,14 @@ pub struct Boot {
     /// one (EL 9 and later), it sees only the devices listed there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lvm_devices: Option<super::lvm_devices::LvmDevices>,
+    /// What watches the mirrors: hyraid's check units and settings, the release's scheduled
+    /// check, mail, md's monitor.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub monitoring: super::monitoring::Monitoring,
+}
+
+fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
 }
 
 pub const MDADM_CONF_PATHS: [&str; 2] = ["/etc/mdadm.conf", "/etc/mdadm/mdadm.conf"];

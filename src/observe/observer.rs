@@ -446,6 +446,7 @@ fn boot(host: &dyn Host) -> Result<Boot, ObserveError> {
     b.write_cache_rule = read_opt(host, WRITE_CACHE_RULE_PATH)?;
     b.fstab = read_opt(host, super::FSTAB_PATH)?;
     b.systemd = host.exists(super::SYSTEMD_PATH);
+    b.monitoring = super::monitoring::read(host);
     // Unreadable counts as absent: it must not stop the observation of the rest.
     b.lvm_devices = host
         .read_file(super::lvm_devices::LVM_DEVICES_PATH)

@@ -23,6 +23,8 @@ pub enum Address {
     Initramfs,
     /// udevd's rules (an action without state).
     Udev,
+    /// systemd units, by name.
+    Units(Vec<String>),
 }
 
 impl fmt::Display for Address {
@@ -36,6 +38,8 @@ impl fmt::Display for Address {
             Address::File(path) => write!(f, "file {path}"),
             Address::Initramfs => f.write_str("initramfs"),
             Address::Udev => f.write_str("udev"),
+            Address::Units(units) if units.len() == 1 => write!(f, "unit {}", units[0]),
+            Address::Units(units) => write!(f, "units {}", units.join(", ")),
         }
     }
 }

@@ -49,7 +49,13 @@ impl<'a> Planner<'a> {
         } else {
             vec![]
         };
-        if ours.is_empty() && gone.is_empty() {
+        // md's monitor reports to hyraid when the file has alerts (and hyraid is installed).
+        let monitor = self
+            .d
+            .alerts
+            .as_ref()
+            .zip(self.o.boot.monitoring.hyraid_path.clone());
+        if ours.is_empty() && gone.is_empty() && monitor.is_none() {
             return;
         }
         let b = &self.o.boot;
@@ -74,20 +80,54 @@ impl<'a> Planner<'a> {
                 return;
             }
         };
+        let arrays_changed = b.mdadm_conf.as_deref() != Some(new.as_str());
+        let cur = b.mdadm_conf.clone().unwrap_or_default();
+        let (new, monitor_changed) = match &monitor {
+            Some((a, program)) => {
+                let mail = a.email.as_ref().map(|e| e.to.join(", "));
+                let mon = monitoring::text::monitor_lines(&new, program, mail.as_deref());
+                let changed =
+                    monitoring::text::monitor_lines(&cur, program, mail.as_deref()) != cur;
+                (mon, changed)
+            }
+            None => (new, false),
+        };
+        let restart = monitor.is_some()
+            && b.systemd
+            && (monitor_changed || b.monitoring.mdmonitor.as_deref() != Some("active"));
         if b.mdadm_conf.as_deref() == Some(new.as_str()) {
+            self.restart_monitor(restart);
             return;
         }
         let (old, tool) = (b.mdadm_conf.clone(), b.initramfs_tool.clone());
+        let (purpose, why) = match (arrays_changed, monitor_changed) {
+            (true, true) => (
+                "ARRAY lines of the mirrors in the file, and md's monitor reporting to hyraid",
+                "without ARRAY lines the arrays come up as /dev/md127 (or NAME_0) after a reboot; with PROGRAM md's monitor tells hyraid of every failure, which sends it where `alerts:` says",
+            ),
+            (false, true) => (
+                "md's monitor reporting to hyraid (PROGRAM, MAILADDR)",
+                "with PROGRAM md's monitor tells hyraid of every failure, which sends it where `alerts:` says (MAILADDR root alone reaches no one on most home servers)",
+            ),
+            _ => (
+                "ARRAY lines of the mirrors in the file",
+                "without ARRAY lines the arrays come up as /dev/md127 (or NAME_0) after a reboot",
+            ),
+        };
         self.steps.push(ps(
             Step::WriteFile(WriteFile {
                 path,
                 old,
                 content: new,
-                purpose: "ARRAY lines of the mirrors in the file".into(),
+                purpose: purpose.into(),
             }),
             Risk::Safe,
-            "without ARRAY lines the arrays come up as /dev/md127 (or NAME_0) after a reboot",
+            why,
         ));
+        self.restart_monitor(restart);
+        if !arrays_changed {
+            return;
+        }
         match tool {
             Some(t) => self.steps.push(ps(
                 Step::RegenerateInitramfs(RegenerateInitramfs { tool: t }),
@@ -98,6 +138,20 @@ impl<'a> Planner<'a> {
                 "no update-initramfs or dracut found: the initramfs keeps its old mdadm.conf"
                     .into(),
             ),
+        }
+    }
+
+    /// md's monitor reads mdadm.conf only when it starts: restarted after its lines change, or
+    /// started when it does not run.
+    fn restart_monitor(&mut self, restart: bool) {
+        if restart {
+            self.steps.push(ps(
+                Step::RestartUnit(crate::plan::step::RestartUnit {
+                    unit: "mdmonitor.service".into(),
+                }),
+                Risk::Safe,
+                "md's monitor (`mdadm --monitor --scan`) reads PROGRAM and MAILADDR only when it starts",
+            ));
         }
     }
 }

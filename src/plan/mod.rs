@@ -18,6 +18,7 @@ mod fs_remake;
 pub mod fstab;
 mod lvm;
 mod mirror;
+mod monitoring;
 pub mod persist;
 pub mod planfile;
 mod shrink;
@@ -188,8 +189,10 @@ pub fn plan(d: &Desired, o: &Observed, policy: Policy) -> Result<Plan, PlanError
     p.mirrors()?;
     // Mirrors whose member partitions grow: growpart on each, the array, then its PV.
     p.mirror_sizes();
-    // The ARRAY lines of mdadm.conf, and the initramfs that carries them.
+    // The ARRAY lines of mdadm.conf (and md's monitor lines), and the initramfs that carries
+    // them; the mirrors' check timers and hyraid's monitoring settings.
     p.mdadm_conf();
+    p.monitoring();
     // PVs, VGs, LVs and writecaches; removals last: VGs, then mirrors.
     let mut removals = p.volume_groups();
     // hyraid's fstab block and the mounts, once every filesystem is made; labels set in place.

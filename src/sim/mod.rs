@@ -145,7 +145,7 @@ pub(crate) fn fail(status: i32, stderr: impl Into<String>) -> Result<CmdOutput, 
     Ok(CmdOutput::fail(status, stderr))
 }
 
-fn unsupported(argv: &[String]) -> Result<CmdOutput, HostError> {
+pub(crate) fn unsupported(argv: &[String]) -> Result<CmdOutput, HostError> {
     Err(HostError::Spawn {
         program: argv.join(" "),
         detail: "the simulated host does not model this command".into(),
@@ -195,7 +195,9 @@ impl Host for SimHost {
             ["mkfs.ext4", rest @ ..] => tools::mkfs(&mut st, "ext4", rest),
             ["mkfs.xfs", rest @ ..] => tools::mkfs(&mut st, "xfs", rest),
             ["mkdir", "-p", _] => out(""),
-            ["systemctl", "daemon-reload"] if st.world.boot.systemd => out(""),
+            ["systemctl", rest @ ..] => tools::systemd::systemctl(&mut st, rest),
+            ["systemd-analyze", "calendar", spec] => tools::systemd::analyze_calendar(spec),
+            ["rm", "-f", path] => tools::systemd::remove_file(&mut st.world, path),
             ["mount", mp] => tools::mount(&mut st, mp),
             ["dumpe2fs", "-h", dev] => tools::fs_info(&mut st, "dumpe2fs", dev),
             ["xfs_info", dev] => tools::fs_info(&mut st, "xfs_info", dev),
@@ -267,6 +269,9 @@ impl Host for SimHost {
                 .clone()
                 .ok_or(HostError::NotFound { path: path.into() });
         }
+        if let Some(t) = tools::systemd::read_file(&st.world, path) {
+            return Ok(t);
+        }
         answer::sysfs_read(&st.world, path).ok_or(HostError::NotFound {
             path: path.to_string(),
         })
@@ -289,6 +294,9 @@ impl Host for SimHost {
     fn list_dir(&self, path: &str) -> Result<Vec<String>, HostError> {
         let st = self.st();
         let w = &st.world;
+        if let Some(v) = tools::systemd::list_dir(w, path) {
+            return Ok(v);
+        }
         let mut v: Vec<String> = match path {
             "/dev/disk/by-id" => w
                 .block_devices
@@ -384,6 +392,9 @@ impl Host for SimHost {
         if path == crate::observe::SYSTEMD_PATH {
             return st.world.boot.systemd;
         }
+        if let Some(e) = tools::systemd::exists(&st.world, path) {
+            return e;
+        }
         // The partition tools are where Debian puts them, unless the model says they are missing.
         if let Some((t, _)) = crate::observe::partx::PARTITION_TOOLS
             .iter()
@@ -416,6 +427,7 @@ impl Host for SimHost {
             b.write_cache_rule = Some(content.into());
         } else if path == crate::observe::FSTAB_PATH {
             b.fstab = Some(content.into());
+        } else if tools::systemd::replace_file(&mut st.world, path, content) {
         } else {
             return Err(HostError::Io {
                 path: path.into(),

@@ -519,6 +519,7 @@ pub fn cases() -> Vec<Case> {
     });
     v.extend(fs_change::cases());
     v.extend(vocabulary::cases());
+    v.extend(vocabulary::monitoring_cases());
 
     // A mirror of two partitions grows: growpart on each member, mdadm --grow --size=max, the
     // resync of the new region, pvresize.

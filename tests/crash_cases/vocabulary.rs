@@ -173,3 +173,54 @@ pub fn cases() -> Vec<Case> {
     ));
     v
 }
+
+/// A box where systemd runs, hyraid is installed, md's monitor is stopped and Debian 13's
+/// scheduled check is enabled: what the file's `check:` and `alerts:` change.
+pub fn monitored_box(name: &str) -> (Desired, SimHost) {
+    let (d, h) = example(name);
+    let mut w = h.world();
+    w.boot.systemd = true;
+    let m = &mut w.boot.monitoring;
+    m.hyraid_path = Some("/usr/bin/hyraid".into());
+    m.mdmonitor = Some("inactive".into());
+    m.enabled.insert("mdcheck_start.timer".into());
+    m.enabled.insert("mdcheck_continue.timer".into());
+    (d, SimHost::new(w))
+}
+
+/// The file's checks and alerts, as YAML appended to an example's text.
+pub const MONITORING_YAML: &str = "
+check:
+  budget: 4h
+  speed_max: 100MiB
+  distribution: off
+alerts:
+  webhook: { url: \"https://hooks.example.com/nas\", token_file: /etc/hyraid/hook.token }
+";
+
+pub fn monitoring_cases() -> Vec<Case> {
+    let mut v = Vec::new();
+    let text = std::fs::read_to_string("examples/single-pair.yaml").unwrap() + MONITORING_YAML;
+    let d = hyraid::config::load_str("monitored.yaml", &text).unwrap();
+    let (_, h) = monitored_box("single-pair");
+    v.push(case(
+        "fresh build with checks and alerts, the release's schedule off",
+        d.clone(),
+        h.world(),
+        Policy::default(),
+    ));
+    // Built and monitored; then the file checks no mirror and keeps its alerts: the timer goes.
+    apply(&h, &d, Policy::default()).unwrap();
+    h.finish_syncs();
+    let mut none = d.clone();
+    for m in none.mirrors.values_mut() {
+        m.check = None;
+    }
+    v.push(case(
+        "a mirror's check dropped from the file",
+        none,
+        h.world(),
+        Policy::default(),
+    ));
+    v
+}

@@ -72,7 +72,7 @@ pub fn describe(obs: &Observed, d: &Desired, object: &Address) -> Option<String>
         Address::PhysicalVolume(path) => Some(pv_text(obs, object, path)),
         Address::VolumeGroup(vg) => Some(vg_text(obs, object, vg)),
         Address::LogicalVolume { vg, lv } => Some(lv_text(obs, d, object, vg, lv)),
-        Address::File(_) | Address::Initramfs | Address::Udev => None,
+        Address::File(_) | Address::Initramfs | Address::Udev | Address::Units(_) => None,
     }
 }
 

@@ -36,6 +36,7 @@ pub(super) fn mirrors(
                 .filesystem
                 .as_ref()
                 .map(|f| super::lvm::filesystem(c, &p, f)),
+            check: None,
         };
         check_superblock_name(c, &p, name, raw.host.as_deref(), &spec);
         check_inverted_write_mostly(c, &p, name, &spec, refs.disks);

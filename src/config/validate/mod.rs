@@ -4,6 +4,7 @@
 mod disks;
 mod lvm;
 mod mirrors;
+mod monitoring;
 mod names;
 mod schema;
 
@@ -72,7 +73,9 @@ pub(super) fn semantic(
     let disks = disks::disks(&mut c, raw);
     let refs = disks::Refs::new(&disks);
     let mut used_by: HashMap<String, String> = HashMap::new();
-    let mirrors = mirrors::mirrors(&mut c, raw, &refs, &mut used_by);
+    let mut mirrors = mirrors::mirrors(&mut c, raw, &refs, &mut used_by);
+    monitoring::checks(&mut c, raw, &mut mirrors);
+    let alerts = monitoring::alerts(&mut c, raw);
     let vgs = lvm::volume_groups(&mut c, raw, &refs, &mirrors, &mut used_by);
     accepted_lints(&mut c, raw);
 
@@ -83,6 +86,12 @@ pub(super) fn semantic(
             mirrors,
             volume_groups: vgs,
             accept: raw.accept.clone(),
+            check_distribution: raw
+                .check
+                .as_ref()
+                .and_then(|c| c.distribution)
+                .unwrap_or_default(),
+            alerts,
         })
     } else {
         c.errors.sort_by_key(|e| (e.line, e.col));

@@ -15,6 +15,7 @@ mod md_size;
 mod md_width;
 mod partition;
 mod pvmove;
+mod unit;
 
 pub use boot::{RegenerateInitramfs, ReloadUdev, WriteFile};
 pub use cache::{AttachCache, DetachCache, SetCacheMode};
@@ -35,6 +36,7 @@ pub use md_size::GrowArraySize;
 pub use md_width::{GrowArray, RemoveMember, ZeroSuperblock};
 pub use partition::{GrowPartition, RegisterPartitions, ResizePv, partx_add};
 pub use pvmove::{MovePv, ReducePv, RemovePvLabel, ResumeMove, WaitMove};
+pub use unit::{DisableUnits, EnableUnits, RestartUnit};
 
 use super::address::Address;
 use serde::{Deserialize, Serialize};
@@ -138,6 +140,9 @@ pub enum Step {
     ZeroSuperblock(ZeroSuperblock),
     RelabelFilesystem(RelabelFilesystem),
     GrowArraySize(GrowArraySize),
+    EnableUnits(EnableUnits),
+    DisableUnits(DisableUnits),
+    RestartUnit(RestartUnit),
 }
 
 impl Step {
@@ -200,6 +205,9 @@ impl Step {
             Step::ZeroSuperblock(s) => s,
             Step::RelabelFilesystem(s) => s,
             Step::GrowArraySize(s) => s,
+            Step::EnableUnits(s) => s,
+            Step::DisableUnits(s) => s,
+            Step::RestartUnit(s) => s,
         }
     }
 

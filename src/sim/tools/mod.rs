@@ -17,6 +17,7 @@ mod mdadm;
 mod partx;
 mod pvmove;
 mod sgdisk;
+pub(super) mod systemd;
 mod wipefs;
 
 pub(super) use drive_cache::{hdparm, sdparm};
