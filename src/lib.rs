@@ -3,9 +3,11 @@
 
 pub mod apply;
 pub mod bench;
+pub mod check;
 pub mod cli;
 pub mod config;
 pub mod error;
+pub mod history;
 pub mod host;
 pub mod import;
 pub mod observe;

@@ -4,6 +4,7 @@
 
 mod apply;
 mod bench;
+mod check;
 mod deferred;
 mod input;
 mod man;
@@ -62,6 +63,10 @@ enum Cmd {
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
     },
+    /// The mirrors' checks: each one's last check and where a paused one resumes; with --now,
+    /// a check run now (md reads every member and compares the copies), within its budget and
+    /// resumed where the last run stopped. Exit 2 when a completed check found mismatches.
+    Check(Deferred<check::CheckArgs>),
     /// Print the observed state as JSON (the snapshot format `--sim` loads).
     Observe(Deferred<observe::ObserveArgs>),
     /// Health (degraded, resyncing, failed members, dirty writecache, drive caches) and lints, with
@@ -202,6 +207,7 @@ fn dispatch(cli: Cli, early: Early) -> Result<u8, Error> {
         }
         Cmd::Apply(Deferred(a)) => apply::run(sim, a, early.reads, early.lock),
         Cmd::Bench(Deferred(a)) => bench::run(sim, a),
+        Cmd::Check(Deferred(a)) => check::run(sim, a),
         Cmd::Completions { shell } => {
             use clap::CommandFactory;
             let mut script = Vec::new();

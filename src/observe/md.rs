@@ -184,5 +184,8 @@ pub(super) fn md_array(
             .metadata
             .clone()
             .filter(|m| !m.starts_with("external:") && m != "1.2"),
+        mismatch_cnt: number(get("mismatch_cnt").get()).unwrap_or(0),
+        sync_min: 0,
+        sync_speed_max: None,
     }
 }

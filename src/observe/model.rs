@@ -288,6 +288,22 @@ pub struct MdArray {
     /// names it); None for 1.2, the format hyraid creates by default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub superblock: Option<String>,
+    /// Sectors found to differ by the last check (`mismatch_cnt`; md resets it when a check
+    /// starts).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub mismatch_cnt: u64,
+    /// Where the next check starts (`sync_min`, sectors): 0, or where an interrupted check
+    /// stopped. Read by `hyraid check`, not by the observer.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub sync_min: u64,
+    /// The array's own check and resync speed limit (`sync_speed_max`, KiB/s); None: md's
+    /// system-wide one. Read by `hyraid check`, not by the observer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync_speed_max: Option<u64>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The level of an array whose level nothing could tell.

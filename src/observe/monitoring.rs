@@ -58,7 +58,14 @@ pub struct Monitoring {
     /// file with checks, where systemd-analyze is installed): the normalized form, or why not.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub calendars: BTreeMap<String, Result<String, String>>,
+    /// hyraid's records under [`RECORDS_DIR`], by path: kept by a simulated machine (so that a
+    /// snapshot carries its checks' history); the observer never reads them (status does).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub records: BTreeMap<String, String>,
 }
+
+/// Where hyraid keeps its records (checks, alerts sent, drive counters).
+pub const RECORDS_DIR: &str = "/var/lib/hyraid";
 
 pub const SYSTEMD_ANALYZE: &str = "/usr/bin/systemd-analyze";
 
@@ -183,6 +190,7 @@ pub fn read(host: &dyn Host) -> Monitoring {
         sendmail: host.exists(SENDMAIL),
         mdmonitor: None,
         calendars: BTreeMap::new(),
+        records: BTreeMap::new(),
     }
 }
 

@@ -120,6 +120,10 @@ pub fn normalized(obs: &Observed) -> Observed {
             a.array_state = String::new();
         }
         a.degraded = 0;
+        // What a check leaves: its count, where it stopped, its speed limit while it ran.
+        a.mismatch_cnt = 0;
+        a.sync_min = 0;
+        a.sync_speed_max = None;
         for m in a.members.iter_mut() {
             m.state.retain(|w| w == "faulty" || w == "write_mostly");
         }

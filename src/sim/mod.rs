@@ -44,6 +44,7 @@ impl SimHost {
                 faults: Vec::new(),
                 root: true,
                 moves_stalled: false,
+                corrupt: Default::default(),
             }),
         }
     }
@@ -112,6 +113,16 @@ impl SimHost {
     }
 
     /// Let every running resync/recovery and pvmove finish (time passing).
+    /// A block of array `name` (by its md name) differs between its members at `sector`, as a
+    /// write to one member's data area behind md's back leaves it: a check counts it.
+    pub fn corrupt(&self, name: &str, sector: u64) {
+        let mut st = self.st();
+        let Some(k) = st.world.array_named(name).map(|a| a.kname.clone()) else {
+            return;
+        };
+        st.corrupt.entry(k).or_default().push(sector);
+    }
+
     pub fn finish_syncs(&self) {
         let mut st = self.st();
         for a in st.world.arrays.iter_mut() {
@@ -437,10 +448,11 @@ impl Host for SimHost {
         Ok(())
     }
 
-    /// Time passes: every running resync or recovery moves a quarter of the way on.
+    /// Time passes: every running resync, recovery or check moves a quarter of the way on.
     fn sleep(&self, _d: std::time::Duration) {
         let mut st = self.st();
         tools::advance_moves(&mut st, false);
+        let corrupt = st.corrupt.clone();
         for a in st
             .world
             .arrays
@@ -448,8 +460,11 @@ impl Host for SimHost {
             .filter(|a| a.sync_action != "frozen")
         {
             if let Some((done, total)) = a.sync_completed {
-                let next = done + total.div_ceil(4);
+                let next = (done + total.div_ceil(4)).min(total);
+                let bad = corrupt.get(&a.kname).map(Vec::as_slice).unwrap_or(&[]);
+                tools::md_check::advance(a, bad, done, next);
                 if next >= total {
+                    tools::md_check::completed(a);
                     tools::finish_sync(a);
                 } else {
                     a.sync_completed = Some((next, total));

@@ -14,6 +14,9 @@ pub(crate) struct SimState {
     pub root: bool,
     /// The machine died during a pvmove: nothing polls it until `pvmove` runs again.
     pub moves_stalled: bool,
+    /// Sectors at which a member of an array (by kernel name) differs from the others: what a
+    /// check finds (`SimHost::corrupt`).
+    pub corrupt: std::collections::BTreeMap<String, Vec<u64>>,
 }
 
 /// What a /dev path names in the model.

@@ -48,6 +48,9 @@ pub fn sysfs_read(w: &Observed, path: &str) -> Option<String> {
         {
             return None;
         }
+        if let Some(v) = crate::sim::tools::md_check::read(a, attr) {
+            return Some(format!("{v}\n"));
+        }
         let v = match attr {
             "level" => a.level.clone(),
             "raid_disks" => a.raid_disks.to_string(),

@@ -429,6 +429,9 @@ pub(super) fn create(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOu
         fstype: None,
         metadata: None,
         superblock: c.metadata.filter(|m| m != "1.2"),
+        mismatch_cnt: 0,
+        sync_min: 0,
+        sync_speed_max: None,
     });
     let a = st.world.array(&kname).unwrap();
     let (uuid, superblock) = (a.uuid.clone(), a.superblock.clone());

@@ -34,6 +34,9 @@ pub fn sysfs_write(st: &mut SimState, path: &str, value: &str) -> Result<(), Hos
     let Some((md, attr)) = rest.split_once("/md/") else {
         return nf();
     };
+    if let Some(r) = super::md_check::write(st, md, attr, value) {
+        return r;
+    }
     let Some(a) = st.array_mut(md) else {
         return nf();
     };

@@ -9,6 +9,7 @@ mod lvm_alloc;
 mod lvm_cache;
 pub(crate) mod lvm_devices;
 mod lvm_lv;
+pub(super) mod md_check;
 mod md_create;
 mod md_manage;
 mod md_size;

@@ -193,14 +193,23 @@ pub fn read_file(w: &Observed, path: &str) -> Option<String> {
     match path {
         CRON_MDADM => m.cron_mdadm.clone(),
         DEFAULT_MDADM => m.default_mdadm.clone(),
+        _ if is_record(path) => m.records.get(path).cloned(),
         _ => m.files.get(path).cloned(),
     }
+}
+
+/// A file of hyraid's records (under /var/lib/hyraid).
+fn is_record(path: &str) -> bool {
+    path.strip_prefix(crate::observe::monitoring::RECORDS_DIR)
+        .is_some_and(|r| r.starts_with('/') && !r.contains("/../"))
 }
 
 /// Replace a monitoring file; false when the path is not one.
 pub fn replace_file(w: &mut Observed, path: &str, content: &str) -> bool {
     let m = &mut w.boot.monitoring;
-    if path == DEFAULT_MDADM {
+    if is_record(path) {
+        m.records.insert(path.into(), content.into());
+    } else if path == DEFAULT_MDADM {
         m.default_mdadm = Some(content.into());
     } else if path == MONITORING_PATH || is_check_unit(path) {
         m.files.insert(path.into(), content.into());
@@ -238,6 +247,17 @@ pub fn list_dir(w: &Observed, path: &str) -> Option<Vec<String>> {
             m.files
                 .keys()
                 .filter_map(|p| p.strip_prefix(UNIT_DIR)?.strip_prefix('/'))
+                .map(str::to_string)
+                .collect(),
+        );
+    }
+    if is_record(&format!("{path}/x")) {
+        let prefix = format!("{path}/");
+        return Some(
+            m.records
+                .keys()
+                .filter_map(|p| p.strip_prefix(&prefix))
+                .filter(|r| !r.contains('/'))
                 .map(str::to_string)
                 .collect(),
         );
