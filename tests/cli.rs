@@ -38,7 +38,7 @@ fn plan_apply_plan_with_detailed_exitcode() {
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
     assert!(
-        out.contains("Applied 16 step(s); the machine now matches the file."),
+        out.contains("Applied 22 step(s); the machine now matches the file."),
         "{out}"
     );
     assert!(!out.contains("not written back"), "{out}");
@@ -72,7 +72,7 @@ fn plan_apply_plan_with_detailed_exitcode() {
     assert!(text(&o).0.contains("No changes."));
     // The journal records every command with its exit status.
     let journal = std::fs::read_to_string(dir.path().join("journal.jsonl")).unwrap();
-    assert_eq!(journal.lines().count(), 18);
+    assert_eq!(journal.lines().count(), 24);
     assert!(
         journal
             .lines()

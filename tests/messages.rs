@@ -31,7 +31,7 @@ fn apply_shows_every_warning_under_its_step_and_counts_them() {
         &out[step..at]
     );
     assert!(
-        out.contains("The tools printed 1 warning(s), shown under their steps above (steps 16)"),
+        out.contains("The tools printed 1 warning(s), shown under their steps above (steps 22)"),
         "{out}"
     );
     let j = std::fs::read_to_string(&journal).unwrap();

@@ -36,10 +36,16 @@ fn new_arrays_are_listed_by_the_uuid_chosen_at_plan_time() {
     for u in &uuids {
         assert!(content.contains(&format!("UUID={u}")), "{content}");
     }
-    assert!(
-        content.starts_with(old.as_deref().unwrap().trim_end()),
-        "Debian's own lines are kept"
-    );
+    // Debian's own lines are kept, but for the monitor's (the file has `alerts:`): MAILADDR root
+    // gives way to hyraid's PROGRAM, where it stood.
+    let old = old.as_deref().unwrap();
+    let kept: Vec<&str> = old.lines().filter(|l| !l.starts_with("MAILADDR")).collect();
+    let new: Vec<&str> = content
+        .lines()
+        .filter(|l| !l.starts_with("PROGRAM") && !l.starts_with("# hyraid: md's monitor"))
+        .collect();
+    assert_eq!(&new[..kept.len()], &kept[..], "Debian's own lines are kept");
+    assert!(content.contains("\n# hyraid: md's monitor reports to hyraid (hyraid.yaml `alerts:`); `hyraid apply` keeps these lines\nPROGRAM /usr/bin/hyraid\n"), "{content}");
     let i = |f: fn(&Step) -> bool| p.steps.iter().position(|s| f(&s.step)).unwrap();
     assert!(
         i(|s| matches!(s, Step::CreateArray(_)))

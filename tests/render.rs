@@ -97,7 +97,7 @@ fn markdown_is_a_pr_comment_with_refusals_and_risky_steps_first() {
         2,
         "header and one risky step:\n{review}"
     );
-    assert!(review.contains("| 16 | `+` | lv vg0/nextcloud | attach writecache"));
+    assert!(review.contains("| 22 | `+` | lv vg0/nextcloud | attach writecache"));
     assert!(review.contains("**data-at-risk**"));
     let all = &md[at("#### All steps")..];
     assert_eq!(all.matches("\n| ").count(), 1 + p.steps.len());

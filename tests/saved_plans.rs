@@ -68,7 +68,7 @@ fn a_step_relabelled_safe_is_refused() {
         v["steps"][i]["risk"] = json!("safe");
     });
     let err = s.refused(&[]);
-    assert!(err.contains("step 16 in the file is"), "{err}");
+    assert!(err.contains("step 22 in the file is"), "{err}");
     assert!(
         err.contains("[safe]") && err.contains("[data-at-risk]"),
         "{err}"
@@ -109,7 +109,7 @@ fn a_removed_step_and_an_edited_refusal_list_are_refused() {
         v["steps"].as_array_mut().unwrap().pop();
     });
     let err = s.refused(&[]);
-    assert!(err.contains("the file ends after step 15"), "{err}");
+    assert!(err.contains("the file ends after step 21"), "{err}");
     let s = saved(&[]);
     s.edit(|v| {
         v["refused"] = json!([{ "object": "disk x", "reason": "r", "fix": "f" }]);

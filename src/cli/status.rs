@@ -53,6 +53,14 @@ pub(super) fn run(sim: &Option<PathBuf>, a: StatusArgs, early: EarlyReads) -> Re
         .iter()
         .find_map(|p| m.host().read_file(p).ok());
     let (findings, plan) = lint::check(&obs, d.as_ref(), conf.as_deref());
+    let records = lint::Records::read(m.host(), &obs);
+    let findings = lint::with_records(
+        findings,
+        &obs,
+        d.as_ref(),
+        &records,
+        crate::history::now_secs(),
+    );
     let code = lint::exit_code(&findings);
     let text = match a.format {
         StatusFormat::Text => lint::render_text(&findings),
@@ -63,14 +71,16 @@ pub(super) fn run(sim: &Option<PathBuf>, a: StatusArgs, early: EarlyReads) -> Re
             )
             .unwrap()
         ),
-        StatusFormat::Prometheus => lint::render_prometheus(&obs, plan.as_ref(), &findings),
+        StatusFormat::Prometheus => {
+            lint::render_prometheus(&obs, plan.as_ref(), &findings, &records)
+        }
     };
     // The textfile is written even when the output cannot be, and the output even when the
     // textfile cannot be: the first failure is the command's.
     let textfile = a.textfile.as_deref().map(|path| {
         write_atomically(
             path,
-            &lint::render_prometheus(&obs, plan.as_ref(), &findings),
+            &lint::render_prometheus(&obs, plan.as_ref(), &findings, &records),
         )
     });
     let output = match &a.output {

@@ -259,4 +259,20 @@ pub const ACCEPTABLE_LINTS: &[(&str, &str)] = &[
         "cache-not-faster",
         "a writecache or dm-cache on media no faster than the LV's (refused by the plan unless accepted)",
     ),
+    (
+        "never-checked",
+        "a mirror never checked to the end: its write-mostly HDD never read",
+    ),
+    (
+        "check-overdue",
+        "a mirror's last completed check is older than its `check.overdue_after`",
+    ),
+    (
+        "no-scheduled-check",
+        "no schedule checks the mirror (neither hyraid's nor the release's)",
+    ),
+    (
+        "two-check-schedules",
+        "both hyraid's and the release's schedule check the mirror",
+    ),
 ];

@@ -136,7 +136,10 @@ impl CheckRecord {
 
 /// Where a mirror's record is: by its array's UUID, so a renamed mirror keeps its history.
 pub fn path(uuid: &str) -> String {
-    format!("{DIR}/checks/{}.json", file_name(uuid))
+    format!(
+        "{DIR}/checks/{}.json",
+        file_name(&crate::observe::names::norm_uuid(uuid))
+    )
 }
 
 pub fn read(host: &dyn Host, uuid: &str) -> Result<Option<CheckRecord>, String> {

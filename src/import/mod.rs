@@ -7,6 +7,7 @@ mod cache;
 mod disks;
 mod lvm;
 mod mirrors;
+mod monitoring;
 mod yaml;
 
 use crate::config::raw::*;
@@ -87,7 +88,11 @@ struct Built {
 
 fn build(o: &Observed, preassigned: &BTreeMap<String, String>) -> Built {
     let mut b = Builder::new(o, preassigned);
-    let (mirrors, mirror_of, conf) = mirrors(&mut b);
+    let (mut mirrors, mirror_of, conf) = mirrors(&mut b);
+    let kept = monitoring::settings(o);
+    if let Some(s) = &kept {
+        monitoring::checks(s, &mut mirrors);
+    }
     let vgs = lvm::volume_groups(&mut b, &mirror_of);
     b.partitions();
     let mut notes: Vec<String> = mdadm_conf_note(o, &conf, !b.converted.is_empty())
@@ -103,7 +108,7 @@ fn build(o: &Observed, preassigned: &BTreeMap<String, String>) -> Built {
             volume_groups: vgs,
             accept: Default::default(),
             check: None,
-            alerts: None,
+            alerts: kept.as_ref().and_then(monitoring::alerts),
         },
         skipped: b.skipped,
         notes,

@@ -27,6 +27,7 @@ mod unmet;
 
 pub use address::Address;
 pub use disk::disk_for;
+pub use monitoring::describe as monitoring_describe;
 pub use planfile::FORMAT as PLAN_FORMAT;
 pub use step::{ArrayDevice, CacheTool, Command, Risk, SizeArg, Step, StepKindName};
 

@@ -164,6 +164,7 @@ pub(super) fn with_disks(hostname: &str, block_devices: Vec<BlockDevice>) -> Obs
             ),
             initramfs_tool: Some("update-initramfs".into()),
             write_cache_rule: None,
+            monitoring: debian_12_monitoring(),
             ..Boot::default()
         },
         other_devices: vec![],
@@ -174,6 +175,20 @@ pub(super) fn with_disks(hostname: &str, block_devices: Vec<BlockDevice>) -> Obs
     }
     .normalized()
 }
+
+/// What a Debian 12 machine with hyraid's package has: hyraid in /usr/bin, and mdadm's monthly
+/// checkarray (its cron job, and `AUTOCHECK=true`, debconf's default).
+pub fn debian_12_monitoring() -> crate::observe::monitoring::Monitoring {
+    crate::observe::monitoring::Monitoring {
+        hyraid_path: Some("/usr/bin/hyraid".into()),
+        cron_mdadm: Some(DEBIAN_12_CRON.into()),
+        default_mdadm: Some("# mdadm Debian configuration\nAUTOCHECK=true\nAUTOSCAN=true\nSTART_DAEMON=true\nDAEMON_OPTIONS=\"--syslog\"\nVERBOSE=false\n".into()),
+        ..Default::default()
+    }
+}
+
+/// Debian 12's /etc/cron.d/mdadm (mdadm 4.2-5), its comments left out.
+pub const DEBIAN_12_CRON: &str = "57 0 * * 0 root if [ -x /usr/share/mdadm/checkarray ] && [ $(date +\\%d) -le 7 ]; then /usr/share/mdadm/checkarray --cron --all --idle --quiet; fi\n";
 
 /// The `disks:` section of a file for `machine`'s disks, by their by-id names, as a start.
 pub fn disks_yaml(m: &Observed) -> String {

@@ -4,6 +4,7 @@
 
 mod arrays;
 mod boot;
+pub mod checks;
 mod drives;
 mod lvm;
 mod prometheus;
@@ -12,6 +13,7 @@ mod render;
 use crate::config::Desired;
 use crate::observe::Observed;
 use crate::observe::names::mdadm_conf_uuids;
+pub use checks::Records;
 pub use drives::stable_name;
 pub use prometheus::render_prometheus;
 pub use render::render_text;
@@ -186,4 +188,23 @@ pub fn check(
         findings.sort_by(|a, b| b.severity.cmp(&a.severity).then(a.object.cmp(&b.object)));
     }
     (findings, plan)
+}
+
+/// The findings of the verb with what `hyraid status` reads besides the observation (the
+/// checks' records, `now` in seconds since the epoch) added, the file's accepted lints made info,
+/// most severe first.
+pub fn with_records(
+    mut findings: Vec<Finding>,
+    o: &Observed,
+    desired: Option<&Desired>,
+    records: &Records,
+    now: u64,
+) -> Vec<Finding> {
+    let mut more = checks::checks(o, records, now);
+    if let Some(d) = desired {
+        accepted(&mut more, d);
+    }
+    findings.extend(more);
+    findings.sort_by(|a, b| b.severity.cmp(&a.severity).then(a.object.cmp(&b.object)));
+    findings
 }

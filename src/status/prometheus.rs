@@ -113,6 +113,51 @@ fn arrays(o: &Observed, plan: Option<&Plan>) -> Vec<Family> {
     vec![degraded, ratio, wm, lost]
 }
 
+/// The mirrors' checks, from their records: the last completed one, what it found, and where a
+/// paused pass resumes.
+fn checks(o: &Observed, r: &super::Records) -> Vec<Family> {
+    let mut when = Family::new(
+        "hyraid_check_last_completed_timestamp_seconds",
+        "When the mirror's last completed check ended (seconds since the epoch); absent: never.",
+    );
+    let mut found = Family::new(
+        "hyraid_check_mismatch_sectors",
+        "Sectors that differed between the members in the mirror's last completed check.",
+    );
+    let mut running = Family::new(
+        "hyraid_check_running",
+        "1 while a check (or repair) of the mirror runs, else 0.",
+    );
+    let mut paused = Family::new(
+        "hyraid_check_resume_ratio",
+        "Where the mirror's paused check resumes, as a fraction of the array (0: none paused).",
+    );
+    for a in o
+        .arrays
+        .iter()
+        .filter(|a| a.is_mirror() && a.metadata.is_none())
+    {
+        let id = || {
+            vec![
+                ("array", a.name.clone().unwrap_or_default()),
+                ("device", a.kname.clone()),
+            ]
+        };
+        let rec = r.of(a);
+        if let Some(p) = rec.and_then(|x| x.last_completed.as_ref()) {
+            when.add(id(), p.end as f64);
+            found.add(id(), p.mismatches as f64);
+        }
+        let on = matches!(a.sync_action.as_str(), "check" | "repair");
+        running.add(id(), on as u8 as f64);
+        let at = rec
+            .and_then(|x| Some((x.resume_at?, x.last_run()?.total.max(1))))
+            .map_or(0.0, |(at, t)| at as f64 / t as f64);
+        paused.add(id(), at);
+    }
+    vec![when, found, running, paused]
+}
+
 /// The caches' blocks not yet written back to their origin LV.
 fn caches(o: &Observed) -> Vec<Family> {
     let mut wc = Family::new(
@@ -144,8 +189,14 @@ fn caches(o: &Observed) -> Vec<Family> {
 
 /// The metrics of one status run: arrays, caches, findings by severity, the exit code, and with
 /// a plan, the drift (a step to run or a refusal: the machine is not what the file says).
-pub fn render_prometheus(o: &Observed, plan: Option<&Plan>, findings: &[Finding]) -> String {
+pub fn render_prometheus(
+    o: &Observed,
+    plan: Option<&Plan>,
+    findings: &[Finding],
+    records: &super::Records,
+) -> String {
     let mut fams = arrays(o, plan);
+    fams.extend(checks(o, records));
     fams.extend(caches(o));
     let mut by = Family::new(
         "hyraid_findings",

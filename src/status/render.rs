@@ -7,6 +7,9 @@ pub fn render_text(findings: &[Finding]) -> String {
         return "Healthy: no findings.\n".into();
     }
     let mut o = String::new();
+    if findings.iter().all(|f| f.severity == Severity::Info) {
+        o.push_str("Healthy: nothing to fix.\n\n");
+    }
     for x in findings {
         let tag = match x.severity {
             Severity::Error => "ERROR",

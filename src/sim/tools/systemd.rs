@@ -13,14 +13,27 @@ use crate::sim::{fail, out};
 
 /// `systemctl ARGS`, on a machine where systemd runs.
 pub fn systemctl(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> {
-    if !st.world.boot.systemd {
+    // Enabling and disabling are links in the unit directories: systemctl makes them offline
+    // too; everything else needs the manager.
+    let offline =
+        matches!(args.first(), Some(&"enable" | &"disable")) && args.get(1) != Some(&"--now");
+    if !st.world.boot.systemd && !offline {
         return fail(
             1,
             "System has not been booted with systemd as init system (PID 1). Can't operate.\n",
         );
     }
     let m = &mut st.world.boot.monitoring;
-    match args {
+    let args: Vec<&str> = match args {
+        [verb @ ("enable" | "disable"), rest @ ..] if rest.first() != Some(&"--now") => {
+            std::iter::once(*verb)
+                .chain(std::iter::once("--now"))
+                .chain(rest.iter().copied())
+                .collect()
+        }
+        _ => args.to_vec(),
+    };
+    match args.as_slice() {
         ["daemon-reload"] => out(""),
         ["is-active", unit] => match *unit {
             "mdmonitor.service" => {
