@@ -1,6 +1,7 @@
 //! hyraid: declarative hybrid SSD+HDD storage (md RAID1 with write-mostly, bitmaps,
 //! write-behind, LVM and dm-writecache) for Linux.
 
+pub mod alert;
 pub mod apply;
 pub mod bench;
 pub mod check;

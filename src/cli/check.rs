@@ -92,6 +92,26 @@ pub(super) fn run(sim: &Option<PathBuf>, a: CheckArgs) -> Result<u8, Error> {
             break;
         }
     }
+    // A check's mismatches are said at once, as the drift unit would say them.
+    if runs.iter().any(|(r, rec)| {
+        r.outcome == Outcome::Completed
+            && rec
+                .last_completed
+                .as_ref()
+                .is_some_and(|p| p.mismatches > 0)
+    }) {
+        let obs = crate::apply::observe_for(host, None)?;
+        let records = crate::status::Records::read(host, &obs);
+        let found = crate::status::checks::checks(&obs, &records, crate::history::now_secs());
+        match super::alert::send(host, &found, None, false) {
+            Ok(report) => {
+                for l in report.lines() {
+                    super::err_line(l);
+                }
+            }
+            Err(e) => super::err_line(&format!("alerts: {}", e.report())),
+        }
+    }
     if let (Machine::Sim(h, path), true) = (&m, a.sim_write) {
         write_out(
             path,

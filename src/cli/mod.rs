@@ -2,6 +2,7 @@
 //! parses its arguments, calls the library and prints. validate, show, schema and completions
 //! are small enough to sit here.
 
+mod alert;
 mod apply;
 mod bench;
 mod check;
@@ -63,6 +64,9 @@ enum Cmd {
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
     },
+    /// Alerts: `--test` sends a test message through every sink of the file's `alerts:`. (md's
+    /// monitor runs hyraid as `hyraid EVENT DEVICE [MEMBER]`, its PROGRAM in mdadm.conf.)
+    Alert(Deferred<alert::AlertArgs>),
     /// The mirrors' checks: each one's last check and where a paused one resumes; with --now,
     /// a check run now (md reads every member and compares the copies), within its budget and
     /// resumed where the last run stopped. Exit 2 when a completed check found mismatches.
@@ -101,6 +105,11 @@ enum Cmd {
 
 pub fn run() -> ExitCode {
     default_sigpipe();
+    // mdadm's monitor runs its PROGRAM as `PROGRAM EVENT DEVICE [MEMBER]`.
+    let raw: Vec<String> = std::env::args().skip(1).collect();
+    if crate::alert::md_event::is_md_event(&raw) {
+        return alert::md_event(&raw);
+    }
     crate::timings::begin();
     // Started before the arguments are parsed, for the commands that observe this machine as
     // they begin (and apply's lock before them).
@@ -208,6 +217,7 @@ fn dispatch(cli: Cli, early: Early) -> Result<u8, Error> {
         Cmd::Apply(Deferred(a)) => apply::run(sim, a, early.reads, early.lock),
         Cmd::Bench(Deferred(a)) => bench::run(sim, a),
         Cmd::Check(Deferred(a)) => check::run(sim, a),
+        Cmd::Alert(Deferred(a)) => alert::run(sim, a),
         Cmd::Completions { shell } => {
             use clap::CommandFactory;
             let mut script = Vec::new();

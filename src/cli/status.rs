@@ -18,6 +18,15 @@ pub(super) struct StatusArgs {
     /// directory renamed over it), so node_exporter's textfile collector never reads half of it.
     #[arg(long, short = 'o', value_name = "PATH")]
     output: Option<PathBuf>,
+    /// Send what this status finds (and the drift, with a file) where the alerts of hyraid's
+    /// settings go: each problem when new, again when its reminder is due, once more when
+    /// resolved (the drift unit's use).
+    #[arg(long)]
+    alert: bool,
+    /// With --sim and --alert: write the simulated machine (what was sent, its ledger) back to
+    /// its snapshot.
+    #[arg(long, requires = "alert")]
+    sim_write: bool,
     /// Also write node_exporter's textfile (the prometheus format) to this file, atomically, from
     /// the same observation, whatever the health: one run gives the monitoring its metrics and
     /// the caller the status and its exit code (the drift unit's use).
@@ -47,6 +56,11 @@ pub(super) fn run(sim: &Option<PathBuf>, a: StatusArgs, early: EarlyReads) -> Re
         )));
     }
     let d = a.file.as_deref().map(load).transpose()?;
+    if a.sim_write && sim.is_none() {
+        return Err(crate::error::msg(
+            "--sim-write needs --sim SNAPSHOT: it writes the simulated machine back to its snapshot",
+        ));
+    }
     let m = machine(sim)?;
     let obs = apply::observe_started_for(m.host(), d.as_ref(), early)?;
     let conf = lint::MDADM_CONF_PATHS
@@ -87,6 +101,24 @@ pub(super) fn run(sim: &Option<PathBuf>, a: StatusArgs, early: EarlyReads) -> Re
         None => super::out(&text),
         Some(path) => write_atomically(path, &text),
     };
+    // The alerts go even when the output cannot be written: a full disk is no reason to stay
+    // silent about a failed disk.
+    if a.alert {
+        match super::alert::findings(m.host(), &findings, plan.as_ref()) {
+            Ok(report) => {
+                for l in report.lines() {
+                    super::err_line(l);
+                }
+            }
+            Err(e) => super::err_line(&format!("alerts: {}", e.report())),
+        }
+        if let (super::Machine::Sim(h, path), true) = (&m, a.sim_write) {
+            super::write_out(
+                path,
+                &(serde_json::to_string_pretty(&h.world()).unwrap() + "\n"),
+            )?;
+        }
+    }
     textfile.transpose()?;
     output?;
     Ok(code)

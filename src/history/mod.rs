@@ -4,6 +4,7 @@
 //! (so that a count that grows is seen). Written whole and atomically (a temporary file renamed
 //! over the old one), through the host.
 
+pub mod alerts;
 pub mod checks;
 
 use crate::host::{Host, HostError};

@@ -102,6 +102,20 @@ pub trait Host: Sync {
     fn concurrent(&self) -> bool {
         false
     }
+    /// Run a program with `input` on its standard input and `env` added to its environment
+    /// (a mail transport, an alert program), for at most `timeout`. Hosts that cannot say so.
+    fn run_input(
+        &self,
+        argv: &[String],
+        _input: &str,
+        _env: &[(String, String)],
+        _timeout: std::time::Duration,
+    ) -> Result<CmdOutput, HostError> {
+        Err(HostError::Spawn {
+            program: argv.join(" "),
+            detail: "this host runs no program with input".into(),
+        })
+    }
     /// Start a program as [`Host::run`] would run it and go on; [`Started::wait`] gives its
     /// output. A host that is not [`Host::concurrent`] runs it here and now, so its requests keep
     /// one order.

@@ -48,9 +48,105 @@ fn run_program(argv: &[String]) -> Result<CmdOutput, HostError> {
     })
 }
 
+/// Run a program with `input` on stdin and `env` added, killed after `timeout`.
+fn run_with_input(
+    argv: &[String],
+    input: &str,
+    env: &[(String, String)],
+    timeout: std::time::Duration,
+) -> Result<CmdOutput, HostError> {
+    use std::io::{Read, Write};
+    use std::os::unix::process::CommandExt;
+    let (program, args) = argv.split_first().ok_or(HostError::Spawn {
+        program: String::new(),
+        detail: "empty command".into(),
+    })?;
+    let spawn_err = |e: std::io::Error| HostError::Spawn {
+        program: program.clone(),
+        detail: if e.kind() == std::io::ErrorKind::NotFound {
+            "not found".into()
+        } else {
+            e.to_string()
+        },
+    };
+    let mut child = Command::new(program)
+        .args(args)
+        .process_group(0)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .env("LC_ALL", "C")
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .spawn()
+        .map_err(spawn_err)?;
+    // A program that does not read its input must not block us: written from a thread.
+    let mut stdin = child.stdin.take();
+    let data = input.as_bytes().to_vec();
+    let writer = std::thread::spawn(move || {
+        if let Some(s) = stdin.as_mut() {
+            let _ = s.write_all(&data);
+        }
+    });
+    // And its output read as it comes, so that a full pipe never stalls it.
+    let reader = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_string(&mut text);
+            }
+            text
+        })
+    };
+    let out = reader(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let err = reader(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let start = std::time::Instant::now();
+    let status = loop {
+        match child.try_wait().map_err(spawn_err)? {
+            Some(st) => break st,
+            None if start.elapsed() >= timeout => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(HostError::Spawn {
+                    program: program.clone(),
+                    detail: format!("did not end within {} s; killed", timeout.as_secs()),
+                });
+            }
+            None => std::thread::sleep(std::time::Duration::from_millis(20)),
+        }
+    };
+    let _ = writer.join();
+    let stdout = out.join().unwrap_or_default();
+    let stderr = err.join().unwrap_or_default();
+    Ok(CmdOutput {
+        status: status.code().unwrap_or(128),
+        stdout,
+        stderr,
+    })
+}
+
 impl Host for RealHost {
     fn run(&self, argv: &[String]) -> Result<CmdOutput, HostError> {
         run_program(argv)
+    }
+
+    fn run_input(
+        &self,
+        argv: &[String],
+        input: &str,
+        env: &[(String, String)],
+        timeout: std::time::Duration,
+    ) -> Result<CmdOutput, HostError> {
+        run_with_input(argv, input, env, timeout)
     }
 
     fn start(&self, argv: &[String]) -> Started {

@@ -448,6 +448,31 @@ impl Host for SimHost {
         Ok(())
     }
 
+    /// A mail transport where the machine has one (the message kept in the log); nothing else
+    /// is run with input on a simulated machine.
+    fn run_input(
+        &self,
+        argv: &[String],
+        input: &str,
+        _env: &[(String, String)],
+        _timeout: std::time::Duration,
+    ) -> Result<CmdOutput, HostError> {
+        let mut st = self.st();
+        let mut entry = vec!["(input)".to_string()];
+        entry.extend(argv.iter().cloned());
+        entry.push(input.to_string());
+        st.log.push(entry);
+        match argv.first().map(String::as_str) {
+            Some(crate::observe::monitoring::SENDMAIL) if st.world.boot.monitoring.sendmail => {
+                out("")
+            }
+            _ => Err(HostError::Spawn {
+                program: argv.join(" "),
+                detail: "the simulated host runs no such program".into(),
+            }),
+        }
+    }
+
     /// Time passes: every running resync, recovery or check moves a quarter of the way on.
     fn sleep(&self, _d: std::time::Duration) {
         let mut st = self.st();

@@ -3,6 +3,7 @@
 
 pub mod foreign;
 pub mod fs;
+pub mod http;
 pub mod saved;
 
 use hyraid::apply::{self, ApplyError};
