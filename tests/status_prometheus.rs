@@ -16,7 +16,13 @@ use hyraid::status::{check, render_prometheus};
 fn textfile(h: &SimHost, d: &Desired, name: &str) -> String {
     let obs = observe(h, d);
     let (findings, plan) = check(&obs, Some(d), None);
-    let t = render_prometheus(&obs, plan.as_ref(), &findings, &Default::default());
+    let t = render_prometheus(
+        &obs,
+        plan.as_ref(),
+        &findings,
+        &Default::default(),
+        &Default::default(),
+    );
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/hyraid-prometheus");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join(format!("{name}.prom")), &t).unwrap();

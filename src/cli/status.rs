@@ -68,13 +68,16 @@ pub(super) fn run(sim: &Option<PathBuf>, a: StatusArgs, early: EarlyReads) -> Re
         .find_map(|p| m.host().read_file(p).ok());
     let (findings, plan) = lint::check(&obs, d.as_ref(), conf.as_deref());
     let records = lint::Records::read(m.host(), &obs);
-    let findings = lint::with_records(
-        findings,
-        &obs,
-        d.as_ref(),
-        &records,
-        crate::history::now_secs(),
-    );
+    let now = crate::history::now_secs();
+    let mut health = lint::Health::read(m.host(), &obs, d.as_ref());
+    let findings = lint::with_records(findings, &obs, d.as_ref(), &records, &health, now);
+    // The drives' counters as first and last seen, for the next run to compare (as root on
+    // the machine; a simulated one keeps them only with --sim-write).
+    if m.host().is_root()
+        && let Err(e) = health.remember(m.host(), now)
+    {
+        super::err_line(&format!("warning: the drives' counters were not kept: {e}"));
+    }
     let code = lint::exit_code(&findings);
     let text = match a.format {
         StatusFormat::Text => lint::render_text(&findings),
@@ -86,7 +89,7 @@ pub(super) fn run(sim: &Option<PathBuf>, a: StatusArgs, early: EarlyReads) -> Re
             .unwrap()
         ),
         StatusFormat::Prometheus => {
-            lint::render_prometheus(&obs, plan.as_ref(), &findings, &records)
+            lint::render_prometheus(&obs, plan.as_ref(), &findings, &records, &health)
         }
     };
     // The textfile is written even when the output cannot be, and the output even when the
@@ -94,7 +97,7 @@ pub(super) fn run(sim: &Option<PathBuf>, a: StatusArgs, early: EarlyReads) -> Re
     let textfile = a.textfile.as_deref().map(|path| {
         write_atomically(
             path,
-            &lint::render_prometheus(&obs, plan.as_ref(), &findings, &records),
+            &lint::render_prometheus(&obs, plan.as_ref(), &findings, &records, &health),
         )
     });
     let output = match &a.output {

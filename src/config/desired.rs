@@ -275,4 +275,16 @@ pub const ACCEPTABLE_LINTS: &[(&str, &str)] = &[
         "two-check-schedules",
         "both hyraid's and the release's schedule check the mirror",
     ),
+    (
+        "no-smart",
+        "smartctl is not installed: the drives' health is not read",
+    ),
+    (
+        "drive-reallocated",
+        "a drive has reallocated sectors or grown defects (not growing)",
+    ),
+    (
+        "drive-worn",
+        "a flash drive past 90% of its rated endurance",
+    ),
 ];

@@ -6,6 +6,7 @@
 
 pub mod alerts;
 pub mod checks;
+pub mod drives;
 
 use crate::host::{Host, HostError};
 use serde::Serialize;

@@ -20,6 +20,7 @@ pub mod observer;
 pub mod parse_util;
 pub mod partx;
 mod probe;
+pub mod smart;
 pub mod wipefs;
 pub mod write_cache;
 

@@ -48,6 +48,10 @@ pub struct Observed {
     /// Partition tools (growpart, partx) not installed, when the file partitions a disk.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub missing_tools: Vec<String>,
+    /// What smartctl says of each disk, by kernel name: a simulated machine's drives (the
+    /// observer never reads SMART; `status` asks smartctl itself).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub smart: BTreeMap<String, super::smart::DriveHealth>,
 }
 
 /// A block device hyraid does not model, as lsblk reports it.

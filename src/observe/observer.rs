@@ -159,6 +159,7 @@ pub fn observe_started(
         filesystems,
         partition_tables: Default::default(),
         missing_tools: vec![],
+        smart: Default::default(),
     }
     .normalized())
 }

@@ -111,6 +111,8 @@ impl<'de> Deserialize<'de> for Basis {
 /// saved plan carries so that a stale plan can say what changed.
 pub fn normalized(obs: &Observed) -> Observed {
     let mut o = obs.clone();
+    // Drive health moves on its own and decides no step.
+    o.smart.clear();
     for a in o.arrays.iter_mut() {
         // Resync/recovery progress moves on its own; a member that fails shows as `faulty`.
         a.sync_completed = None;

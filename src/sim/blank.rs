@@ -172,6 +172,7 @@ pub(super) fn with_disks(hostname: &str, block_devices: Vec<BlockDevice>) -> Obs
         filesystems: vec![],
         partition_tables: Default::default(),
         missing_tools: vec![],
+        smart: Default::default(),
     }
     .normalized()
 }

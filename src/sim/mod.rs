@@ -206,6 +206,18 @@ impl Host for SimHost {
             ["mkfs.ext4", rest @ ..] => tools::mkfs(&mut st, "ext4", rest),
             ["mkfs.xfs", rest @ ..] => tools::mkfs(&mut st, "xfs", rest),
             ["mkdir", "-p", _] => out(""),
+            ["smartctl", "--json", "-a", "-n", "standby", dev] => match st.resolve(dev) {
+                Some(world::Target::Block(k)) => {
+                    let d = st.world.device(&k).expect("resolved").clone();
+                    let (status, stdout) = answer::smartctl(&st.world, &d, dev);
+                    Ok(CmdOutput {
+                        status,
+                        stdout,
+                        stderr: String::new(),
+                    })
+                }
+                _ => fail(2, format!("{dev}: Unable to detect device type\n")),
+            },
             ["systemctl", rest @ ..] => tools::systemd::systemctl(&mut st, rest),
             ["systemd-analyze", "calendar", spec] => tools::systemd::analyze_calendar(spec),
             ["rm", "-f", path] => tools::systemd::remove_file(&mut st.world, path),
@@ -405,6 +417,11 @@ impl Host for SimHost {
         }
         if let Some(e) = tools::systemd::exists(&st.world, path) {
             return e;
+        }
+        // smartmontools is installed where the disks are real enough to have SMART.
+        if crate::observe::smart::SMARTCTL_PATHS.contains(&path) {
+            return path == crate::observe::smart::SMARTCTL_PATHS[0]
+                && !st.world.missing_tools.iter().any(|t| t == "smartctl");
         }
         // The partition tools are where Debian puts them, unless the model says they are missing.
         if let Some((t, _)) = crate::observe::partx::PARTITION_TOOLS

@@ -6,6 +6,7 @@ mod arrays;
 mod boot;
 pub mod checks;
 mod drives;
+pub mod health;
 mod lvm;
 mod prometheus;
 mod render;
@@ -15,6 +16,7 @@ use crate::observe::Observed;
 use crate::observe::names::mdadm_conf_uuids;
 pub use checks::Records;
 pub use drives::stable_name;
+pub use health::Health;
 pub use prometheus::render_prometheus;
 pub use render::render_text;
 use serde::Serialize;
@@ -198,9 +200,13 @@ pub fn with_records(
     o: &Observed,
     desired: Option<&Desired>,
     records: &Records,
+    health: &Health,
     now: u64,
 ) -> Vec<Finding> {
     let mut more = checks::checks(o, records, now);
+    let mut h = Findings::default();
+    health::findings(health, &mut h);
+    more.extend(h.0);
     if let Some(d) = desired {
         accepted(&mut more, d);
     }

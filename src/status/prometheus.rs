@@ -158,6 +158,82 @@ fn checks(o: &Observed, r: &super::Records) -> Vec<Family> {
     vec![when, found, running, paused]
 }
 
+/// The drives' SMART, as status read it.
+fn drives(h: &super::Health) -> Vec<Family> {
+    let mut fams = vec![
+        Family::new(
+            "hyraid_drive_smart_passed",
+            "1 when the drive passes its own SMART assessment, 0 when it fails it.",
+        ),
+        Family::new(
+            "hyraid_drive_reallocated_sectors",
+            "ATA attribute 5, Reallocated_Sector_Ct (raw).",
+        ),
+        Family::new(
+            "hyraid_drive_pending_sectors",
+            "ATA attribute 197, Current_Pending_Sector (raw).",
+        ),
+        Family::new(
+            "hyraid_drive_offline_uncorrectable_sectors",
+            "ATA attribute 198, Offline_Uncorrectable (raw).",
+        ),
+        Family::new(
+            "hyraid_drive_nvme_media_errors",
+            "NVMe SMART log: media and data integrity errors.",
+        ),
+        Family::new(
+            "hyraid_drive_nvme_critical_warning",
+            "NVMe SMART log: critical warning bits (0: none).",
+        ),
+        Family::new(
+            "hyraid_drive_nvme_percentage_used",
+            "NVMe SMART log: percentage of rated endurance used.",
+        ),
+        Family::new(
+            "hyraid_drive_scsi_grown_defects",
+            "SCSI/SAS grown defect list entries.",
+        ),
+        Family::new("hyraid_drive_power_on_hours", "Power-on hours."),
+        Family::new("hyraid_drive_temperature_celsius", "Current temperature."),
+    ];
+    let mut wm = Family::new(
+        "hyraid_drive_write_mostly",
+        "1 when the drive is a write-mostly member of a mirror (md reads it only during a check or rebuild).",
+    );
+    for r in &h.readings {
+        let Ok(x) = &r.health else { continue };
+        if !x.available {
+            continue;
+        }
+        let id = || {
+            vec![
+                ("disk", r.object.trim_start_matches("disk ").to_string()),
+                ("serial", r.serial.clone().unwrap_or_default()),
+            ]
+        };
+        let values = [
+            x.passed.map(|p| p as u64 as f64),
+            x.reallocated.map(|v| v as f64),
+            x.pending.map(|v| v as f64),
+            x.offline_uncorrectable.map(|v| v as f64),
+            x.nvme_media_errors.map(|v| v as f64),
+            x.nvme_critical_warning.map(|v| v as f64),
+            x.nvme_percentage_used.map(|v| v as f64),
+            x.scsi_grown_defects.map(|v| v as f64),
+            x.power_on_hours.map(|v| v as f64),
+            x.temperature.map(|v| v as f64),
+        ];
+        for (fam, v) in fams.iter_mut().zip(values) {
+            if let Some(v) = v {
+                fam.add(id(), v);
+            }
+        }
+        wm.add(id(), r.write_mostly as u8 as f64);
+    }
+    fams.push(wm);
+    fams
+}
+
 /// The caches' blocks not yet written back to their origin LV.
 fn caches(o: &Observed) -> Vec<Family> {
     let mut wc = Family::new(
@@ -194,9 +270,11 @@ pub fn render_prometheus(
     plan: Option<&Plan>,
     findings: &[Finding],
     records: &super::Records,
+    health: &super::Health,
 ) -> String {
     let mut fams = arrays(o, plan);
     fams.extend(checks(o, records));
+    fams.extend(drives(health));
     fams.extend(caches(o));
     let mut by = Family::new(
         "hyraid_findings",

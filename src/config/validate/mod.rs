@@ -140,13 +140,13 @@ fn accepted_lints(c: &mut Ctx, raw: &RawConfig) {
     for (object, lints) in &raw.accept {
         let at = format!("/accept/{}", seg(object));
         let kind = object.split_once(' ').map(|(k, _)| k);
-        if !matches!(kind, Some("mirror" | "array" | "lv")) {
+        if !matches!(kind, Some("mirror" | "array" | "lv" | "disk")) && object != "host" {
             c.err(
                 &at,
                 true,
                 format!("`{object}` is not an object status reports lints on"),
                 Some(
-                    "write it as status names it: `mirror NAME`, `array /dev/mdN` or `lv VG/LV`"
+                    "write it as status names it: `mirror NAME`, `array /dev/mdN`, `lv VG/LV`, `disk NAME` or `host`"
                         .into(),
                 ),
             );
@@ -158,7 +158,9 @@ fn accepted_lints(c: &mut Ctx, raw: &RawConfig) {
             .iter()
             .flat_map(|(vg, v)| v.lvs.keys().map(move |lv| format!("lv {vg}/{lv}")))
             .collect();
+        let disks: Vec<String> = raw.disks.keys().map(|d| format!("disk {d}")).collect();
         let known = match kind {
+            Some("disk") => Some(&disks),
             Some("mirror") => Some(&mirrors),
             Some("lv") => Some(&lvs),
             _ => None,

@@ -5,6 +5,7 @@ mod lsblk;
 mod lvm;
 mod mdstat;
 mod pvmove;
+mod smart;
 mod sysfs;
 mod wipefs;
 
@@ -12,5 +13,6 @@ pub(super) use lsblk::lsblk;
 pub(super) use lvm::fullreport;
 pub(super) use mdstat::mdstat;
 pub(super) use pvmove::moves;
+pub(super) use smart::smartctl;
 pub(super) use sysfs::sysfs_read;
 pub(super) use wipefs::wipefs;

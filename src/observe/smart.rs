@@ -1,0 +1,226 @@
+//! Drive health from `smartctl --json -a -n standby DEV` (smartmontools 7 and later): the
+//! overall assessment, the ATA counters that tell of failing media (5 reallocated, 197 pending,
+//! 198 offline uncorrectable), power-on hours and temperature; NVMe's critical warning, media
+//! errors and percentage used; SAS's grown defect list. A drive that gives no SMART (a USB
+//! bridge, a virtual disk) or sleeps (`-n standby`: it is not woken) says so.
+
+use serde::{Deserialize, Serialize};
+
+/// The command, for one device.
+pub fn argv(dev: &str) -> Vec<String> {
+    ["smartctl", "--json", "-a", "-n", "standby", dev]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+}
+
+pub const SMARTCTL_PATHS: [&str; 2] = ["/usr/sbin/smartctl", "/sbin/smartctl"];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Protocol {
+    Ata,
+    Nvme,
+    Scsi,
+    Unknown,
+}
+
+/// What smartctl told of one drive.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct DriveHealth {
+    pub protocol: Option<Protocol>,
+    /// SMART is there and on; false: the drive (or its bridge) gives none.
+    pub available: bool,
+    /// The drive sleeps and was not woken to be read.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub standby: bool,
+    /// The drive's own overall assessment (`smart_status.passed`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passed: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reallocated: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offline_uncorrectable: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power_on_hours: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nvme_critical_warning: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nvme_media_errors: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nvme_percentage_used: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scsi_grown_defects: Option<u64>,
+    /// smartctl's own messages of severity error (why a drive gives nothing).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<String>,
+}
+
+#[derive(Deserialize, Default)]
+struct Top {
+    #[serde(default)]
+    smartctl: Ctl,
+    #[serde(default)]
+    device: Device,
+    #[serde(default)]
+    smart_support: Option<Support>,
+    #[serde(default)]
+    smart_status: Option<Status>,
+    #[serde(default)]
+    ata_smart_attributes: Option<Attributes>,
+    #[serde(default)]
+    power_on_time: Option<PowerOn>,
+    #[serde(default)]
+    temperature: Option<Temperature>,
+    #[serde(default)]
+    nvme_smart_health_information_log: Option<NvmeLog>,
+    #[serde(default)]
+    scsi_grown_defect_list: Option<u64>,
+}
+
+#[derive(Deserialize, Default)]
+struct Ctl {
+    #[serde(default)]
+    exit_status: u32,
+    #[serde(default)]
+    messages: Vec<Message>,
+}
+
+#[derive(Deserialize)]
+struct Message {
+    string: String,
+    #[serde(default)]
+    severity: String,
+}
+
+#[derive(Deserialize, Default)]
+struct Device {
+    #[serde(default)]
+    protocol: String,
+}
+
+#[derive(Deserialize)]
+struct Support {
+    #[serde(default)]
+    available: bool,
+    #[serde(default)]
+    enabled: bool,
+}
+
+#[derive(Deserialize)]
+struct Status {
+    passed: Option<bool>,
+}
+
+#[derive(Deserialize)]
+struct Attributes {
+    #[serde(default)]
+    table: Vec<Attribute>,
+}
+
+#[derive(Deserialize)]
+struct Attribute {
+    id: u32,
+    raw: Raw,
+}
+
+#[derive(Deserialize)]
+struct Raw {
+    value: u64,
+}
+
+#[derive(Deserialize)]
+struct PowerOn {
+    hours: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct Temperature {
+    current: Option<i64>,
+}
+
+#[derive(Deserialize)]
+struct NvmeLog {
+    critical_warning: Option<u64>,
+    media_errors: Option<u64>,
+    percentage_used: Option<u64>,
+}
+
+/// Bit 1 of smartctl's exit status: the device could not be opened, or (with `-n standby`) it
+/// sleeps (smartctl(8), EXIT STATUS).
+const OPEN_FAILED: u32 = 1 << 1;
+
+/// Parse smartctl's JSON. Text that is not smartctl's JSON is an error; a drive without SMART
+/// is not (it says so in the result).
+pub fn parse(text: &str) -> Result<DriveHealth, String> {
+    let t: Top =
+        serde_json::from_str(text).map_err(|e| format!("smartctl: output is not its JSON: {e}"))?;
+    let errors: Vec<String> = t
+        .smartctl
+        .messages
+        .iter()
+        .filter(|m| m.severity == "error")
+        .map(|m| m.string.clone())
+        .collect();
+    let standby = t.smartctl.exit_status & OPEN_FAILED != 0
+        && t.smartctl
+            .messages
+            .iter()
+            .any(|m| m.string.contains("STANDBY") || m.string.contains("SLEEP"));
+    let protocol = match t.device.protocol.as_str() {
+        "ATA" => Some(Protocol::Ata),
+        "NVMe" => Some(Protocol::Nvme),
+        "SCSI" => Some(Protocol::Scsi),
+        "" => None,
+        _ => Some(Protocol::Unknown),
+    };
+    let attr = |id: u32| {
+        t.ata_smart_attributes
+            .as_ref()
+            .and_then(|a| a.table.iter().find(|x| x.id == id))
+            .map(|x| x.raw.value)
+    };
+    // NVMe has SMART always; `smart_support` is ATA's and SCSI's.
+    let available = match (&t.smart_support, protocol) {
+        (Some(s), _) => s.available && s.enabled,
+        (None, Some(Protocol::Nvme)) => t.nvme_smart_health_information_log.is_some(),
+        (None, _) => t.smart_status.is_some(),
+    };
+    let nvme = t.nvme_smart_health_information_log.as_ref();
+    Ok(DriveHealth {
+        protocol,
+        available: available && !standby,
+        standby,
+        passed: t.smart_status.and_then(|s| s.passed),
+        reallocated: attr(5),
+        pending: attr(197),
+        offline_uncorrectable: attr(198),
+        power_on_hours: t.power_on_time.and_then(|p| p.hours),
+        temperature: t.temperature.and_then(|x| x.current),
+        nvme_critical_warning: nvme.and_then(|n| n.critical_warning),
+        nvme_media_errors: nvme.and_then(|n| n.media_errors),
+        nvme_percentage_used: nvme.and_then(|n| n.percentage_used),
+        scsi_grown_defects: t.scsi_grown_defect_list,
+        errors,
+    })
+}
+
+impl DriveHealth {
+    /// The counters whose growth tells of failing media, by name.
+    pub fn counters(&self) -> Vec<(&'static str, u64)> {
+        [
+            ("reallocated sectors", self.reallocated),
+            ("pending sectors", self.pending),
+            ("offline uncorrectable sectors", self.offline_uncorrectable),
+            ("NVMe media errors", self.nvme_media_errors),
+            ("grown defects", self.scsi_grown_defects),
+        ]
+        .into_iter()
+        .filter_map(|(n, v)| Some((n, v?)))
+        .collect()
+    }
+}
