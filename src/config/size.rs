@@ -140,6 +140,23 @@ pub fn parse_lv_size(text: &str) -> Result<LvSize, SizeError> {
     parse_bytes(t).map(LvSize::Bytes)
 }
 
+/// An exact size as the file takes it: the largest binary unit it is a whole number of
+/// (`381472MiB`, `900GiB`), else bytes. What a fix tells the user to write.
+pub fn writable(bytes: u64) -> String {
+    const UNITS: [(&str, u32); 5] = [
+        ("PiB", 50),
+        ("TiB", 40),
+        ("GiB", 30),
+        ("MiB", 20),
+        ("KiB", 10),
+    ];
+    UNITS
+        .iter()
+        .find(|(_, shift)| bytes >= 1 << shift && bytes.is_multiple_of(1 << shift))
+        .map(|(unit, shift)| format!("{}{unit}", bytes >> shift))
+        .unwrap_or_else(|| bytes.to_string())
+}
+
 /// Human form for display next to exact bytes: `1.00 TiB`.
 pub fn human(bytes: u64) -> String {
     const IEC: &[&str] = &["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];

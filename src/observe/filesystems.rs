@@ -48,6 +48,26 @@ pub fn dm_name(vg: &str, lv: &str) -> String {
     format!("{}-{}", vg.replace('-', "--"), lv.replace('-', "--"))
 }
 
+/// The visible LVs (`VG/LV`) of the kinds hyraid makes filesystems on (linear, striped, with a
+/// writecache or dm-cache) that lsblk shows a node of, wherever it stands in the tree.
+pub fn lv_nodes(nodes: &[Node], lvm: &Lvm) -> std::collections::BTreeSet<String> {
+    lvm.lvs
+        .iter()
+        .filter(|l| !l.hidden)
+        .filter(|l| {
+            matches!(
+                l.segtype.as_str(),
+                "linear" | "striped" | "writecache" | "cache" | ""
+            )
+        })
+        .filter(|l| {
+            let name = dm_name(&l.vg, &l.name);
+            nodes.iter().any(|n| n.kind == "lvm" && n.name == name)
+        })
+        .map(|l| format!("{}/{}", l.vg, l.name))
+        .collect()
+}
+
 /// The LVs (visible ones) whose device carries a signature.
 pub fn on_lvs(nodes: &[Node], lvm: &Lvm) -> Vec<Filesystem> {
     let mut out: Vec<Filesystem> = lvm

@@ -9,6 +9,10 @@ pub struct Lvm {
     pub vgs: Vec<Vg>,
     pub pvs: Vec<Pv>,
     pub lvs: Vec<Lv>,
+    /// Visible LVs (`VG/LV`) lsblk showed a device node of: their content was read. An LV
+    /// missing here (inactive, or its node not seen) has content nobody looked at.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeSet::is_empty")]
+    pub nodes: std::collections::BTreeSet<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]

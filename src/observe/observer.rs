@@ -143,7 +143,8 @@ pub fn observe_started(
     crate::timings::mark("LVM report answered");
     let (nodes, mdstat_arrays, block_devices, arrays, dev_md_strays) = rest?;
     let other_devices = other_devices(&nodes, &mdstat_arrays);
-    let lvm = lvm_report(&lvm_text?, &nodes)?;
+    let mut lvm = lvm_report(&lvm_text?, &nodes)?;
+    lvm.nodes = super::filesystems::lv_nodes(&nodes, &lvm);
     let boot = boot.expect("read when the devices were")?;
     let mut filesystems = super::filesystems::on_lvs(&nodes, &lvm);
     filesystems.extend(super::filesystems::on_arrays(&nodes));

@@ -192,6 +192,25 @@ impl<'a> Planner<'a> {
         {
             return out;
         }
+        // An LV that exists but whose device nobody saw (inactive, or its node not shown): its
+        // content is unknown, and mkfs would write over whatever it holds.
+        if let FsOn::Lv { vg, lv } = on
+            && have.is_none()
+            && let Some(l) = self.ix.lv(vg, lv)
+            && !self.o.lvm.nodes.contains(&format!("{vg}/{lv}"))
+        {
+            let why = if l.active {
+                "its device node was not seen (is it under a pvmove, or suspended?)"
+            } else {
+                "it is not active, so it has no device to read"
+            };
+            self.refuse(
+                format!("lv {vg}/{lv}"),
+                format!("the file asks for a {} on it, and hyraid cannot tell what it holds now: {why}; mkfs could write over a filesystem", fs.fstype.as_str()),
+                format!("activate it (`lvchange -ay {vg}/{lv}`), let a pvmove finish (`hyraid apply` waits for it), then plan again"),
+            );
+            return out;
+        }
         let step = Step::MakeFilesystem(MakeFilesystem {
             on: on.clone(),
             fstype: fs.fstype,

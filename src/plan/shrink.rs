@@ -17,7 +17,7 @@ impl<'a> Planner<'a> {
         let object = format!("lv {}/{}", vg.name, lv.name);
         let cur = have.size;
         if have.writecache.is_some() {
-            self.refuse(&object, format!("is {}, larger than the file's {}; hyraid never shrinks an LV with a writecache (LVM does not reduce one)", human(cur), human(want)), format!("set its size to {} in the file; or remove `writecache`, apply, shrink, then add it back", human(cur)));
+            self.refuse(&object, format!("is {}, larger than the file's {}; hyraid never shrinks an LV with a writecache (LVM does not reduce one)", human(cur), human(want)), format!("set its size to {} in the file; or remove `writecache`, apply, shrink, then add it back", crate::config::size::writable(cur)));
             return;
         }
         let fs = self
@@ -27,12 +27,12 @@ impl<'a> Planner<'a> {
             .find(|f| f.vg == vg.name && f.lv == lv.name);
         let ext4 = match fs.map(|f| f.fstype.as_str()) {
             Some("xfs") => {
-                self.refuse(&object, format!("is {}, larger than the file's {}, and carries xfs, which cannot shrink", human(cur), human(want)), format!("set its size to {} in the file (an xfs can only be copied to a smaller LV)", human(cur)));
+                self.refuse(&object, format!("is {}, larger than the file's {}, and carries xfs, which cannot shrink", human(cur), human(want)), format!("set its size to {} in the file (an xfs can only be copied to a smaller LV)", crate::config::size::writable(cur)));
                 return;
             }
             Some("ext4") => true,
             Some(other) => {
-                self.refuse(&object, format!("is {}, larger than the file's {}, and carries {other}, which hyraid does not shrink", human(cur), human(want)), format!("set its size to {} in the file", human(cur)));
+                self.refuse(&object, format!("is {}, larger than the file's {}, and carries {other}, which hyraid does not shrink", human(cur), human(want)), format!("set its size to {} in the file", crate::config::size::writable(cur)));
                 return;
             }
             None => false,
@@ -48,7 +48,7 @@ impl<'a> Planner<'a> {
                 ),
                 format!(
                     "set its size to {} or more in the file, or free space on the filesystem first",
-                    human(min)
+                    crate::config::size::writable(min.div_ceil(1 << 20) << 20)
                 ),
             );
             return;
@@ -87,7 +87,7 @@ impl<'a> Planner<'a> {
                     human(want),
                     step.summary()
                 ),
-                format!("run with --allow-destroy to shrink it, or set its size to {} in the file", human(cur)),
+                format!("run with --allow-destroy to shrink it, or set its size to {} in the file", crate::config::size::writable(cur)),
             );
             return;
         }

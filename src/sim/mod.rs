@@ -62,9 +62,14 @@ impl SimHost {
         Ok(SimHost::new(w))
     }
 
-    /// The model as it is now (the snapshot format).
+    /// The model as it is now (the snapshot format), with the LVs lsblk shows a node of as
+    /// its own lsblk answer shows them.
     pub fn world(&self) -> Observed {
-        self.st().world.clone()
+        let mut w = self.st().world.clone();
+        if let Ok(nodes) = crate::observe::lsblk::parse(&answer::lsblk(&w)) {
+            w.lvm.nodes = crate::observe::filesystems::lv_nodes(&nodes, &w.lvm);
+        }
+        w
     }
 
     pub fn commands(&self) -> Vec<Vec<String>> {

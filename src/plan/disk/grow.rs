@@ -40,6 +40,8 @@ impl<'a> Planner<'a> {
         table: Option<&Vec<TableEntry>>,
     ) -> Vec<PlannedStep> {
         let object = format!("disk {}", spec.name);
+        // Only the file's last partition may say `rest`.
+        let last = spec.partitions.last().is_some_and(|p| p.name == ps_.name);
         let entry = table.and_then(|t| t.iter().find(|e| Some(e.number) == part_number(&b.kname)));
         // growpart's limit: the next partition's start, else the last usable sector.
         let room = entry.map(|e| {
@@ -75,9 +77,10 @@ impl<'a> Planner<'a> {
                     human(want)
                 ),
                 format!(
-                    "set partition {}'s size to {} (or `rest` if it is the last one) in the file",
+                    "set partition {}'s size to {} in the file{}",
                     ps_.name,
-                    human(b.size)
+                    crate::config::size::writable(b.size),
+                    if last { " (or `rest`)" } else { "" }
                 ),
             );
             return vec![];
@@ -86,7 +89,7 @@ impl<'a> Planner<'a> {
             && b.size < want
         {
             let (reason, fix) = match growable {
-                Some((e, max_end, true)) => (
+                Some((e, max_end, true)) if last => (
                     format!(
                         "partition {} is {}, smaller than the file's {}; hyraid never resizes partitions to a size, it only grows the last one to the end of the disk",
                         ps_.name,
@@ -97,7 +100,7 @@ impl<'a> Planner<'a> {
                         "write `size: rest` for partition {} to grow it to {}, or set its size to {}",
                         ps_.name,
                         human((max_end - e.start + 1) * 512),
-                        human(b.size)
+                        crate::config::size::writable(b.size)
                     ),
                 ),
                 Some(_) | None if room.is_some_and(|r| !r.2) => (
@@ -110,7 +113,7 @@ impl<'a> Planner<'a> {
                     format!(
                         "set partition {}'s size to {} in the file, or move the partitions by hand",
                         ps_.name,
-                        human(b.size)
+                        crate::config::size::writable(b.size)
                     ),
                 ),
                 _ => (
@@ -123,7 +126,7 @@ impl<'a> Planner<'a> {
                     format!(
                         "set partition {}'s size to {} in the file, or give the disk room first",
                         ps_.name,
-                        human(b.size)
+                        crate::config::size::writable(b.size)
                     ),
                 ),
             };

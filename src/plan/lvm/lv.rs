@@ -142,6 +142,10 @@ impl<'a> Planner<'a> {
                             .unwrap_or(0);
                         if want > cur || vg_grows {
                             self.steps.push(ps(Step::ExtendLv(ExtendLv { vg: vg.name.clone(), lv: lv.name.clone(), size: SizeArg::Extents(format!("{p}%VG")) }), Risk::Safe, format!("grow to {p}% of the VG (evaluated by LVM when it runs); the filesystem is not resized")));
+                        } else if o_vg.is_some() && cur > want + stripes * ext {
+                            // Larger than its share by more than LVM's rounding: a shrink, as
+                            // for a size in bytes (never silently "matches").
+                            self.shrink_lv(vg, lv, l, want);
                         }
                     }
                     LvSize::PercentFree(_) => {}

@@ -58,11 +58,17 @@ fn lv_node(w: &Observed, i: usize, l: &Lv) -> Value {
                 top.writecache.as_ref().map(|w| (&w.origin, &w.cachevol)),
                 top.cache.as_ref().map(|c| (&c.origin, &c.cachevol)),
             ];
+            // An LV whose extents a pvmove holds (`pvmove0:PV`) stands above the move's node.
+            let moved = top
+                .extents
+                .keys()
+                .any(|k| k.strip_prefix(&l.name).is_some_and(|r| r.starts_with(':')));
             top.vg == l.vg
-                && below
-                    .iter()
-                    .flatten()
-                    .any(|(o, cv)| **o == l.name || **cv == l.name)
+                && (moved
+                    || below
+                        .iter()
+                        .flatten()
+                        .any(|(o, cv)| **o == l.name || **cv == l.name))
         })
         .map(|(j, top)| {
             let mut n = node(
