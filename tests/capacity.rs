@@ -417,7 +417,7 @@ fn hyraid_plan_prints_the_refusal_and_exits_1_and_apply_runs_nothing() {
     assert!(out.contains("! lv vg0/nextcloud: vg0 will have 1.24 GiB free (318 extents) when nextcloud is created; nextcloud asks 40.00 TiB"), "{out}");
     assert!(
         out.starts_with("hyraid refuses 1 change(s) the file asks for on cap")
-            && out.contains("Nothing is planned: the file does not fit the disks.\n"),
+            && out.contains("Nothing is planned until the refusals above are fixed (the file does not fit the machine as it is).\n"),
         "{out}"
     );
     assert!(!out.contains("$ "), "no command is planned: {out}");

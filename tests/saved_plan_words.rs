@@ -60,16 +60,29 @@ fn show_renders_the_plan_made_again_not_the_files_display_text() {
     let s = saved(&[]);
     let before = hyraid(&["show", s.plan.to_str().unwrap()]);
     assert_eq!(before.status.code(), Some(0), "{:?}", text(&before));
-    // `display` is derived for tools; editing it changes nothing hyraid shows or runs.
-    s.edit(|v| v["steps"][0]["display"]["summary"] = json!("nothing happens"));
-    let o = hyraid(&["show", s.plan.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(0));
-    assert_eq!(text(&o).0, text(&before).0);
     for format in ["markdown", "shell", "json"] {
         let o = hyraid(&["show", s.plan.to_str().unwrap(), "--format", format]);
         assert_eq!(o.status.code(), Some(0), "{format}");
-        assert!(!text(&o).0.contains("nothing happens"), "{format}");
     }
+    // `display` is derived for tools (a reviewer reading the JSON sees it): an edited one is
+    // refused by show and apply alike, never shown as hyraid's.
+    s.edit(|v| v["steps"][0]["display"]["summary"] = json!("nothing happens"));
+    let o = hyraid(&["show", s.plan.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o).0.is_empty());
+    assert!(text(&o).1.contains("its `display` says"), "{:?}", text(&o));
+    let err = s.refused(&[]);
+    assert!(err.contains("nothing happens"), "{err}");
+    s.edit(|v| {
+        v["steps"][0].as_object_mut().unwrap().remove("display");
+    });
+    let o = hyraid(&["show", s.plan.to_str().unwrap()]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "a plan without `display` is still hyraid's"
+    );
+    assert_eq!(text(&o).0, text(&before).0);
     // Its observation edited (a disk's serial) no longer matches its basis: refused.
     s.edit(|v| {
         let d = v["observed"]["block_devices"][0].as_object_mut().unwrap();

@@ -160,7 +160,13 @@ pub fn desired_of(saved: &Plan) -> Result<Desired, ApplyError> {
 
 /// One step as a reviewer sees it: symbol, object, summary, risk, why and the exact commands.
 fn describe(s: &PlannedStep) -> String {
-    let cmds: Vec<String> = s.step.commands().iter().map(command_line).collect();
+    let mut cmds: Vec<String> = s.step.commands().iter().map(command_line).collect();
+    // What the file's `display` shows, where it is not the step's own.
+    if let Some(d) = &s.display
+        && *d != crate::plan::planfile::display(s)
+    {
+        cmds.push(format!("(its `display` says: {d})"));
+    }
     format!(
         "`{} {}: {}` [{}]\n      why: {}{}",
         s.step.symbol(),
@@ -194,7 +200,14 @@ fn first_difference(saved: &Plan, derived: &Plan, words: Words) -> Option<String
     for i in 0..n {
         let (a, b) = (saved.steps.get(i), derived.steps.get(i));
         let same = match (a, b) {
-            (Some(a), Some(b)) => a == b,
+            (Some(a), Some(b)) => {
+                a.step == b.step
+                    && a.risk == b.risk
+                    && a.reason == b.reason
+                    && a.display
+                        .as_ref()
+                        .is_none_or(|d| *d == crate::plan::planfile::display(b))
+            }
             _ => false,
         };
         if same {

@@ -49,6 +49,11 @@ pub fn parse_bytes(text: &str) -> Result<u64, SizeError> {
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(t.len());
     let (num, unit) = (&t[..split], t[split..].trim());
+    if num.is_empty() && t.starts_with('-') {
+        return Err(SizeError(format!(
+            "size `{text}` is negative; a size is a number of bytes, zero or more"
+        )));
+    }
     if num.is_empty() {
         return Err(SizeError(format!(
             "size `{text}` has no number; {UNIT_HELP}"
@@ -226,7 +231,7 @@ mod tests {
                 .0
                 .contains("whole number of bytes")
         );
-        assert!(parse_bytes("-5GiB").unwrap_err().0.contains("no number"));
+        assert!(parse_bytes("-5GiB").unwrap_err().0.contains("is negative"));
         assert!(
             parse_bytes("1.2.3GiB")
                 .unwrap_err()

@@ -182,10 +182,21 @@ impl<'a> Builder<'a> {
         }
         let parent = d.parent.as_deref().and_then(|p| self.o.device(p));
         let (Some(parent), Some(label)) = (parent, partition_name(d)) else {
-            return Err(format!(
-                "/dev/{} is a partition without a GPT name the file can hold (give it one with `sgdisk --change-name`)",
-                d.kname
-            ));
+            // An MBR (dos) table has no partition names at all: sgdisk would convert it to GPT
+            // when it writes, which a BIOS boot and the room GPT needs at the disk's end make a
+            // risk of its own; that is the user's decision, never a casual fix.
+            let dos = parent.and_then(|p| p.pttype.as_deref()) == Some("dos");
+            return Err(if dos {
+                format!(
+                    "/dev/{} is a partition of an MBR (dos) table, which has no partition names: hyraid names partitions by their GPT name, so it cannot adopt it. Converting the table to GPT (`sgdisk -g`) changes the boot path and needs free space at the end of the disk: only with a backup and a plan for booting",
+                    d.kname
+                )
+            } else {
+                format!(
+                    "/dev/{} is a GPT partition without a name the file can hold (give it one with `sgdisk --change-name=N:NAME` on its disk)",
+                    d.kname
+                )
+            });
         };
         Ok(format!("{}:{label}", self.disk(parent)?))
     }

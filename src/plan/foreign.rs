@@ -39,6 +39,8 @@ impl<'a> Planner<'a> {
                     object: format!("vg {}", v.name),
                     detail: format!("{} bytes ({})", v.size, human(v.size)),
                 }),
+                // A VG the file removes takes its LVs with it: none of them is "left alone".
+                Some(spec) if spec.absent => {}
                 Some(spec) => {
                     // Cache volumes hyraid made for this VG's LVs: `<lv>_wc`, `<lv>_cache`.
                     let cachevols: BTreeMap<String, bool> =

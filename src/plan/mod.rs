@@ -65,13 +65,26 @@ impl Policy {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PlannedStep {
     #[serde(flatten)]
     pub step: Step,
     pub risk: Risk,
     /// Why this step is needed; for display only, never read by apply.
     pub reason: String,
+    /// What a saved plan's file shows of the step for tools (`display`: symbol, object, summary,
+    /// commands), as read back: never written from here (the file's writer derives it), and
+    /// checked against hyraid's own before a saved plan runs or is shown.
+    #[serde(default, skip_serializing)]
+    pub display: Option<serde_json::Value>,
+}
+
+/// Two steps are the same when their step, risk and reason are: `display` is derived from them
+/// (and checked on its own where a saved plan is read).
+impl PartialEq for PlannedStep {
+    fn eq(&self, other: &PlannedStep) -> bool {
+        self.step == other.step && self.risk == other.risk && self.reason == other.reason
+    }
 }
 
 /// A change the file asks for that hyraid will not make now, and what to do about it.
@@ -228,6 +241,7 @@ fn ps(step: Step, risk: Risk, reason: impl Into<String>) -> PlannedStep {
         step,
         risk,
         reason: reason.into(),
+        display: None,
     }
 }
 

@@ -82,13 +82,18 @@ pub fn json_value(plan: &Plan) -> serde_json::Value {
     let mut v = serde_json::to_value(plan).expect("plan serializes");
     if let Some(steps) = v["steps"].as_array_mut() {
         for (j, s) in steps.iter_mut().zip(&plan.steps) {
-            j["display"] = serde_json::json!({
-                "symbol": s.step.symbol().to_string(),
-                "object": s.step.object().to_string(),
-                "summary": s.step.summary(),
-                "commands": s.step.commands().iter().map(command_line).collect::<Vec<_>>(),
-            });
+            j["display"] = display(s);
         }
     }
     v
+}
+
+/// What the saved plan shows of a step for tools: its symbol, object, summary and commands.
+pub fn display(s: &super::PlannedStep) -> serde_json::Value {
+    serde_json::json!({
+        "symbol": s.step.symbol().to_string(),
+        "object": s.step.object().to_string(),
+        "summary": s.step.summary(),
+        "commands": s.step.commands().iter().map(command_line).collect::<Vec<_>>(),
+    })
 }

@@ -10,6 +10,7 @@ impl<'a> Planner<'a> {
     /// Refuses every object of the file the machine does not have and this plan does not make.
     pub(in crate::plan) fn unmet(&mut self) {
         self.unknown_re_adds();
+        self.re_adds_with_nothing_to_do();
         self.missing_disks();
         self.partial_vgs();
         self.objects_not_made();
@@ -21,6 +22,22 @@ impl<'a> Planner<'a> {
             r.object == object
                 || (!needle.is_empty() && (r.reason.contains(needle) || r.object.contains(needle)))
         })
+    }
+
+    /// `--re-add NAME` of a member that nothing puts back (it is in sync, or being rebuilt):
+    /// said, so that the flag is never silently ignored.
+    fn re_adds_with_nothing_to_do(&mut self) {
+        for name in self.policy.re_add.clone() {
+            let put_back = self.steps.iter().any(|s| match &s.step {
+                Step::ReAddMember(r) => r.device.disk == name,
+                Step::AddMember(a) => a.device.disk == name,
+                _ => false,
+            });
+            let member = self.d.mirrors.values().any(|m| m.members.contains(&name));
+            if member && !put_back && !self.refused.iter().any(|r| r.reason.contains(&name)) {
+                self.notes.push(format!("--re-add {name}: nothing to put back: it is a member of its mirror already (in sync, or being rebuilt)"));
+            }
+        }
     }
 
     /// `--re-add NAME` for a name that is no member of any mirror of the file.
@@ -57,10 +74,12 @@ impl<'a> Planner<'a> {
             .values()
             .filter(|m| !m.absent && m.members.iter().any(|n| own(n)))
             .map(|m| {
-                format!(
-                    "it is a member of mirror {} (the array runs without it: one copy fewer)",
-                    m.name
-                )
+                let state = match self.array_of(m) {
+                    Some(a) if a.degraded > 0 => "the array runs without it: one copy fewer",
+                    Some(_) => "its array runs complete all the same: is the id mistyped?",
+                    None => "the mirror cannot be built without it",
+                };
+                format!("it is a member of mirror {} ({state})", m.name)
             })
             .collect();
         roles.extend(

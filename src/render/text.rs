@@ -48,7 +48,7 @@ pub fn text(plan: &Plan, color: bool) -> String {
         }
         o.push('\n');
         if plan.withheld {
-            o.push_str("Nothing is planned: the file does not fit the disks.\n");
+            o.push_str("Nothing is planned until the refusals above are fixed (the file does not fit the machine as it is).\n");
         } else if !plan.steps.is_empty() {
             o.push_str("With the refusals fixed, hyraid would also make these changes:\n\n");
         }

@@ -182,3 +182,24 @@ pub(super) fn filesystems(o: &Observed, desired: Option<&Desired>, f: &mut Findi
         }
     }
 }
+
+/// An LV the file declares that is gone from a VG that is there: its data went with it (removed
+/// by hand?). Said here, not only as drift: apply would make it again, empty.
+pub(super) fn declared_lvs(o: &Observed, d: &crate::config::Desired, f: &mut Findings) {
+    for vg in d.volume_groups.values().filter(|v| !v.absent) {
+        if o.lvm.vgs.iter().all(|v| v.name != vg.name) {
+            continue;
+        }
+        for lv in vg.lvs.values().filter(|l| !l.absent) {
+            if o.lv(&vg.name, &lv.name).is_none() {
+                f.add(
+                    Severity::Degraded,
+                    format!("lv {}/{}", vg.name, lv.name),
+                    "the file declares this LV and its VG has none (was it removed by hand?)".into(),
+                    "whatever it held went with it; `hyraid apply` makes a new, empty one",
+                    "restore it from a backup, or, if it is meant to be gone, set `state: absent` for it in the file (or remove it); then `hyraid plan`",
+                );
+            }
+        }
+    }
+}

@@ -123,6 +123,7 @@ pub fn status(o: &Observed, desired: Option<&Desired>, mdadm_conf: Option<&str>)
     lvm::filesystems(o, desired, &mut f);
     if let Some(d) = desired {
         drives::named_disks(o, d, &mut f);
+        lvm::declared_lvs(o, d, &mut f);
     }
     let mut f = f.0;
     if let Some(d) = desired {

@@ -27,6 +27,10 @@ pub const EXPECTED: &[(&str, &str)] = &[
         "6:52: mirrors.data0.bitmap.chunk: bitmap chunk 104857600 bytes must be a power of two of at least 4KiB",
     ),
     (
+        "bitmap-chunk-too-large.yaml",
+        "6:52: mirrors.data0.bitmap.chunk: bitmap chunk 2GiB is larger than md takes: mdadm reads `--bitmap-chunk` into a 32-bit count of 512-byte sectors (at most INT_MAX/512, just under 2GiB), and the superblock keeps it in 32 bits",
+    ),
+    (
         "bitmap-file.yaml",
         r#"6:45: mirrors.data0.bitmap.file: a write-intent bitmap in a file is deprecated by the kernel (drivers/md/Kconfig: `config MD_BITMAP_FILE`, bool "MD bitmap file support (deprecated)", commit "md: deprecate bitmap file support"; md logs "using deprecated bitmap file support") and mdadm 4.4 no longer creates one ("Custom write-intent bitmap file option is not supported.")"#,
     ),

@@ -193,11 +193,23 @@ fn bitmap_chunk(c: &mut Ctx, p: &str, m: &RawMirror) -> Option<u64> {
                     );
                     Some(64 << 20)
                 }
+                Ok(b) if b > MAX_BITMAP_CHUNK => {
+                    c.err(
+                        &cp,
+                        false,
+                        format!("bitmap chunk {} is larger than md takes: mdadm reads `--bitmap-chunk` into a 32-bit count of 512-byte sectors (at most INT_MAX/512, just under 2GiB), and the superblock keeps it in 32 bits", crate::config::size::writable(b)),
+                        Some("at most `1GiB`; `64MiB` (the default) or `128MiB` suit a hybrid mirror".into()),
+                    );
+                    Some(64 << 20)
+                }
                 Ok(b) => Some(b),
             }
         }
     }
 }
+
+/// The largest bitmap chunk: the largest power of two mdadm's sector count holds.
+pub const MAX_BITMAP_CHUNK: u64 = 1 << 30;
 
 /// `write_behind`: in md's range, and above 0 only with a bitmap and a write-mostly member.
 fn write_behind(

@@ -7,7 +7,7 @@ fn fs_note(lv: &LvSpec) -> &'static str {
     if lv.filesystem.is_some() {
         "its filesystem grows in the step after the LV's"
     } else {
-        "the filesystem on it is not resized (grow it yourself)"
+        "it carries no filesystem of the file's, so nothing on it is resized (grow what it holds yourself)"
     }
 }
 

@@ -196,7 +196,9 @@ impl<'a> Planner<'a> {
         let mut removals = Vec::new();
         for lv in vg.lvs.values() {
             if lv.absent {
-                if self.ix.lv(&vg.name, &lv.name).is_some_and(|l| !l.hidden) {
+                if self.ix.lv(&vg.name, &lv.name).is_some_and(|l| !l.hidden)
+                    && !self.mounted_refused(&vg.name, Some(&lv.name))
+                {
                     let step = Step::RemoveLv(RemoveLv {
                         vg: vg.name.clone(),
                         lv: lv.name.clone(),
@@ -234,8 +236,41 @@ impl<'a> Planner<'a> {
         }
     }
 
+    /// A filesystem of the VG (or of its LV `lv`) that is mounted: lvremove and vgremove refuse
+    /// an LV in use ("contains a filesystem in use"), so the removal is refused here, with the
+    /// mount point. True when refused.
+    fn mounted_refused(&mut self, vg: &str, lv: Option<&str>) -> bool {
+        let mounted: Vec<(String, String)> = self
+            .o
+            .filesystems
+            .iter()
+            .filter(|f| !f.md && f.vg == vg && lv.is_none_or(|l| f.lv == l))
+            .filter_map(|f| Some((f.lv.clone(), f.mountpoint.clone()?)))
+            .collect();
+        if mounted.is_empty() {
+            return false;
+        }
+        let list: Vec<String> = mounted
+            .iter()
+            .map(|(l, mp)| format!("{vg}/{l} at {mp}"))
+            .collect();
+        let object = match lv {
+            Some(l) => format!("lv {vg}/{l}"),
+            None => format!("vg {vg}"),
+        };
+        self.refuse(
+            object,
+            format!("the file removes it (`state: absent`), and {} mounted: LVM refuses to remove an LV in use", list.join(", ")),
+            "unmount it (`umount MOUNTPOINT`) and take its line out of /etc/fstab, then plan again",
+        );
+        true
+    }
+
     pub(in crate::plan) fn remove_vg(&mut self, vg: &VgSpec) -> Vec<PlannedStep> {
         let mut out = Vec::new();
+        if self.mounted_refused(&vg.name, None) {
+            return out;
+        }
         if let Some(o) = self.ix.vg(&vg.name) {
             let pvs: Vec<String> = self
                 .ix
@@ -247,7 +282,17 @@ impl<'a> Planner<'a> {
                     vg: vg.name.clone(),
                     pvs,
                 }),
-                "the file says `state: absent`: every LV in the VG is removed",
+                &format!(
+                    "the file says `state: absent`: every LV in the VG is removed ({})",
+                    self.o
+                        .lvm
+                        .lvs
+                        .iter()
+                        .filter(|l| l.vg == vg.name && !l.hidden)
+                        .map(|l| l.name.clone())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
                 &mut out,
             );
         }

@@ -160,11 +160,20 @@ impl<'a> Planner<'a> {
             return None;
         }
         let n = a.members.iter().filter(|x| !x.faulty()).count();
-        out.push(ps(
-            Step::StartArray(StartArray { array: m.name.clone(), md: a.kname.clone() }),
-            Risk::Degrades,
-            format!("assembled but not running: {n} of {} members are present; it runs degraded until the missing member is replaced", a.raid_disks),
-        ));
+        let missing = a.raid_disks.saturating_sub(n as u32);
+        out.push(if missing == 0 {
+            ps(
+                Step::StartArray(StartArray { array: m.name.clone(), md: a.kname.clone(), missing }),
+                Risk::Safe,
+                format!("assembled but not running, with all {n} members present (a member came late at boot): started whole"),
+            )
+        } else {
+            ps(
+                Step::StartArray(StartArray { array: m.name.clone(), md: a.kname.clone(), missing }),
+                Risk::Degrades,
+                format!("assembled but not running: {n} of {} members are present; it runs degraded until the missing member is replaced", a.raid_disks),
+            )
+        });
         let mut v = a.clone();
         for (i, x) in v.members.iter_mut().filter(|x| !x.faulty()).enumerate() {
             x.state.retain(|w| w != "spare");

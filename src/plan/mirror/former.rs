@@ -59,7 +59,7 @@ impl<'a> Planner<'a> {
             let device = self.stable_path(&b.kname);
             if !self.names(b) {
                 // hyraid touches nothing the file does not name: said, not done.
-                self.notes.push(format!("{object}: {device} still carries this mirror's md superblock but is not a member (a removal interrupted, or a member removed by hand); a reboot may assemble it again: erase it with `mdadm --zero-superblock {device}` once its copy is not needed"));
+                self.notes.push(format!("{object}: {device} still carries this mirror's md superblock but is not a member (it was replaced or removed, and the file does not name the disk, so hyraid leaves it alone); a reboot may assemble it again: erase it with `mdadm --zero-superblock {device}` once its copy is not needed"));
                 continue;
             }
             // The array holds every copy without it: its copy is stale (a replacement or

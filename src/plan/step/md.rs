@@ -350,11 +350,15 @@ impl StepKind for RemoveFailed {
     }
 }
 
-/// Start an array that was assembled but not started (`mdadm --run`), degraded.
+/// Start an array that was assembled but not started (`mdadm --run`), degraded when a member
+/// is missing.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StartArray {
     pub array: String,
     pub md: String,
+    /// Members it runs without.
+    #[serde(default)]
+    pub missing: u32,
 }
 
 impl StepKind for StartArray {
@@ -375,7 +379,10 @@ impl StepKind for StartArray {
         Address::Mirror(self.array.clone())
     }
     fn summary(&self) -> String {
-        "start it degraded (a member is missing)".into()
+        match self.missing {
+            0 => "start it (every member is present)".into(),
+            n => format!("start it degraded ({n} member(s) missing)"),
+        }
     }
 }
 

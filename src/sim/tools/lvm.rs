@@ -306,7 +306,20 @@ fn vgremove(st: &mut SimState, vg: &str) -> Result<String, String> {
     if st.world.vg(vg).is_none() {
         return Err(format!("  Volume group \"{vg}\" not found\n"));
     }
+    // As lvremove, for each of its LVs: one in use stops it.
+    if let Some(f) = st
+        .world
+        .filesystems
+        .iter()
+        .find(|f| !f.md && f.vg == vg && f.mountpoint.is_some())
+    {
+        return Err(format!(
+            "  Logical volume {vg}/{} contains a filesystem in use.\n",
+            f.lv
+        ));
+    }
     st.world.lvm.lvs.retain(|l| l.vg != vg);
+    st.world.filesystems.retain(|f| f.md || f.vg != vg);
     st.world.lvm.vgs.retain(|v| v.name != vg);
     for p in st
         .world
