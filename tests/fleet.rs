@@ -1,7 +1,7 @@
 //! The fleet artefacts stay true: the cloud-init example is what the VM runs (but for the disk
 //! ids) and carries a valid hyraid.yaml; the Ansible module's name and options agree across its
-//! code, its documentation, the README and the tested playbook; the CI workflow and cron run the
-//! documented commands.
+//! code, its documentation, docs/fleets.md and the tested playbook; the CI workflow and cron run
+//! the documented commands.
 
 fn yaml(text: &str) -> serde_json::Value {
     hyraid::config::yaml::parse(text).unwrap().0
@@ -98,13 +98,14 @@ fn the_ansible_module_is_named_and_documented_consistently() {
         returned,
         ["diff", "plan", "rc", "stderr", "stdout", "steps"].into()
     );
-    // The README and the tested playbook call it by that name, and the README names every option.
-    let readme = std::fs::read_to_string("README.md").unwrap();
-    assert!(readme.contains(&format!("{fqcn}:")));
+    // docs/fleets.md and the tested playbook call it by that name, and docs/fleets.md names every
+    // option.
+    let fleets = std::fs::read_to_string("docs/fleets.md").unwrap();
+    assert!(fleets.contains(&format!("{fqcn}:")));
     for o in &accepted {
         assert!(
-            readme.contains(&format!("`{o}`")),
-            "README does not name option {o}"
+            fleets.contains(&format!("`{o}`")),
+            "docs/fleets.md does not name option {o}"
         );
     }
     let playbook = std::fs::read_to_string("contrib/ansible/tests/playbook.yml").unwrap();

@@ -87,15 +87,15 @@ fn schema_keys(schema: &serde_json::Value) -> std::collections::BTreeSet<String>
 }
 
 #[test]
-fn readme_reference_lists_exactly_the_schema_keys() {
+fn the_reference_lists_exactly_the_schema_keys() {
     let schema: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string("schemas/hyraid.schema.json").unwrap())
             .unwrap();
-    let readme = std::fs::read_to_string("README.md").unwrap();
-    let section = readme
-        .split("### Reference")
+    let reference = std::fs::read_to_string("docs/configuration.md").unwrap();
+    let section = reference
+        .split("\n## Reference\n")
         .nth(1)
-        .expect("README has a `### Reference` section")
+        .expect("docs/configuration.md has a `## Reference` section")
         .split("\n## ")
         .next()
         .unwrap();
@@ -114,7 +114,7 @@ fn readme_reference_lists_exactly_the_schema_keys() {
     let extra: Vec<_> = documented.difference(&keys).collect();
     assert!(
         missing.is_empty() && extra.is_empty(),
-        "README reference is out of date.\n  not documented: {missing:?}\n  not in the schema: {extra:?}"
+        "the reference in docs/configuration.md is out of date.\n  not documented: {missing:?}\n  not in the schema: {extra:?}"
     );
     // Every row says something.
     for l in section.lines().filter(|l| l.starts_with("| `")) {
