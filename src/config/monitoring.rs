@@ -190,8 +190,43 @@ pub fn parse_duration(text: &str) -> Result<u64, String> {
 }
 
 /// A duration as people write it: `6h`, `35d`, `1h 30m`.
+/// Days at most (humantime's own formatter counts months of 30.44 days, so 35 days would read
+/// `1month 4days 13h 26m 24s`); each part is one humantime parses back.
 pub fn human_duration(secs: u64) -> String {
-    humantime::format_duration(std::time::Duration::from_secs(secs)).to_string()
+    let parts = [(86400, "d"), (3600, "h"), (60, "m"), (1, "s")];
+    let mut left = secs;
+    let mut out = Vec::new();
+    for (unit, word) in parts {
+        if left >= unit {
+            out.push(format!("{}{word}", left / unit));
+            left %= unit;
+        }
+    }
+    if out.is_empty() {
+        "0s".into()
+    } else {
+        out.join(" ")
+    }
+}
+
+#[cfg(test)]
+mod duration_tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_as_written_and_parse_back() {
+        for (secs, text) in [
+            (35 * 86400, "35d"),
+            (6 * 3600, "6h"),
+            (5400, "1h 30m"),
+            (129600, "1d 12h"),
+            (0, "0s"),
+            (61, "1m 1s"),
+        ] {
+            assert_eq!(human_duration(secs), text);
+            assert_eq!(parse_duration(text).unwrap(), secs, "{text}");
+        }
+    }
 }
 
 /// hyraid's runtime monitoring settings (`/etc/hyraid/monitoring.json`), written by apply from
