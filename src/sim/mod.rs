@@ -182,6 +182,21 @@ impl Host for SimHost {
         if argv == crate::observe::lsblk::argv() {
             return out(&answer::lsblk(&st.world));
         }
+        // lsblk of one device (bench's check of a raw target).
+        if argv.len() == crate::observe::lsblk::argv().len() + 1
+            && argv[..argv.len() - 1] == crate::observe::lsblk::argv()[..]
+        {
+            let dev = &argv[argv.len() - 1];
+            let name = match st.resolve(dev) {
+                Some(world::Target::Block(k)) => k,
+                Some(world::Target::Lv(vg, lv)) => answer::dm_name(&vg, &lv),
+                _ => return fail(32, format!("lsblk: {dev}: not a block device\n")),
+            };
+            return match answer::lsblk_of(&st.world, &name) {
+                Some(j) => out(&j),
+                None => fail(32, format!("lsblk: {dev}: not a block device\n")),
+            };
+        }
         if argv == crate::observe::lvm::argv() {
             return out(&answer::fullreport(&st.world));
         }
@@ -226,6 +241,11 @@ impl Host for SimHost {
             ["systemctl", rest @ ..] => tools::systemd::systemctl(&mut st, rest),
             ["systemd-analyze", "calendar", spec] => tools::systemd::analyze_calendar(spec),
             ["rm", "-f", path] => tools::systemd::remove_file(&mut st.world, path),
+            // A benchmark's test file on a mounted filesystem (the model keeps no files).
+            ["rm", "-f", "--", _] => out(""),
+            ["fio", rest @ ..] => tools::fio::fio(&mut st, rest),
+            ["df", "--output=avail", "-B1", "--", mp] => tools::fio::df(&st, mp),
+            ["stat", "-L", "--format=%F", path] => tools::fio::stat_kind(&st, path),
             ["mount", mp] => tools::mount(&mut st, mp),
             ["dumpe2fs", "-h", dev] => tools::fs_info(&mut st, "dumpe2fs", dev),
             ["xfs_info", dev] => tools::fs_info(&mut st, "xfs_info", dev),

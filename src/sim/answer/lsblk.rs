@@ -242,3 +242,29 @@ pub fn lsblk(w: &Observed) -> String {
     disks.extend(other_children(w, None));
     serde_json::to_string_pretty(&json!({ "blockdevices": disks })).unwrap()
 }
+
+/// `lsblk --json … DEVICE`: the device's own node and what is stacked on it (`name`: its kernel
+/// name, or an LV's device-mapper name).
+pub fn lsblk_of(w: &Observed, name: &str) -> Option<String> {
+    fn find<'a>(v: &'a Value, name: &str) -> Option<&'a Value> {
+        if v["name"] == name || v["kname"] == name {
+            return Some(v);
+        }
+        v["children"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find_map(|c| find(c, name))
+    }
+    let all: Value = serde_json::from_str(&lsblk(w)).ok()?;
+    let n = all["blockdevices"]
+        .as_array()?
+        .iter()
+        .find_map(|d| find(d, name))?;
+    Some(json!({ "blockdevices": [n] }).to_string())
+}
+
+/// The device-mapper name of LV `vg/lv` (`vg0-hyraid--tune`).
+pub fn dm_name(vg: &str, lv: &str) -> String {
+    format!("{}-{}", vg.replace('-', "--"), lv.replace('-', "--"))
+}

@@ -9,7 +9,7 @@ mod smart;
 mod sysfs;
 mod wipefs;
 
-pub(super) use lsblk::lsblk;
+pub(super) use lsblk::{dm_name, lsblk, lsblk_of};
 pub(super) use lvm::fullreport;
 pub(super) use mdstat::mdstat;
 pub(super) use pvmove::moves;

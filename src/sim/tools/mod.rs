@@ -2,6 +2,7 @@
 //! 2.03.16, GPT fdisk 1.0.9, util-linux, cloud-guest-utils, hdparm, sdparm; kernel 6.1), including their refusals.
 
 mod drive_cache;
+pub(super) mod fio;
 mod fs;
 mod fs_label;
 mod lvm;

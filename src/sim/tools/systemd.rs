@@ -234,6 +234,10 @@ pub fn replace_file(w: &mut Observed, path: &str, content: &str) -> bool {
 
 /// `rm -f PATH` of one of hyraid's unit files.
 pub fn remove_file(w: &mut Observed, path: &str) -> Result<CmdOutput, HostError> {
+    if is_record(path) {
+        w.boot.monitoring.records.remove(path);
+        return out("");
+    }
     if !is_check_unit(path) && path != MONITORING_PATH {
         return fail(
             1,
