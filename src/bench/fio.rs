@@ -99,6 +99,22 @@ pub fn argv(job: &Job, filename: &str, size: u64, runtime_s: u32, ramp_s: u32) -
     .into()
 }
 
+/// The job as the field report runs it: the whole `size`, `loops` times (fio's `--loops`), yet
+/// never longer than `cap_s` seconds (fio's `--runtime` without `--time_based`).
+pub fn argv_loops(job: &Job, filename: &str, size: u64, loops: u32, cap_s: u32) -> Vec<String> {
+    argv(job, filename, size, cap_s, 0)
+        .into_iter()
+        .filter(|a| a != "--time_based" && !a.starts_with("--ramp_time="))
+        .flat_map(|a| {
+            if a.starts_with("--runtime=") {
+                vec![format!("--loops={loops}"), a]
+            } else {
+                vec![a]
+            }
+        })
+        .collect()
+}
+
 /// What one direction of one job measured.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Measured {
@@ -216,6 +232,15 @@ mod tests {
             parse("fio: pid=0, err=2/file:filesetup.c", true),
             Err(FioError::NoReport(_))
         ));
+    }
+
+    #[test]
+    fn the_field_report_s_loops_with_a_cap() {
+        let a = argv_loops(&job("seq-read-1m").unwrap(), "/srv/t", 1000 << 20, 5, 60);
+        assert_eq!(
+            a.join(" "),
+            "fio --name=seq-read-1m --filename=/srv/t --size=1048576000 --rw=read --bs=1M --iodepth=1 --ioengine=libaio --direct=1 --numjobs=1 --loops=5 --runtime=60 --randrepeat=1 --output-format=json"
+        );
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! serves no reads).
 
 pub mod fio;
+pub mod plot;
 mod report;
 mod run;
 mod target;
@@ -32,6 +33,9 @@ pub struct Options {
     pub size: u64,
     pub runtime_s: u32,
     pub ramp_s: u32,
+    /// fio's `--loops`: each job runs over the whole size this many times (at most `runtime_s`)
+    /// instead of for a time.
+    pub loops: Option<u32>,
     pub jobs: Vec<Job>,
     pub allow_destroy: bool,
     /// Name of the run in comparisons (default: the target).

@@ -52,7 +52,10 @@ pub fn run(
                 .iter()
                 .map(|m| io_counters(host, m))
                 .collect::<Result<_, _>>()?;
-            let argv = fio::argv(job, &p.filename, p.size, o.runtime_s, o.ramp_s);
+            let argv = match o.loops {
+                None => fio::argv(job, &p.filename, p.size, o.runtime_s, o.ramp_s),
+                Some(n) => fio::argv_loops(job, &p.filename, p.size, n, o.runtime_s),
+            };
             let out = host.run(&argv)?;
             let parsed = fio::parse(&out.stdout, job.reads());
             let (v, measured) = match (parsed, out.status) {

@@ -118,6 +118,7 @@ fn opts(target: &str, allow_destroy: bool) -> Options {
         size: 1 << 30,
         runtime_s: 5,
         ramp_s: 1,
+        loops: None,
         jobs: fio::MATRIX.to_vec(),
         allow_destroy,
         label: None,

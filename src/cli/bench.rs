@@ -38,6 +38,9 @@ pub(super) struct BenchArgs {
     /// Print saved reports side by side, with each run's IOPS as a ratio of the first's.
     #[arg(long, num_args = 2.., value_name = "REPORT")]
     compare: Vec<PathBuf>,
+    /// With --compare: draw the runs as grouped bars (SVG).
+    #[arg(long, value_name = "FILE.svg", requires = "compare")]
+    plot: Option<PathBuf>,
 }
 
 fn parse_size(s: &str) -> Result<u64, String> {
@@ -68,6 +71,10 @@ pub(super) fn run(sim: &Option<PathBuf>, a: BenchArgs) -> Result<u8, Error> {
             })
             .collect::<Result<Vec<_>, _>>()?;
         super::out(bench::compare(&reports))?;
+        if let Some(p) = &a.plot {
+            let svg = bench::plot::svg(&bench::plot::bench_bars(&reports)).map_err(msg)?;
+            write_out(p, &svg)?;
+        }
         return Ok(0);
     }
     if sim.is_some() {
@@ -81,6 +88,7 @@ pub(super) fn run(sim: &Option<PathBuf>, a: BenchArgs) -> Result<u8, Error> {
         size: a.size,
         runtime_s: a.runtime,
         ramp_s: a.ramp,
+        loops: None,
         jobs: if a.jobs.is_empty() {
             bench::fio::MATRIX.to_vec()
         } else {
