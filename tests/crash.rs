@@ -221,6 +221,22 @@ fn check_outcome(case: &Case, h: &SimHost, what: &str) {
             })
             .map(|l| &l.uuid),
     );
+    // A tune run's scratch LV the file does not declare holds only fio's test data.
+    removed.extend(
+        case.before
+            .lvm
+            .lvs
+            .iter()
+            .filter(|l| {
+                l.name == hyraid::config::TUNE_LV
+                    && l.tags.iter().any(|t| t == hyraid::config::TUNE_TAG)
+                    && !d
+                        .volume_groups
+                        .get(&l.vg)
+                        .is_some_and(|g| g.lvs.contains_key(&l.name))
+            })
+            .map(|l| &l.uuid),
+    );
     for (uuid, size) in holdings(&case.before) {
         if removed.contains(&&uuid) {
             continue;

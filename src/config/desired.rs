@@ -190,6 +190,10 @@ pub struct LvSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub filesystem: Option<super::filesystem::FilesystemSpec>,
     pub absent: bool,
+    /// LVM tags the LV is created with: never from a file (hyraid's own scratch LV of a tune
+    /// run carries `hyraid_tune`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
 }
 
 /// A dm-cache on a cache volume of its own (`{lv}_cache`).
@@ -231,6 +235,12 @@ pub fn cachevol_name(lv: &str) -> String {
 
 /// LVM tag on every cache volume hyraid creates: only LVs carrying it are ever cleaned up.
 pub const CACHEVOL_TAG: &str = "hyraid_cachevol";
+
+/// The tag of the scratch LV a `hyraid tune --scratch` run makes (named [`TUNE_LV`]); one left
+/// by a run that did not end is removed by the next apply (it holds only fio's test data).
+pub const TUNE_TAG: &str = "hyraid_tune";
+/// The name of a tune run's scratch LV.
+pub const TUNE_LV: &str = "hyraid-tune";
 
 /// The lints a file may accept (`accept:`, by object): layouts the field warns about that a user
 /// may have chosen with open eyes. An accepted one is shown as accepted (info) and no longer

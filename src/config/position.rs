@@ -32,6 +32,26 @@ impl Positions {
         self.lookup(pointer, true)
     }
 
+    /// Where the key that introduces exactly `pointer` is (no ancestor's).
+    pub fn key_exact(&self, pointer: &str) -> Option<Pos> {
+        self.keys.get(pointer).copied()
+    }
+
+    /// Where the value at exactly `pointer` starts (no ancestor's).
+    pub fn value_exact(&self, pointer: &str) -> Option<Pos> {
+        self.values.get(pointer).copied()
+    }
+
+    /// The keys of the mapping at `pointer`, with where each starts.
+    pub fn child_keys(&self, pointer: &str) -> Vec<Pos> {
+        let prefix = format!("{pointer}/");
+        self.keys
+            .iter()
+            .filter(|(k, _)| k.strip_prefix(&prefix).is_some_and(|r| !r.contains('/')))
+            .map(|(_, p)| *p)
+            .collect()
+    }
+
     fn lookup(&self, pointer: &str, key_first: bool) -> Pos {
         let mut p = pointer.to_string();
         loop {

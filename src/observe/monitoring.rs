@@ -62,6 +62,39 @@ pub struct Monitoring {
     /// snapshot carries its checks' history); the observer never reads them (status does).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub records: BTreeMap<String, String>,
+    /// A `hyraid tune` run that changed settings and has not put them back: its record
+    /// ([`TUNE_RUN_PATH`]), written before its first change and removed once the file's state is
+    /// back (by the run, or by the apply that converges after it was killed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tune_run: Option<TuneRun>,
+}
+
+/// Where a tune run keeps its record while it changes settings.
+pub const TUNE_RUN_PATH: &str = "/var/lib/hyraid/tune.json";
+
+/// What a tune run records before it changes anything.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct TuneRun {
+    /// Seconds since the epoch.
+    pub started: u64,
+    /// The file whose state the run puts back.
+    pub file: String,
+    /// `vg/lv` measured.
+    pub lv: String,
+    /// The configuration being set or measured last (`drive cache on`).
+    pub measuring: String,
+}
+
+impl TuneRun {
+    /// The record as read: one that does not parse still says that a run did not end.
+    pub fn parse(text: &str) -> TuneRun {
+        serde_json::from_str(text).unwrap_or_else(|e| TuneRun {
+            started: 0,
+            file: "the file".into(),
+            lv: "?".into(),
+            measuring: format!("(its record {TUNE_RUN_PATH} is not readable: {e})"),
+        })
+    }
 }
 
 /// Where hyraid keeps its records (checks, alerts sent, drive counters).
@@ -191,6 +224,7 @@ pub fn read(host: &dyn Host) -> Monitoring {
         mdmonitor: None,
         calendars: BTreeMap::new(),
         records: BTreeMap::new(),
+        tune_run: read(TUNE_RUN_PATH).map(|t| TuneRun::parse(&t)),
     }
 }
 

@@ -55,7 +55,11 @@ impl<'a> Planner<'a> {
                         let ours_cv = cachevols
                             .get(&l.name)
                             .is_some_and(|wc| *wc || l.tags.iter().any(|t| t == CACHEVOL_TAG));
-                        if !spec.lvs.contains_key(&l.name) && !ours_cv {
+                        let scratch = (l.name == crate::config::TUNE_LV
+                            && l.tags.iter().any(|t| t == crate::config::TUNE_TAG))
+                            || (l.name == cachevol_name(crate::config::TUNE_LV)
+                                && l.tags.iter().any(|t| t == CACHEVOL_TAG));
+                        if !spec.lvs.contains_key(&l.name) && !ours_cv && !scratch {
                             f.push(Foreign {
                                 object: format!("lv {}/{}", v.name, l.name),
                                 detail: format!("{} bytes ({})", l.size, human(l.size)),

@@ -27,6 +27,7 @@ mod unmet;
 
 pub use address::Address;
 pub use disk::disk_for;
+pub use mirror::array_for;
 pub use monitoring::describe as monitoring_describe;
 pub use planfile::FORMAT as PLAN_FORMAT;
 pub use step::{ArrayDevice, CacheTool, Command, Risk, SizeArg, Step, StepKindName};
@@ -219,6 +220,9 @@ pub fn plan(d: &Desired, o: &Observed, policy: Policy) -> Result<Plan, PlanError
     // Space is proven on the whole plan; when anything does not fit, no step is kept.
     let withheld = capacity::prove(d, o, &mut p.steps, &mut p.refused, &mut p.notes);
     let foreign = p.foreign();
+    if let Some(t) = &o.boot.monitoring.tune_run {
+        p.notes.push(tune_note(t, p.steps.is_empty()));
+    }
     Ok(Plan {
         format: PLAN_FORMAT,
         hyraid_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -234,6 +238,20 @@ pub fn plan(d: &Desired, o: &Observed, policy: Policy) -> Result<Plan, PlanError
         withheld,
         config: None,
     })
+}
+
+/// What a plan says of a tune run that did not end.
+fn tune_note(t: &crate::observe::monitoring::TuneRun, converged: bool) -> String {
+    format!(
+        "a `hyraid tune` run of lv {} did not end (it was measuring `{}`); {}",
+        t.lv,
+        t.measuring,
+        if converged {
+            "the machine is as the file says again: `hyraid apply` ends the run's record"
+        } else {
+            "the settings it changed differ from the file and the steps above put them back: `hyraid apply` runs them and ends the run's record"
+        }
+    )
 }
 
 fn ps(step: Step, risk: Risk, reason: impl Into<String>) -> PlannedStep {

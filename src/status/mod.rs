@@ -118,6 +118,22 @@ pub fn status(o: &Observed, desired: Option<&Desired>, mdadm_conf: Option<&str>)
     arrays::dev_md_strays(o, &mut f);
     drives::probe_errors(o, &mut f);
     lvm::writecaches(o, desired, &mut f);
+    if let Some(t) = &o.boot.monitoring.tune_run {
+        f.add(
+            Severity::Lint,
+            format!("lv {}", t.lv),
+            format!(
+                "a `hyraid tune` run did not end: it was measuring `{}`{}",
+                t.measuring,
+                match t.started {
+                    0 => String::new(),
+                    s => format!(" (started {})", humantime::format_rfc3339_seconds(std::time::UNIX_EPOCH + std::time::Duration::from_secs(s))),
+                }
+            ),
+            "tune changes the mirror's settings, drive caches and writecache while it measures and puts the file's back when it ends; this run was killed or lost power before it could, so the machine may differ from the file",
+            "run `hyraid plan FILE` to see what differs, then `hyraid apply FILE`: it puts the file's settings back (and removes a scratch LV) and ends the run's record",
+        );
+    }
     lvm::dm_caches(o, desired, &mut f);
     lvm::moves(o, desired, &mut f);
     lvm::filesystems(o, desired, &mut f);

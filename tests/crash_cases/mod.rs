@@ -359,6 +359,7 @@ pub fn cases() -> Vec<Case> {
         cache: None,
         filesystem: None,
         absent: false,
+        tags: vec![],
     };
     small
         .volume_groups
@@ -520,6 +521,7 @@ pub fn cases() -> Vec<Case> {
     v.extend(fs_change::cases());
     v.extend(vocabulary::cases());
     v.extend(vocabulary::monitoring_cases());
+    v.extend(vocabulary::tune_cases());
 
     // A mirror of two partitions grows: growpart on each member, mdadm --grow --size=max, the
     // resync of the new region, pvresize.

@@ -224,3 +224,79 @@ pub fn monitoring_cases() -> Vec<Case> {
     ));
     v
 }
+
+/// Every change `hyraid tune` makes, and the way back: the file's state to each configuration
+/// the layout allows (write-mostly off, each write-behind value, the drive cache, a writecache)
+/// and each back to the file's; a scratch LV made, and one a killed run left (with a writecache
+/// attached) removed.
+pub fn tune_cases() -> Vec<Case> {
+    use hyraid::config::desired::DeviceRef;
+    let mut v = Vec::new();
+    let (d, h) = crate::common::tune::tune_box();
+    let obs = observe(&h, &d);
+    let cache = Some((DeviceRef::Disk("ssd2".into()), 1 << 30));
+    for c in hyraid::tune::configs(&d, &obs, "vg0", "data", true, cache)
+        .into_iter()
+        .skip(1)
+    {
+        v.push(case(
+            &format!("tune: to {}", c.name),
+            c.desired.clone(),
+            h.world(),
+            Policy::default(),
+        ));
+        let there = SimHost::new(h.world());
+        apply(&there, &c.desired, Policy::default()).unwrap();
+        there.finish_syncs();
+        v.push(case(
+            &format!("tune: back from {}", c.name),
+            d.clone(),
+            there.world(),
+            Policy::default(),
+        ));
+    }
+    let mut scratch = d.clone();
+    scratch.volume_groups.get_mut("vg0").unwrap().lvs.insert(
+        hyraid::config::TUNE_LV.into(),
+        hyraid::config::LvSpec {
+            name: hyraid::config::TUNE_LV.into(),
+            size: hyraid::config::size::LvSize::Bytes(2 << 30),
+            pvs: Some(vec![DeviceRef::Mirror("data0".into())]),
+            stripes: None,
+            stripe_size: None,
+            writecache: None,
+            cache: None,
+            filesystem: None,
+            absent: false,
+            tags: vec![hyraid::config::TUNE_TAG.into()],
+        },
+    );
+    v.push(case(
+        "tune: a scratch LV made",
+        scratch.clone(),
+        h.world(),
+        Policy::default(),
+    ));
+    let left = SimHost::new(h.world());
+    let mut cached = scratch.clone();
+    cached
+        .volume_groups
+        .get_mut("vg0")
+        .unwrap()
+        .lvs
+        .get_mut(hyraid::config::TUNE_LV)
+        .unwrap()
+        .writecache = Some(hyraid::config::WritecacheSpec {
+        size: 1 << 30,
+        pvs: vec![DeviceRef::Disk("ssd2".into())],
+        settings: Default::default(),
+    });
+    apply(&left, &cached, Policy::default()).unwrap();
+    v.push(case(
+        "tune: a killed run's scratch LV (with a writecache) removed",
+        d.clone(),
+        left.world(),
+        Policy::default(),
+    ));
+    v
+}

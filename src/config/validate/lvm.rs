@@ -277,6 +277,7 @@ fn lvs(
                 cache,
                 filesystem: lv.filesystem.as_ref().map(|f| filesystem(c, &lp, f)),
                 absent: lv.state == Some(ObjectState::Absent),
+                tags: vec![],
             },
         );
     }

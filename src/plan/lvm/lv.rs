@@ -112,6 +112,7 @@ impl<'a> Planner<'a> {
                         stripes: lv.stripes,
                         stripe_size: lv.stripe_size,
                         pvs: placement,
+                        tags: lv.tags.clone(),
                     }),
                     Risk::Safe,
                     "new logical volume",
@@ -327,7 +328,7 @@ impl<'a> Planner<'a> {
 
 /// The name a cache volume takes back when it is split off: attached, LVM hides it as `NAME_cvol`
 /// (the name it had, even if the LV it caches was renamed since).
-fn detached_name(attached: &str) -> String {
+pub(super) fn detached_name(attached: &str) -> String {
     attached
         .strip_suffix("_cvol")
         .unwrap_or(attached)

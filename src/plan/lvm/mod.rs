@@ -213,10 +213,66 @@ impl<'a> Planner<'a> {
             }
             self.logical_volume(vg, lv, vg_grows, &mut wc_steps);
         }
+        self.tune_leftover(vg, &mut removals);
         // Filesystems before writecaches: lvconvert then sees the filesystem's block size.
         self.make_filesystems(vg);
         self.steps.extend(wc_steps);
         self.steps.extend(removals);
+    }
+
+    /// The scratch LV of a tune run that did not end (its name and tag, not in the file): removed
+    /// as safe, since it holds only fio's test data.
+    fn tune_leftover(&mut self, vg: &VgSpec, out: &mut Vec<PlannedStep>) {
+        use crate::config::{TUNE_LV, TUNE_TAG};
+        // A detach of the scratch LV's writecache interrupted before its cache volume went.
+        let cv = crate::config::cachevol_name(TUNE_LV);
+        if !vg.lvs.contains_key(TUNE_LV)
+            && self.ix.lv(&vg.name, &cv).is_some_and(|c| {
+                !c.hidden && c.writecache.is_none() && c.tags.iter().any(|t| t == CACHEVOL_TAG)
+            })
+        {
+            out.push(ps(
+                Step::RemoveLv(RemoveLv {
+                    vg: vg.name.clone(),
+                    lv: cv,
+                }),
+                Risk::Safe,
+                "leftover cache volume of a tune run's scratch LV (tagged hyraid_cachevol; flushed, holds no data)",
+            ));
+        }
+        let Some(l) = self.ix.lv(&vg.name, TUNE_LV) else {
+            return;
+        };
+        if vg.lvs.contains_key(TUNE_LV) || l.hidden || !l.tags.iter().any(|t| t == TUNE_TAG) {
+            return;
+        }
+        if self.mounted_refused(&vg.name, Some(TUNE_LV)) {
+            return;
+        }
+        // A writecache the run attached goes first (flushed; its cache volume is hyraid's).
+        if let Some(wc) = &l.writecache {
+            let ours = self
+                .o
+                .lv(&vg.name, &wc.cachevol)
+                .is_some_and(|c| c.tags.iter().any(|t| t == CACHEVOL_TAG));
+            out.push(ps(
+                Step::DetachWritecache(DetachWritecache {
+                    vg: vg.name.clone(),
+                    lv: TUNE_LV.into(),
+                    remove_cachevol: ours.then(|| lv::detached_name(&wc.cachevol)),
+                }),
+                Risk::Safe,
+                "the scratch LV's writecache, before the LV is removed (its dirty blocks are fio's test data)",
+            ));
+        }
+        out.push(ps(
+            Step::RemoveLv(RemoveLv {
+                vg: vg.name.clone(),
+                lv: TUNE_LV.into(),
+            }),
+            Risk::Safe,
+            format!("scratch LV of a `hyraid tune` run that did not end (tagged {TUNE_TAG}; it holds only fio's test data)"),
+        ));
     }
 
     pub(in crate::plan) fn destroying(

@@ -8,6 +8,19 @@ use crate::config::MirrorSpec;
 use crate::observe::MdArray;
 use crate::observe::names::norm_uuid;
 
+/// The observed array that is mirror `m` (as [`Planner::array_of`], without an index).
+pub fn array_for<'o>(o: &'o crate::observe::Observed, m: &MirrorSpec) -> Option<&'o MdArray> {
+    match &m.adopted {
+        Some(ad) => {
+            let want = norm_uuid(&ad.uuid);
+            o.arrays
+                .iter()
+                .find(|a| a.uuid.as_deref().map(norm_uuid).as_deref() == Some(&want))
+        }
+        None => o.array_named(&m.name),
+    }
+}
+
 impl<'a> Planner<'a> {
     /// The observed array that is mirror `m`: by UUID when adopted, else by /dev/md/NAME.
     pub(in crate::plan) fn array_of(&self, m: &MirrorSpec) -> Option<&'a MdArray> {

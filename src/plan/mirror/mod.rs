@@ -3,6 +3,7 @@
 use super::*;
 
 mod adopt;
+pub use adopt::array_for;
 mod bitmap;
 mod converge;
 mod former;

@@ -107,6 +107,9 @@ pub struct CreateLv {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stripe_size: Option<u64>,
     pub pvs: Vec<String>,
+    /// `--addtag` each (hyraid's scratch LV of a tune run).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
 }
 
 impl StepKind for CreateLv {
@@ -118,8 +121,13 @@ impl StepKind for CreateLv {
             stripes,
             stripe_size,
             pvs,
+            tags,
         } = self;
         let mut a: Vec<String> = vec!["lvcreate".into(), "--yes".into(), "-n".into(), lv.clone()];
+        for t in tags {
+            a.push("--addtag".into());
+            a.push(t.clone());
+        }
         a.extend(size.args());
         if let Some(s) = stripes.filter(|s| *s > 1) {
             a.push("-i".into());
