@@ -5,6 +5,7 @@ use crate::bench::BenchError;
 use crate::config::ConfigErrors;
 use crate::observe::ObserveError;
 use crate::plan::PlanError;
+use crate::tune::TuneError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -19,17 +20,20 @@ pub enum Error {
     Apply(#[from] ApplyError),
     #[error(transparent)]
     Bench(#[from] BenchError),
+    #[error(transparent)]
+    Tune(#[from] TuneError),
     /// Files that cannot be read or written, and what the command line says itself.
     #[error("{0}")]
     Msg(String),
 }
 
 impl Error {
-    /// 130 for an apply or bench stopped by SIGINT/SIGTERM (the shell's convention), 1 otherwise.
+    /// 130 for an apply, bench or tune stopped by SIGINT/SIGTERM (the shell's convention), 1 otherwise.
     pub fn exit_code(&self) -> u8 {
         match self {
             Error::Apply(ApplyError::Interrupted { .. })
-            | Error::Bench(BenchError::Interrupted { .. }) => 130,
+            | Error::Bench(BenchError::Interrupted { .. })
+            | Error::Tune(TuneError::Interrupted(_)) => 130,
             _ => 1,
         }
     }

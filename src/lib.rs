@@ -17,3 +17,4 @@ pub mod render;
 pub mod sim;
 pub mod status;
 pub mod timings;
+pub mod tune;

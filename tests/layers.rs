@@ -21,8 +21,9 @@ const LEVELS: &[(&str, u32)] = &[
     ("alert", 5),
     ("apply", 6),
     ("check", 6),
-    ("error", 7),
-    ("cli", 8),
+    ("tune", 7),
+    ("error", 8),
+    ("cli", 9),
 ];
 
 fn level(room: &str) -> Option<u32> {

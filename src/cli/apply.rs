@@ -115,13 +115,22 @@ pub(super) fn run(
         &mut confirm,
         &mut std::io::stdout(),
     );
-    if let (Machine::Sim(h, path), true, true) = (&m, a.sim_write, confirmed) {
+    // The machine is as the file says: a tune run that was killed before it put the file's
+    // state back has nothing left to undo.
+    let ended = result.is_ok() && !a.dry_run && crate::tune::end_record(m.host());
+    if let (Machine::Sim(h, path), true, true) = (&m, a.sim_write, confirmed || ended) {
         write_out(
             path,
             &(serde_json::to_string_pretty(&h.world()).unwrap() + "\n"),
         )?;
     }
     let outcome = result?;
+    if ended {
+        super::err_line(&format!(
+            "The record of a `hyraid tune` run that did not end ({}) was removed: the machine is as the file says.",
+            crate::observe::monitoring::TUNE_RUN_PATH
+        ));
+    }
     let Some(applied) = outcome.applied else {
         if a.dry_run {
             super::out("Dry run: nothing was changed.\n")?;

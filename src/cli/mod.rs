@@ -13,6 +13,7 @@ mod observe;
 mod plan;
 mod sim;
 mod status;
+mod tune;
 mod validate;
 
 pub use man::man_page;
@@ -87,6 +88,11 @@ enum Cmd {
     /// or, with --allow-destroy, a raw block device. `--compare A.json B.json …` puts saved runs
     /// side by side.
     Bench(Deferred<bench::BenchArgs>),
+    /// Measure the field report's six fio jobs under each configuration the layout allows
+    /// (write-mostly, write-behind, the HDDs' drive caches, a writecache), changed live one at a
+    /// time and put back as the file says when it ends; a table, each one's ratio to the file's
+    /// with the run-to-run spread, and the change to the file that wins for your workload.
+    Tune(Deferred<tune::TuneArgs>),
     /// Print a shell completion script (bash: save as
     /// /usr/share/bash-completion/completions/hyraid).
     Completions {
@@ -216,6 +222,7 @@ fn dispatch(cli: Cli, early: Early) -> Result<u8, Error> {
         }
         Cmd::Apply(Deferred(a)) => apply::run(sim, a, early.reads, early.lock),
         Cmd::Bench(Deferred(a)) => bench::run(sim, a),
+        Cmd::Tune(Deferred(a)) => tune::run(sim, a),
         Cmd::Check(Deferred(a)) => check::run(sim, a),
         Cmd::Alert(Deferred(a)) => alert::run(sim, a),
         Cmd::Completions { shell } => {

@@ -5,6 +5,7 @@ pub mod foreign;
 pub mod fs;
 pub mod http;
 pub mod saved;
+pub mod tune;
 
 use hyraid::apply::{self, ApplyError};
 use hyraid::config::{Desired, load_file};
