@@ -405,8 +405,18 @@ fn the_docs_commands_run_on_the_simulator() {
                     None => with_comment,
                 };
                 // Pasted in a checkout, a command must leave the tree's snapshots as they are.
-                let writes = cmd.contains("--sim-write") || cmd.starts_with("hyraid sim settle");
-                if writes && cmd.contains("examples/") {
+                let words: Vec<&str> = cmd.split_whitespace().collect();
+                let written = if cmd.starts_with("hyraid sim settle") {
+                    words.get(3).copied()
+                } else if cmd.contains("--sim-write") {
+                    words
+                        .iter()
+                        .position(|w| *w == "--sim")
+                        .and_then(|i| words.get(i + 1).copied())
+                } else {
+                    None
+                };
+                if written.is_some_and(|w| w.starts_with("examples/")) {
                     failed.push(format!(
                         "{at}: {cmd}\n  changes a snapshot of the tree: copy it first"
                     ));
