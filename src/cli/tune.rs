@@ -29,6 +29,12 @@ pub(super) struct TuneArgs {
     /// rounds, and more write-behind values; default a quick profile of a few minutes.
     #[arg(long)]
     full: bool,
+    /// Size of the test file (default: 256MiB, with --full 1000MiB).
+    #[arg(long, value_parser = parse_size)]
+    size: Option<u64>,
+    /// Seconds each job measures (default: 4, with --full at most 60 per job).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    runtime: Option<u32>,
     /// Rounds of every configuration (the spread comes from these; at least 2).
     #[arg(long, value_parser = clap::value_parser!(u32).range(2..))]
     repeats: Option<u32>,
@@ -76,6 +82,12 @@ pub(super) fn run(sim: &Option<PathBuf>, a: TuneArgs) -> Result<u8, Error> {
     };
     if let Some(n) = a.repeats {
         profile.repeats = n;
+    }
+    if let Some(b) = a.size {
+        profile.size = b;
+    }
+    if let Some(t) = a.runtime {
+        profile.runtime_s = t;
     }
     let o = Options {
         file: name,

@@ -83,6 +83,9 @@ pub struct TuneRun {
     pub lv: String,
     /// The configuration being set or measured last (`drive cache on`).
     pub measuring: String,
+    /// fio's test file in the directory measured, while a job may be writing it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test_file: Option<String>,
 }
 
 impl TuneRun {
@@ -93,6 +96,7 @@ impl TuneRun {
             file: "the file".into(),
             lv: "?".into(),
             measuring: format!("(its record {TUNE_RUN_PATH} is not readable: {e})"),
+            test_file: None,
         })
     }
 }

@@ -131,7 +131,13 @@ pub fn status(o: &Observed, desired: Option<&Desired>, mdadm_conf: Option<&str>)
                 }
             ),
             "tune changes the mirror's settings, drive caches and writecache while it measures and puts the file's back when it ends; this run was killed or lost power before it could, so the machine may differ from the file",
-            "run `hyraid plan FILE` to see what differs, then `hyraid apply FILE`: it puts the file's settings back (and removes a scratch LV) and ends the run's record",
+            &format!(
+                "run `hyraid plan FILE` to see what differs, then `hyraid apply FILE`: it puts the file's settings back (and removes a scratch LV) and ends the run's record{}",
+                t.test_file
+                    .as_ref()
+                    .map(|f| format!("; remove fio's test file if it is left (`rm -f {f}`)"))
+                    .unwrap_or_default()
+            ),
         );
     }
     lvm::dm_caches(o, desired, &mut f);

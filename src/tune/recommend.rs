@@ -166,7 +166,7 @@ pub fn recommend(configs: &[Measured], w: Workload) -> Recommendation {
     let spread = scores.iter().map(|s| s.spread).fold(0.0, f64::max);
     let words = if chosen.is_empty() {
         format!(
-            "keep what you have: for a {} workload no configuration beat the file's by more than the run-to-run spread ({:.0}%, and never less than {:.0}%)",
+            "keep what you have: for a {} workload no configuration beat the file's by more than the run-to-run spread ({:.0}%; a gain under {:.0}% never counts)",
             w.word(),
             100.0 * spread,
             100.0 * MIN_GAIN

@@ -397,7 +397,7 @@ pub fn run(
         skipped.push((
             "writecache".into(),
             format!(
-                "no PV of vg {} on SSDs alone has {} free for a temporary writecache",
+                "no PV of {} on SSDs alone has {} free for a temporary writecache",
                 r.vg,
                 human(wc_size)
             ),
@@ -447,6 +447,7 @@ pub fn run(
         file: o.file.clone(),
         lv: format!("{}/{}", r.vg, if r.scratch { TUNE_LV } else { &r.lv }),
         measuring: configs[0].name.clone(),
+        test_file: None,
     };
     let bo = bench::Options {
         target: r.bench_target.clone(),
@@ -490,6 +491,10 @@ pub fn run(
                     error: format!("measuring `{}`: {e}", c.name),
                     state: String::new(),
                 })?;
+                if p.kind == bench::TargetKind::File {
+                    record.test_file = Some(p.filename.clone());
+                    write_record(host, &record)?;
+                }
                 let report = bench::run(
                     host,
                     &bo,

@@ -1,0 +1,82 @@
+#!/bin/sh
+# disks: ssd1:ssd:1G hdd1:hdd:1G::iops=100,bps=40M wc1:ssd:512M
+# alone: it measures delivered I/O; a VM beside it would take its CPU
+# releases: bookworm
+# hyraid tune on a real kernel. The HDD is throttled by QEMU to 100 IOPS / 40 MB/s (a 5400-rpm
+# disk), the SSDs are not. One run measures the field report's six jobs under every configuration
+# the layout allows (the file's, write-mostly off, write-behind 2048, the HDD's drive cache on, a
+# writecache on the second SSD), two rounds, changing each setting live; afterwards the state is
+# exactly the file's (each member's sysfs state, bitmap/backlog, hdparm -W, lvs), the table, the
+# JSON and the picture are kept. Reads with write-mostly off go partly to the throttled HDD: the
+# table shows them slower (the only speed bound here: under 0.95x of the file's for 512K random
+# reads, where 0.3x-0.5x is expected). Then a second run is killed (SIGKILL) while its
+# writecache is attached: status says the run did not end, plan shows the way back (the
+# writecache detached, the drive cache off again), apply converges and ends the run's record.
+. /mnt/host/files/guest-lib.sh
+C=$CFG/tune.yaml
+HDD=/dev/disk/by-id/ata-HYRAID_HDD_HYHDD1
+TUNE="--size 128MiB --runtime 2"
+# The settings tune changes, as the kernel and the tools say them.
+state() {
+    M=$(md data0)
+    for f in /sys/block/$M/md/dev-*/state; do echo "$(basename "$(dirname "$f")") $(cat "$f")"; done
+    echo "backlog $(cat /sys/block/$M/md/bitmap/backlog)"
+    echo "hdparm -W: $(hdparm -W $HDD | sed -n 's/.*write-caching *= *//p')"
+    lvs --noheadings -o lv_name,lv_size,segtype,lv_tags vg0 | sed 's/^ *//' | sort
+}
+
+hy apply $C --yes; expect "apply exits 0" $? 0
+wait_idle data0
+state > /tmp/before; cat /tmp/before
+grep -q "write_mostly" /tmp/before && ok "the HDD is write-mostly (sysfs)" || bad "no write-mostly member"
+grep -q "hdparm -W: 0 (off)" /tmp/before && ok "the HDD's drive cache is off, as the file says" || bad "drive cache: $(grep hdparm /tmp/before)"
+
+say "a tune run: every configuration, two rounds"
+echo "\$ hyraid tune $C /srv/files --yes $TUNE -o tune.json --plot tune.svg"
+"$HY" tune $C /srv/files --yes $TUNE -o $OUT/tune.json --plot $OUT/tune.svg > /tmp/tune.out 2> /tmp/tune.err
+r=$?; cat /tmp/tune.err; cat /tmp/tune.out
+expect "tune exits 0" $r 0
+cp /tmp/tune.out $OUT/tune.txt
+for c in "as the file says" "write-mostly off" "write-behind 2048" "drive cache on" "writecache on wc0"; do
+    [ "$(grep -c "^| $c " /tmp/tune.out)" = 2 ] && ok "measured and compared: $c" || bad "not in both tables: $c"
+done
+grep -q "^Recommendation: " /tmp/tune.out && ok "a recommendation is made" || bad "no recommendation"
+grep -q "^→ drive cache on: .*drive write cache on" /tmp/tune.err && ok "the drive cache was turned on for its configuration" || bad "no drive cache change shown"
+grep -q "^← the file's state: " /tmp/tune.err && ok "the file's state was applied back" || bad "no restore shown"
+state > /tmp/after
+if diff /tmp/before /tmp/after; then ok "afterwards the state is exactly the file's (member states, backlog, hdparm -W, lvs)"; else bad "the state differs after tune"; fi
+check "the run's record is gone" test ! -e /var/lib/hyraid/tune.json
+expect "plan after tune exits 0" "$(hy_rc plan $C --detailed-exitcode)" 0
+check "the picture is written" grep -q "<svg" $OUT/tune.svg
+check "fio's test file is removed" sh -c '! ls /srv/files/hyraid-bench.* 2>/dev/null | grep -q .'
+# The ratio table's 512K random reads with write-mostly off (the line with × in it).
+R=$(grep "^| write-mostly off " /tmp/tune.out | grep "×" | awk -F'|' '{ gsub(/[×± %]/, " ", $5); split($5, a, " "); print a[1] }')
+awk -v r="${R:-9}" 'BEGIN { exit !(r < 0.95) }' && ok "write-mostly off reads 512K randomly at ${R}x of the file's (the HDD serves some)" || bad "write-mostly off at '${R}'x"
+
+say "a tune run killed while its writecache is attached"
+"$HY" tune $C /srv/files --yes $TUNE > /tmp/kill.out 2>&1 &
+P=$!
+i=0
+while [ $i -lt 900 ]; do
+    if grep -q '"measuring": "writecache on wc0"' /var/lib/hyraid/tune.json 2>/dev/null && lvs --noheadings -o segtype vg0/files | grep -q writecache; then break; fi
+    sleep 1; i=$((i + 1))
+done
+sleep 2
+kill -9 $P; wait $P 2>/dev/null
+tail -3 /tmp/kill.out
+lvs --noheadings -o segtype vg0/files | grep -q writecache && ok "killed with the writecache attached ($i s in)" || bad "no writecache when killed"
+state > /tmp/killed; cat /tmp/killed
+diff -q /tmp/before /tmp/killed >/dev/null && bad "the kill left nothing to put back" || ok "the machine differs from the file after the kill"
+hy status $C; expect "status exits 2" $? 2
+grep -q 'a `hyraid tune` run did not end: it was measuring `writecache on wc0`' /tmp/hy.out && ok "status says the run did not end" || bad "status: no word of the run"
+hy plan $C --detailed-exitcode; expect "plan exits 2" $? 2
+grep -q 'did not end (it was measuring `writecache on wc0`)' /tmp/hy.out && ok "plan notes what it undoes" || bad "plan: no note"
+grep -q "detach writecache" /tmp/hy.out && ok "plan detaches the writecache" || bad "plan: no detach"
+cp /tmp/hy.out $OUT/plan-after-kill.txt
+hy apply $C --yes; expect "apply exits 0" $? 0
+grep -q "was removed: the machine is as the file says" /tmp/hy.out && ok "apply ends the run's record" || bad "apply: record not ended"
+state > /tmp/restored
+if diff /tmp/before /tmp/restored; then ok "after apply the state is exactly the file's"; else bad "the state differs after apply"; fi
+check "the run's record is gone" test ! -e /var/lib/hyraid/tune.json
+expect "plan after apply exits 0" "$(hy_rc plan $C --detailed-exitcode)" 0
+finish
