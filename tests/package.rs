@@ -87,3 +87,18 @@ fn the_libyaml_override_holds_only_without_libyaml() {
     let overrides = std::fs::read_to_string("contrib/deb/lintian-overrides").unwrap();
     assert!(overrides.contains("hyraid: embedded-library libyaml [usr/bin/hyraid]"));
 }
+
+#[test]
+fn the_copyright_file_carries_every_linked_licence() {
+    // contrib/deb/copyright.py stops when a licence of a linked crate has no text it can find: a
+    // new dependency must not be found out only when the package is built.
+    let out = Command::new("python3")
+        .arg("contrib/deb/copyright.py")
+        .output()
+        .expect("python3 runs contrib/deb/copyright.py");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for licence in ["Apache-2.0", "MIT", "ISC", "CDLA-Permissive-2.0"] {
+        assert!(text.contains(&format!("\nLicense: {licence}\n ")), "no text of {licence}");
+    }
+}

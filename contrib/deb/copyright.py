@@ -23,6 +23,8 @@ TEXT_FILES = {
     "BSD-2-Clause": ["LICENSE-BSD"],
     "BSD-3-Clause": ["LICENSE-BSD", "LICENSE-WHATWG", "LICENSE"],
     "BSL-1.0": ["LICENSE-BOOST", "LICENSE-BSL"],
+    "CDLA-Permissive-2.0": ["LICENSE"],
+    "ISC": ["LICENSE-ISC", "LICENSE-other-bits"],
     "MIT-0": ["LICENSE-MIT-0", "LICENSE"],
     "Unicode-3.0": ["LICENSE-UNICODE"],
     "Unlicense": ["UNLICENSE"],
