@@ -241,3 +241,34 @@ fn a_stop_pauses_the_check_and_keeps_the_place() {
         "idle"
     );
 }
+
+#[test]
+fn without_systemctl_the_timers_are_refused_at_plan_time() {
+    // A machine without systemd: enabling a timer would fail at apply, and nothing would run it.
+    let text = std::fs::read_to_string("examples/single-pair.yaml").unwrap()
+        + "check: { budget: 1h, distribution: off }\n";
+    let d = hyraid::config::load_str("checked.yaml", &text).unwrap();
+    let (_, h) = example("single-pair");
+    let mut w = h.world();
+    w.boot.monitoring.hyraid_path = Some("/usr/bin/hyraid".into());
+    let with = SimHost::new(w.clone());
+    let p = plan_for(&with, &d, Policy::default());
+    assert!(p.refused.is_empty(), "{}", hyraid::render::text(&p, false));
+    w.missing_tools.push("systemctl".into());
+    let without = SimHost::new(w);
+    let p = plan_for(&without, &d, Policy::default());
+    let r = p
+        .refused
+        .iter()
+        .find(|r| r.object == "monitoring")
+        .expect("refused");
+    assert!(r.reason.contains("no systemctl"), "{}", r.reason);
+    assert!(r.fix.contains("from cron"), "{}", r.fix);
+    assert!(apply(&without, &d, Policy::default()).is_err());
+    assert!(
+        !without
+            .commands()
+            .iter()
+            .any(|c| c[0] == "mdadm" && c.iter().any(|a| a == "--create"))
+    );
+}

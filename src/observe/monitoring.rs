@@ -32,7 +32,7 @@ pub const HYRAID_PATHS: [&str; 3] = [
 /// Debian 13's scheduled check (and its continuation).
 pub const MDCHECK_TIMERS: [&str; 2] = ["mdcheck_start.timer", "mdcheck_continue.timer"];
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Monitoring {
     /// The hyraid the machine's units and mdadm.conf run (None: none where systemd finds it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -67,7 +67,40 @@ pub struct Monitoring {
     /// back (by the run, or by the apply that converges after it was killed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tune_run: Option<TuneRun>,
+    /// Whether systemctl is installed (it enables the check timers; false on a machine without
+    /// systemd at all).
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub systemctl: bool,
 }
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for Monitoring {
+    fn default() -> Self {
+        Monitoring {
+            hyraid_path: None,
+            files: BTreeMap::new(),
+            enabled: BTreeSet::new(),
+            cron_mdadm: None,
+            default_mdadm: None,
+            sendmail: false,
+            mdmonitor: None,
+            calendars: BTreeMap::new(),
+            records: BTreeMap::new(),
+            tune_run: None,
+            systemctl: true,
+        }
+    }
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
+}
+
+/// Where systemctl is installed (usrmerge: both are the same file).
+pub const SYSTEMCTL_PATHS: [&str; 2] = ["/usr/bin/systemctl", "/bin/systemctl"];
 
 /// Where a tune run keeps its record while it changes settings.
 pub const TUNE_RUN_PATH: &str = "/var/lib/hyraid/tune.json";
@@ -229,6 +262,7 @@ pub fn read(host: &dyn Host) -> Monitoring {
         calendars: BTreeMap::new(),
         records: BTreeMap::new(),
         tune_run: read(TUNE_RUN_PATH).map(|t| TuneRun::parse(&t)),
+        systemctl: SYSTEMCTL_PATHS.iter().any(|p| host.exists(p)),
     }
 }
 

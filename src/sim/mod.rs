@@ -238,6 +238,9 @@ impl Host for SimHost {
                 }
                 _ => fail(2, format!("{dev}: Unable to detect device type\n")),
             },
+            ["systemctl", ..] if st.world.missing_tools.iter().any(|t| t == "systemctl") => {
+                unsupported(argv)
+            }
             ["systemctl", rest @ ..] => tools::systemd::systemctl(&mut st, rest),
             ["systemd-analyze", "calendar", spec] => tools::systemd::analyze_calendar(spec),
             ["rm", "-f", path] => tools::systemd::remove_file(&mut st.world, path),

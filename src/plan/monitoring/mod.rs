@@ -114,6 +114,14 @@ impl<'a> Planner<'a> {
             );
             ok = false;
         }
+        if !s.checks.is_empty() && !m.systemctl {
+            self.refuse(
+                "monitoring",
+                "the check timers are systemd units, and this machine has no systemctl (no systemd): they could not be enabled, and nothing would run them",
+                "install systemd, or leave `check:` out of the file and run `hyraid check NAME --now` from cron",
+            );
+            ok = false;
+        }
         if let Some(a) = &s.alerts
             && a.email.is_some()
             && !m.sendmail

@@ -298,6 +298,9 @@ pub fn exists(w: &Observed, path: &str) -> Option<bool> {
     if path == crate::observe::monitoring::SENDMAIL {
         return Some(m.sendmail);
     }
+    if crate::observe::monitoring::SYSTEMCTL_PATHS.contains(&path) {
+        return Some(!w.missing_tools.iter().any(|t| t == "systemctl"));
+    }
     if path == crate::observe::monitoring::SYSTEMD_ANALYZE {
         return Some(w.boot.systemd);
     }
