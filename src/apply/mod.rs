@@ -206,6 +206,9 @@ pub fn observe_started_for(
         schedules.sort();
         schedules.dedup();
         crate::observe::monitoring::probe_calendars(host, &mut obs.boot.monitoring, &schedules);
+        if !schedules.is_empty() {
+            crate::observe::monitoring::probe_systemctl(host, &mut obs.boot.monitoring);
+        }
         if d.alerts.is_some() {
             crate::observe::monitoring::probe_mdmonitor(host, &mut obs.boot.monitoring);
         }

@@ -99,6 +99,11 @@ fn is_true(b: &bool) -> bool {
     *b
 }
 
+/// Whether systemctl is installed: asked only when the file schedules checks (the timers need it).
+pub fn probe_systemctl(host: &dyn Host, m: &mut Monitoring) {
+    m.systemctl = SYSTEMCTL_PATHS.iter().any(|p| host.exists(p));
+}
+
 /// Where systemctl is installed (usrmerge: both are the same file).
 pub const SYSTEMCTL_PATHS: [&str; 2] = ["/usr/bin/systemctl", "/bin/systemctl"];
 
@@ -262,7 +267,8 @@ pub fn read(host: &dyn Host) -> Monitoring {
         calendars: BTreeMap::new(),
         records: BTreeMap::new(),
         tune_run: read(TUNE_RUN_PATH).map(|t| TuneRun::parse(&t)),
-        systemctl: SYSTEMCTL_PATHS.iter().any(|p| host.exists(p)),
+        // Probed only for a file with checks (see `probe_systemctl`).
+        systemctl: true,
     }
 }
 
