@@ -224,3 +224,37 @@ impl DriveHealth {
         .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::observe::parse_util::fixture;
+
+    /// smartctl 7.3 (Debian 12) and 7.4 (Debian 13) of QEMU's SATA and NVMe disks, captured by the
+    /// VM scenario 38-mismatch-alert.
+    #[test]
+    fn the_guests_sata_and_nvme_disks_on_both_releases() {
+        for release in ["bookworm", "trixie"] {
+            for kind in ["sata-hdd", "sata-ssd"] {
+                let h = parse(&fixture(&format!("smart/{release}-{kind}.json"))).unwrap();
+                assert_eq!(h.protocol, Some(Protocol::Ata), "{release} {kind}");
+                assert!(h.available && !h.standby, "{release} {kind}");
+                assert_eq!(h.passed, Some(true));
+                assert_eq!(h.reallocated, Some(0), "{release} {kind}: attribute 5");
+                // QEMU's ATA SMART has no attributes 197 and 198: unknown, not zero.
+                assert_eq!((h.pending, h.offline_uncorrectable), (None, None));
+                assert_eq!(h.power_on_hours, Some(1));
+                assert_eq!(h.temperature, Some(31));
+            }
+            let n = parse(&fixture(&format!("smart/{release}-nvme.json"))).unwrap();
+            assert_eq!(n.protocol, Some(Protocol::Nvme), "{release}");
+            assert_eq!(n.passed, Some(true));
+            assert_eq!(
+                (n.nvme_critical_warning, n.nvme_media_errors, n.nvme_percentage_used),
+                (Some(0), Some(0), Some(0)),
+                "{release}"
+            );
+            assert_eq!(n.temperature, Some(50));
+        }
+    }
+}
