@@ -179,6 +179,19 @@ fn every_configuration_is_measured_in_it_and_the_file_s_state_comes_back() {
         assert!(m.runs.iter().all(|x| x.jobs.len() == 6), "{}", m.name);
     }
     as_the_file_says(&h, &d, &before);
+    // The kernel's counters of each member: with the file's write-mostly the HDD serves no read.
+    let hdd = hyraid::plan::disk_for(&before, &d.disks["hdd1"]).unwrap().kname.clone();
+    let hdd_reads = |name: &str| -> u64 {
+        let m = r.configs.iter().find(|m| m.name == name).unwrap();
+        m.runs
+            .iter()
+            .flat_map(|x| &x.jobs)
+            .filter(|j| j.rw.ends_with("read"))
+            .map(|j| j.members[&hdd].reads)
+            .sum()
+    };
+    assert_eq!(hdd_reads("as the file says"), 0);
+    assert!(hdd_reads("write-mostly off") > 0);
     // The simulated disks behave as the field report's: write-mostly off costs reads, the drive
     // cache and the writecache win writes.
     let rec = &r.recommendation;

@@ -250,7 +250,11 @@ mod tests {
             assert_eq!(n.protocol, Some(Protocol::Nvme), "{release}");
             assert_eq!(n.passed, Some(true));
             assert_eq!(
-                (n.nvme_critical_warning, n.nvme_media_errors, n.nvme_percentage_used),
+                (
+                    n.nvme_critical_warning,
+                    n.nvme_media_errors,
+                    n.nvme_percentage_used
+                ),
                 (Some(0), Some(0), Some(0)),
                 "{release}"
             );

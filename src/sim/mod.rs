@@ -45,6 +45,7 @@ impl SimHost {
                 root: true,
                 moves_stalled: false,
                 corrupt: Default::default(),
+                io: Default::default(),
             }),
         }
     }
@@ -293,6 +294,13 @@ impl Host for SimHost {
         let st = self.st();
         if path == "/proc/mdstat" {
             return Ok(answer::mdstat(&st.world));
+        }
+        if let Some(k) = path
+            .strip_prefix("/sys/class/block/")
+            .and_then(|r| r.strip_suffix("/stat"))
+            && st.world.device(k).is_some()
+        {
+            return Ok(tools::fio::stat_line(&st, k));
         }
         let b = &st.world.boot;
         if b.mdadm_conf_path.as_deref() == Some(path) {

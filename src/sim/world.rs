@@ -17,6 +17,9 @@ pub(crate) struct SimState {
     /// Sectors at which a member of an array (by kernel name) differs from the others: what a
     /// check finds (`SimHost::corrupt`).
     pub corrupt: std::collections::BTreeMap<String, Vec<u64>>,
+    /// Reads and writes each block device completed (kernel name), as /sys/class/block/*/stat
+    /// counts them: what fio's jobs sent to the disks under a mirror.
+    pub io: std::collections::BTreeMap<String, (u64, u64)>,
 }
 
 /// What a /dev path names in the model.

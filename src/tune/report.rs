@@ -103,6 +103,7 @@ pub fn table(r: &TuneReport) -> String {
         }
         s.push('\n');
     }
+    member_reads(r, &mut s);
     let rec = &r.recommendation;
     let _ = writeln!(
         s,
@@ -191,5 +192,37 @@ pub fn bars(r: &TuneReport) -> crate::bench::plot::Bars {
         unit: "MiB/s".into(),
         groups: r.jobs.clone(),
         series,
+    }
+}
+
+/// Which member served the read jobs' reads, per configuration (the kernel's counters, summed
+/// over the rounds): write-mostly at work shows as an HDD that serves none.
+fn member_reads(r: &TuneReport, s: &mut String) {
+    let mut lines = Vec::new();
+    for m in r.configs.iter().filter(|m| m.skipped.is_none()) {
+        let mut per: std::collections::BTreeMap<&str, u64> = Default::default();
+        for j in m
+            .runs
+            .iter()
+            .flat_map(|x| &x.jobs)
+            .filter(|j| j.rw.ends_with("read"))
+        {
+            for (k, io) in &j.members {
+                *per.entry(k.as_str()).or_default() += io.reads;
+            }
+        }
+        if !per.is_empty() {
+            let v: Vec<String> = per.iter().map(|(k, n)| format!("{k} {n}")).collect();
+            lines.push(format!("- {}: {}", m.name, v.join(", ")));
+        }
+    }
+    if !lines.is_empty() {
+        let _ = writeln!(
+            s,
+            "\nReads each member served in the read jobs (the kernel's counters):\n"
+        );
+        for l in lines {
+            let _ = writeln!(s, "{l}");
+        }
     }
 }

@@ -54,6 +54,16 @@ struct Resolved {
     scratch: bool,
 }
 
+/// The members of the mirrors an LV lies on (kernel names): each job records the reads and
+/// writes each of them served.
+fn members(d: &Desired, o: &Observed, vg: &str, lv: &LvSpec) -> Vec<String> {
+    super::mirrors_of(d, vg, lv)
+        .iter()
+        .filter_map(|m| crate::plan::array_for(o, d.mirrors.get(m)?))
+        .flat_map(|a| a.members.iter().map(|m| m.kname.clone()))
+        .collect()
+}
+
 fn refuse(s: impl Into<String>) -> TuneError {
     TuneError::Refused(s.into())
 }
@@ -255,9 +265,16 @@ fn mirrors_idle(d: &Desired, o: &Observed, vg: &str, lv: &LvSpec) -> Result<(), 
     Ok(())
 }
 
-/// A fast PV of the VG (every disk under it an SSD) with room for a temporary writecache of
-/// `size`, for an LV that has no cache.
-fn cache_pv(d: &Desired, o: &Observed, vg: &str, size: u64) -> Option<(DeviceRef, u64)> {
+/// A fast PV of the VG (every disk under it an SSD) with room for a temporary writecache for an
+/// LV that has no cache: `size`, or what the PV has free (in whole 4 MiB extents, one left) when
+/// that is less, as long as it holds twice the test file (`least`).
+fn cache_pv(
+    d: &Desired,
+    o: &Observed,
+    vg: &str,
+    size: u64,
+    least: u64,
+) -> Option<(DeviceRef, u64)> {
     let fast = |n: &str| {
         d.disks
             .get(n.split(':').next().unwrap_or(n))
@@ -274,8 +291,12 @@ fn cache_pv(d: &Desired, o: &Observed, vg: &str, size: u64) -> Option<(DeviceRef
                 .get(m)
                 .is_some_and(|x| x.members.iter().all(|n| fast(n))),
         })
-        .find(|r| pv_free(d, o, r) >= size)
-        .map(|r| (r.clone(), size))
+        .map(|r| {
+            let extent = 4u64 << 20;
+            let room = (pv_free(d, o, r) / extent).saturating_sub(1) * extent;
+            (r.clone(), size.min(room))
+        })
+        .find(|(_, s)| *s >= least)
 }
 
 fn step_lines(p: &crate::plan::Plan) -> Vec<String> {
@@ -383,11 +404,12 @@ pub fn run(
             r.vg, r.lv
         )));
     }
-    // A temporary writecache: four times the test file, at most 8 GiB, on a fast PV with room.
+    // A temporary writecache: four times the test file (at least twice), at most 8 GiB, on a
+    // fast PV with room.
     let wc_size = (o.profile.size * 4).min(8 << 30);
     let wants_wc = spec.writecache.is_none() && spec.cache.is_none() && !r.scratch;
     let pv = wants_wc
-        .then(|| cache_pv(&r.base, &obs, &r.vg, wc_size))
+        .then(|| cache_pv(&r.base, &obs, &r.vg, wc_size, o.profile.size * 2))
         .flatten();
     let all: Vec<Config> = super::configs(&r.base, &obs, &r.vg, &r.lv, o.profile.full, pv.clone());
     let mut skipped: Vec<(String, String)> = Vec::new();
@@ -397,9 +419,9 @@ pub fn run(
         skipped.push((
             "writecache".into(),
             format!(
-                "no PV of {} on SSDs alone has {} free for a temporary writecache",
+                "no PV of {} on SSDs alone has {} free for a temporary writecache (twice the test file; --size makes it smaller)",
                 r.vg,
-                human(wc_size)
+                human(o.profile.size * 2)
             ),
         ));
     }
@@ -491,6 +513,10 @@ pub fn run(
                     error: format!("measuring `{}`: {e}", c.name),
                     state: String::new(),
                 })?;
+                let mut p = p;
+                if p.members.is_empty() {
+                    p.members = members(&r.base, &obs, &r.vg, &spec);
+                }
                 if p.kind == bench::TargetKind::File {
                     record.test_file = Some(p.filename.clone());
                     write_record(host, &record)?;

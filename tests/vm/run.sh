@@ -15,6 +15,7 @@
 #      header has `# benchmark` runs only with HYRAID_VM_PERF=full or when named, and is
 #      otherwise counted as skipped
 #
+# A scenario's guest is stopped after 900 s, or the `# timeout: SECONDS` of its header.
 # A scenario whose header has `# host-driver: FILE` is driven from the host too: its guest boots
 # with sshd on a forwarded loopback port (run-vm.sh --ssh-port) and a key made for the run, and
 # tests/vm/host/FILE runs on the host beside it (env HYRAID_SSH_PORT, HYRAID_SSH_KEY,
@@ -136,7 +137,8 @@ run_scenario() {
         fi
         overlay=(); [ "$boots" -gt 1 ] && overlay=(--root-overlay "$W/root.qcow2")
         echo "=== boot $b of $boots" >> "$W/log"
-        vm=(env HYRAID_VM_SUITE="$SUITE" "$HERE/run-vm.sh" "${vm_opts[@]+"${vm_opts[@]}"}" --quiet --timeout 900 --out "$W/out" --env "HYRAID_BOOT=$b" --env "HYRAID_VM_PERF=${HYRAID_VM_PERF:-short}" "${net[@]+"${net[@]}"}" "${overlay[@]+"${overlay[@]}"}" "${files[@]}" "${args[@]+"${args[@]}"}" "$script")
+        limit=$(sed -n 's/^# timeout: *\([0-9]*\).*/\1/p' "$script" | head -1)
+        vm=(env HYRAID_VM_SUITE="$SUITE" "$HERE/run-vm.sh" "${vm_opts[@]+"${vm_opts[@]}"}" --quiet --timeout "${limit:-900}" --out "$W/out" --env "HYRAID_BOOT=$b" --env "HYRAID_VM_PERF=${HYRAID_VM_PERF:-short}" "${net[@]+"${net[@]}"}" "${overlay[@]+"${overlay[@]}"}" "${files[@]}" "${args[@]+"${args[@]}"}" "$script")
         if [ -z "$driver" ]; then
             "${vm[@]}" >> "$W/log" 2>&1
             rc=$?

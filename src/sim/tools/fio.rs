@@ -181,6 +181,7 @@ pub fn fio(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> {
         return fail(1, format!("fio: {file}: No such file or directory\n"));
     };
     let s = lv_speed(&st.world, l);
+    let runtime: f64 = runtime;
     let reads = rw.ends_with("read");
     let block = match bs {
         "1M" | "1m" => 1 << 20,
@@ -207,6 +208,7 @@ pub fn fio(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> {
         };
         at_depth * block
     };
+    count_io(st, file, reads, (bw * runtime / block) as u64);
     // Up to ±3% from run to run, the same for the same run number.
     st.serial += 1;
     let jitter = 1.0
@@ -267,4 +269,54 @@ pub fn stat_kind(st: &SimState, path: &str) -> Result<CmdOutput, HostError> {
             format!("stat: cannot statx '{path}': No such file or directory\n"),
         ),
     }
+}
+
+/// The disks under the LV a fio target is on get its I/Os: md reads from the members that are
+/// not write-mostly (all of them when every one is), and writes to every member in sync.
+fn count_io(st: &mut SimState, file: &str, reads: bool, ios: u64) {
+    let Some(l) = lv_of(st, file) else { return };
+    let data = l
+        .writecache
+        .as_ref()
+        .and_then(|wc| st.world.lv(&l.vg, &wc.origin))
+        .unwrap_or(l);
+    let mut hits: Vec<String> = Vec::new();
+    for k in data
+        .extents
+        .keys()
+        .map(|k| k.rsplit(':').next().unwrap_or(k).to_string())
+    {
+        match st.world.array(&k) {
+            Some(a) => {
+                let live: Vec<_> = a
+                    .members
+                    .iter()
+                    .filter(|m| !m.faulty() && m.has("in_sync"))
+                    .collect();
+                let readers: Vec<_> = live.iter().filter(|m| !m.write_mostly()).collect();
+                let to: Vec<String> = match (reads, readers.is_empty()) {
+                    (true, false) => readers.iter().map(|m| m.kname.clone()).collect(),
+                    _ => live.iter().map(|m| m.kname.clone()).collect(),
+                };
+                hits.extend(to);
+            }
+            None => hits.push(k),
+        }
+    }
+    let n = hits.len().max(1) as u64;
+    for k in hits {
+        let e = st.io.entry(k).or_default();
+        if reads {
+            e.0 += ios / n;
+        } else {
+            e.1 += ios;
+        }
+    }
+}
+
+/// `/sys/class/block/KNAME/stat`: the kernel's eleven (or more) counters, reads and writes
+/// completed in the first and fifth.
+pub fn stat_line(st: &SimState, kname: &str) -> String {
+    let (r, w) = st.io.get(kname).copied().unwrap_or((0, 0));
+    format!("{r:>8} 0 {:>8} 0 {w:>8} 0 {:>8} 0 0 0 0\n", r * 8, w * 8)
 }

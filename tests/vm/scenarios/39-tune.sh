@@ -1,5 +1,6 @@
 #!/bin/sh
-# disks: ssd1:ssd:1G hdd1:hdd:1G::iops=100,bps=40M wc1:ssd:512M
+# disks: ssd1:ssd:1G hdd1:hdd:1G::iops=100,bps=40M wc1:ssd:1G
+# timeout: 2400
 # alone: it measures delivered I/O; a VM beside it would take its CPU
 # releases: bookworm
 # hyraid tune on a real kernel. The HDD is throttled by QEMU to 100 IOPS / 40 MB/s (a 5400-rpm
@@ -7,9 +8,11 @@
 # the layout allows (the file's, write-mostly off, write-behind 2048, the HDD's drive cache on, a
 # writecache on the second SSD), two rounds, changing each setting live; afterwards the state is
 # exactly the file's (each member's sysfs state, bitmap/backlog, hdparm -W, lvs), the table, the
-# JSON and the picture are kept. Reads with write-mostly off go partly to the throttled HDD: the
-# table shows them slower (the only speed bound here: under 0.95x of the file's for 512K random
-# reads, where 0.3x-0.5x is expected). Then a second run is killed (SIGKILL) while its
+# JSON and the picture are kept. Where the reads went is the kernel's count, not a speed: with
+# the file's write-mostly the HDD serves none of the read jobs' reads, with write-mostly off it
+# serves some (md balances reads by pending I/O). The speeds are printed, not asserted: under
+# emulation an SSD-served read costs host CPU, and a first run saw spreads over 100% between
+# rounds (tune then recommends nothing, as it should). Then a second run is killed (SIGKILL) while its
 # writecache is attached: status says the run did not end, plan shows the way back (the
 # writecache detached, the drive cache off again), apply converges and ends the run's record.
 . /mnt/host/files/guest-lib.sh
@@ -32,9 +35,11 @@ grep -q "write_mostly" /tmp/before && ok "the HDD is write-mostly (sysfs)" || ba
 grep -q "hdparm -W: 0 (off)" /tmp/before && ok "the HDD's drive cache is off, as the file says" || bad "drive cache: $(grep hdparm /tmp/before)"
 
 say "a tune run: every configuration, two rounds"
+T0=$(date +%s)
 echo "\$ hyraid tune $C /srv/files --yes $TUNE -o tune.json --plot tune.svg"
 "$HY" tune $C /srv/files --yes $TUNE -o $OUT/tune.json --plot $OUT/tune.svg > /tmp/tune.out 2> /tmp/tune.err
 r=$?; cat /tmp/tune.err; cat /tmp/tune.out
+echo "the run took $(( $(date +%s) - T0 )) s"
 expect "tune exits 0" $r 0
 cp /tmp/tune.out $OUT/tune.txt
 for c in "as the file says" "write-mostly off" "write-behind 2048" "drive cache on" "writecache on wc0"; do
@@ -49,9 +54,23 @@ check "the run's record is gone" test ! -e /var/lib/hyraid/tune.json
 expect "plan after tune exits 0" "$(hy_rc plan $C --detailed-exitcode)" 0
 check "the picture is written" grep -q "<svg" $OUT/tune.svg
 check "fio's test file is removed" sh -c '! ls /srv/files/hyraid-bench.* 2>/dev/null | grep -q .'
-# The ratio table's 512K random reads with write-mostly off (the line with × in it).
-R=$(grep "^| write-mostly off " /tmp/tune.out | grep "×" | awk -F'|' '{ gsub(/[×± %]/, " ", $5); split($5, a, " "); print a[1] }')
-awk -v r="${R:-9}" 'BEGIN { exit !(r < 0.95) }' && ok "write-mostly off reads 512K randomly at ${R}x of the file's (the HDD serves some)" || bad "write-mostly off at '${R}'x"
+# Where the read jobs' reads went, by the kernel's counters in the run's JSON.
+HK=$(basename "$(readlink -f $HDD)")
+python3 - "$OUT/tune.json" "$HK" > /tmp/hdd-reads <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+for c in r["configs"]:
+    if c.get("skipped"):
+        continue
+    n = sum(j.get("members", {}).get(sys.argv[2], {}).get("reads", 0)
+            for run in c["runs"] for j in run["jobs"] if j["rw"].endswith("read"))
+    print(f"{c['name']}\t{n}")
+PY
+cat /tmp/hdd-reads
+expect "the HDD ($HK) serves no read with the file's write-mostly" "$(sed -n 's/^as the file says\t//p' /tmp/hdd-reads)" 0
+N=$(sed -n 's/^write-mostly off\t//p' /tmp/hdd-reads)
+[ "${N:-0}" -gt 0 ] && ok "with write-mostly off the HDD serves reads ($N)" || bad "write-mostly off: the HDD served '${N}' reads"
+grep -q "^Reads each member served in the read jobs" /tmp/tune.out && ok "the table says which member served the reads" || bad "no member reads in the table"
 
 say "a tune run killed while its writecache is attached"
 "$HY" tune $C /srv/files --yes $TUNE > /tmp/kill.out 2>&1 &
@@ -59,6 +78,7 @@ P=$!
 i=0
 while [ $i -lt 900 ]; do
     if grep -q '"measuring": "writecache on wc0"' /var/lib/hyraid/tune.json 2>/dev/null && lvs --noheadings -o segtype vg0/files | grep -q writecache; then break; fi
+    kill -0 $P 2>/dev/null || break
     sleep 1; i=$((i + 1))
 done
 sleep 2
