@@ -46,7 +46,8 @@ pub fn needs_log(b: &Bars) -> bool {
     !v.is_empty() && hi / lo > 30.0
 }
 
-fn label(x: f64) -> String {
+/// A figure as the tables and bars print it: three significant digits or so.
+pub fn figure(x: f64) -> String {
     if x >= 100.0 {
         format!("{x:.0}")
     } else if x >= 10.0 {
@@ -130,7 +131,7 @@ fn draw<DB: DrawingBackend>(
             .disable_x_mesh()
             .x_labels(groups * 2 + 1)
             .x_label_formatter(&x_fmt)
-            .y_label_formatter(&|y: &f64| label(*y))
+            .y_label_formatter(&|y: &f64| figure(*y))
             .y_desc(format!("{}, higher is faster (log scale)", b.unit))
             .draw()?;
         c.draw_series(
@@ -140,7 +141,7 @@ fn draw<DB: DrawingBackend>(
         )?;
         c.draw_series(values.iter().map(|(i, k, v)| {
             Text::new(
-                label(*v),
+                figure(*v),
                 (*i as f64 + 0.1 + *k as f64 * width, v.max(floor) * 1.08),
                 small.clone(),
             )
@@ -151,13 +152,13 @@ fn draw<DB: DrawingBackend>(
             .disable_x_mesh()
             .x_labels(groups * 2 + 1)
             .x_label_formatter(&x_fmt)
-            .y_label_formatter(&|y: &f64| label(*y))
+            .y_label_formatter(&|y: &f64| figure(*y))
             .y_desc(format!("{}, higher is faster", b.unit))
             .draw()?;
         c.draw_series(values.iter().map(|(i, k, v)| bars(*i, *k, *v, 0.0)))?;
         c.draw_series(values.iter().map(|(i, k, v)| {
             Text::new(
-                label(*v),
+                figure(*v),
                 (*i as f64 + 0.1 + *k as f64 * width, v + hi * 0.02),
                 small.clone(),
             )

@@ -18,15 +18,7 @@ fn short(job: &str) -> &str {
     }
 }
 
-fn num(x: f64) -> String {
-    if x >= 100.0 {
-        format!("{x:.0}")
-    } else if x >= 10.0 {
-        format!("{x:.1}")
-    } else {
-        format!("{x:.2}")
-    }
-}
+use crate::bench::plot::figure as num;
 
 /// The whole run as text.
 pub fn table(r: &TuneReport) -> String {
