@@ -97,8 +97,15 @@ fn the_copyright_file_carries_every_linked_licence() {
         .output()
         .expect("python3 runs contrib/deb/copyright.py");
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     for licence in ["Apache-2.0", "MIT", "ISC", "CDLA-Permissive-2.0"] {
-        assert!(text.contains(&format!("\nLicense: {licence}\n ")), "no text of {licence}");
+        assert!(
+            text.contains(&format!("\nLicense: {licence}\n ")),
+            "no text of {licence}"
+        );
     }
 }

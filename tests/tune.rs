@@ -180,7 +180,10 @@ fn every_configuration_is_measured_in_it_and_the_file_s_state_comes_back() {
     }
     as_the_file_says(&h, &d, &before);
     // The kernel's counters of each member: with the file's write-mostly the HDD serves no read.
-    let hdd = hyraid::plan::disk_for(&before, &d.disks["hdd1"]).unwrap().kname.clone();
+    let hdd = hyraid::plan::disk_for(&before, &d.disks["hdd1"])
+        .unwrap()
+        .kname
+        .clone();
     let hdd_reads = |name: &str| -> u64 {
         let m = r.configs.iter().find(|m| m.name == name).unwrap();
         m.runs
