@@ -1,7 +1,6 @@
 #!/bin/sh
 # disks: ssd1:ssd:1G hdd1:hdd:1G::iops=100,bps=40M wc1:ssd:1G
-# timeout: 2400
-# alone: it measures delivered I/O; a VM beside it would take its CPU
+# timeout: 1200
 # releases: bookworm
 # hyraid tune on a real kernel. The HDD is throttled by QEMU to 100 IOPS / 40 MB/s (a 5400-rpm
 # disk), the SSDs are not. One run measures the field report's six jobs under every configuration
@@ -15,10 +14,14 @@
 # rounds (tune then recommends nothing, as it should). Then a second run is killed (SIGKILL) while its
 # writecache is attached: status says the run did not end, plan shows the way back (the
 # writecache detached, the drive cache off again), apply converges and ends the run's record.
+# What is asserted is counted (reads per member, states), never timed, so the scenario runs beside
+# others; the default (CI) measures a 32 MiB file for 1 s per job, HYRAID_VM_PERF=full a 128 MiB
+# file for 2 s.
 . /mnt/host/files/guest-lib.sh
 C=$CFG/tune.yaml
 HDD=/dev/disk/by-id/ata-HYRAID_HDD_HYHDD1
-TUNE="--size 128MiB --runtime 2"
+TUNE="--size 32MiB --runtime 1"
+[ "${HYRAID_VM_PERF:-short}" = full ] && TUNE="--size 128MiB --runtime 2"
 # The settings tune changes, as the kernel and the tools say them.
 state() {
     M=$(md data0)
@@ -76,7 +79,7 @@ say "a tune run killed while its writecache is attached"
 "$HY" tune $C /srv/files --yes $TUNE > /tmp/kill.out 2>&1 &
 P=$!
 i=0
-while [ $i -lt 900 ]; do
+while [ $i -lt 600 ]; do
     if grep -q '"measuring": "writecache on wc0"' /var/lib/hyraid/tune.json 2>/dev/null && lvs --noheadings -o segtype vg0/files | grep -q writecache; then break; fi
     kill -0 $P 2>/dev/null || break
     sleep 1; i=$((i + 1))
