@@ -216,6 +216,22 @@ fn re_add_of_a_name_that_is_no_member_is_refused_with_the_members() {
         "{:#?}",
         p.refused
     );
+    // A file without mirrors: no empty list, the flag is said to have nothing to act on.
+    let d: hyraid::config::Desired = hyraid::config::load_str(
+        "hyraid.yaml",
+        "version: 1\ndisks:\n  ssd: { id: ata-CT500MX500SSD1_2204E6000001 }\n",
+    )
+    .unwrap();
+    let p = plan_for(&h, &d, re_add("hdd"));
+    let r = p
+        .refused
+        .iter()
+        .find(|r| r.object == "--re-add hdd")
+        .unwrap();
+    assert!(
+        !r.fix.contains("members: )") && r.fix.contains("declares no mirror"),
+        "{r:?}"
+    );
 }
 
 #[test]
@@ -300,4 +316,111 @@ fn real_kernel_captures_of_a_failed_and_a_pulled_member_are_refused() {
         !f.iter().any(|x| x.message.contains("write-behind")),
         "{f:#?}"
     );
+}
+
+/// A member md is rebuilding: nothing for hyraid to do, yet the mirror has one complete copy.
+/// The plan says so in its headline (never "matches the file"), --detailed-exitcode exits 2,
+/// and once the recovery ends the same file matches and exits 0.
+#[test]
+fn a_mirror_rebuilding_a_member_is_not_yet_as_the_file_says() {
+    let (d, h) = converged();
+    for cmd in ["--fail", "--remove", "--add"] {
+        let o = run(&h, &["mdadm", "/dev/md/md-home", cmd, HDD]);
+        assert_eq!(o.status, 0, "{cmd}: {}", o.stderr);
+    }
+    // Put back by hand without write-mostly: apply sets it, and says the mirror is still
+    // rebuilding rather than "matches the file".
+    let opts = hyraid::apply::Options::default();
+    let source = hyraid::apply::Source::Desired(d.clone());
+    let out =
+        hyraid::apply::apply(source, &h, &opts, &mut |_| Ok(()), &mut std::io::sink()).unwrap();
+    assert_eq!(ops(&out.plan), ["set_write_mostly"]);
+    assert!(out.applied.is_some());
+    assert_eq!(out.waiting.len(), 1, "{:#?}", out.waiting);
+    let p = plan_for(&h, &d, Policy::default());
+    assert!(p.steps.is_empty() && p.refused.is_empty(), "{:?}", ops(&p));
+    assert!(!p.matches());
+    assert_eq!(p.waiting.len(), 1, "{:#?}", p.waiting);
+    assert!(
+        p.waiting[0].contains("mirror md-home")
+            && p.waiting[0].contains("rebuilding hdd (/dev/sdb)")
+            && p.waiting[0].contains("one complete copy"),
+        "{}",
+        p.waiting[0]
+    );
+    let shown = hyraid::render::text(&p, false);
+    assert!(!shown.contains("matches the file"), "{shown}");
+    assert!(shown.contains("not yet as the file says"), "{shown}");
+    let md = hyraid::render::markdown(&p);
+    assert!(!md.contains("matches the file"), "{md}");
+    let file = std::fs::read_to_string("examples/single-pair.yaml").unwrap();
+    let (code, out) = plan_cli(&h, &file, &["--detailed-exitcode"]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("md is rebuilding hdd"), "{out}");
+    // Without --detailed-exitcode there is nothing to change and nothing refused.
+    assert_eq!(plan_cli(&h, &file, &[]).0, 0);
+    h.finish_syncs();
+    let p = plan_for(&h, &d, Policy::default());
+    assert!(p.matches(), "{:#?}", p.waiting);
+    let (code, out) = plan_cli(&h, &file, &["--detailed-exitcode"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("matches the file"), "{out}");
+}
+
+/// On a blank machine a mirror member's id mistyped by one character: the mirror cannot be
+/// made, and its refusal names the id on the machine that is one character away.
+#[test]
+fn a_mistyped_member_id_on_a_blank_machine_names_the_close_id() {
+    let (mut d, h) = example("single-pair");
+    d.disks.get_mut("hdd").unwrap().id = Some("ata-ST500DM009-2F110A_ZA4000002".into());
+    let p = plan_for(&h, &d, Policy::default());
+    assert!(p.steps.is_empty(), "{:?}", ops(&p));
+    let r = p
+        .refused
+        .iter()
+        .find(|r| r.object == "mirror md-home")
+        .expect("the mirror is refused");
+    assert!(
+        r.reason.contains(
+            "the id is close to /dev/disk/by-id/ata-ST500DM009-2F110A_ZA4000001, which is on this machine"
+        ) && r.reason.contains("`disks.hdd.id`"),
+        "{}",
+        r.reason
+    );
+}
+
+/// vg0 on two mirrors, and one of them gone with both its disks: LVM reports the VG partial.
+/// Nothing of it is planned and the plan refuses it with how to bring the PV back, never
+/// "matches the file".
+#[test]
+fn a_vg_missing_a_pv_is_refused_with_how_to_bring_it_back() {
+    let pvs = "data0, data1";
+    let lvs = "{ files: { size: 100GiB } }";
+    let d = two_pair_file(pvs, lvs);
+    let h = two_pair_built(pvs, lvs);
+    let mut w = h.world();
+    for vg in w.lvm.vgs.iter_mut().filter(|v| v.name == "vg0") {
+        vg.partial = true;
+    }
+    let h = SimHost::new(w);
+    let p = plan_for(&h, &d, Policy::default());
+    assert!(p.steps.is_empty(), "{:?}", ops(&p));
+    let r = p
+        .refused
+        .iter()
+        .find(|r| r.object == "vg vg0")
+        .expect("vg0 refused");
+    assert!(
+        r.reason.contains("missing a PV (LVM reports it partial)"),
+        "{}",
+        r.reason
+    );
+    assert!(
+        r.fix.contains("pvs -o pv_name,vg_name,pv_missing")
+            && r.fix
+                .contains("vgreduce --removemissing` only once its data is given up"),
+        "{}",
+        r.fix
+    );
+    assert!(!hyraid::render::text(&p, false).contains("matches the file"));
 }

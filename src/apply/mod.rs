@@ -355,6 +355,9 @@ pub struct Options {
 pub struct Outcome {
     pub plan: Plan,
     pub applied: Option<Applied>,
+    /// What is not yet as the file says although nothing is left to run (a mirror rebuilding),
+    /// as the plan made after the steps says it.
+    pub waiting: Vec<String>,
 }
 
 /// Asked once, after the plan is shown and checked and before the first command, when there is
@@ -410,9 +413,11 @@ pub fn apply_started(
         check_runnable(&p, allow_destroy)?;
     }
     if opts.dry_run || p.steps.is_empty() {
+        let waiting = p.waiting.clone();
         return Ok(Outcome {
             plan: p,
             applied: None,
+            waiting,
         });
     }
     check_runnable(&p, allow_destroy)?;
@@ -422,10 +427,11 @@ pub fn apply_started(
         install_interrupt_handler();
     }
     let applied = execute_report(host, &p, &obs, &opts.journal, out, &opts.exec)?;
-    verify(host, &p.desired, policy)?;
+    let after = verify(host, &p.desired, policy)?;
     crate::timings::mark("verified: observed and planned again");
     Ok(Outcome {
         plan: p,
         applied: Some(applied),
+        waiting: after.waiting,
     })
 }

@@ -257,6 +257,13 @@ fn first_difference(saved: &Plan, derived: &Plan, words: Words) -> Option<String
     if saved.notes != derived.notes {
         return Some(lists_differ("notes", &saved.notes, &derived.notes));
     }
+    if saved.waiting != derived.waiting {
+        return Some(lists_differ(
+            "what is under way",
+            &saved.waiting,
+            &derived.waiting,
+        ));
+    }
     if saved.foreign != derived.foreign {
         let text = |f: &[Foreign]| -> Vec<String> {
             f.iter()

@@ -145,8 +145,16 @@ pub(super) fn run(
     };
     // The steps ran and the machine was verified: an output that cannot be written (a reader
     // gone, a full disk) does not make that a failure.
+    let now = if outcome.waiting.is_empty() {
+        "the machine now matches the file.".to_string()
+    } else {
+        format!(
+            "nothing is left to change, but the machine is not yet as the file says: {}.",
+            outcome.waiting.join("; ")
+        )
+    };
     let _ = super::out(format!(
-        "\nApplied {} step(s); the machine now matches the file.{sim_note}{}\n",
+        "\nApplied {} step(s); {now}{sim_note}{}\n",
         applied.steps,
         match applied.warnings.len() {
             0 => String::new(),

@@ -81,7 +81,7 @@ const EXIT_STATUS: &[(&str, &str)] = &[
     ),
     (
         "2",
-        "plan --detailed-exitcode: changes pending; status: degraded or lint findings.",
+        "plan --detailed-exitcode: changes pending, or the machine not yet as the file says (a mirror rebuilding a member); status: degraded or lint findings.",
     ),
     ("130", "apply interrupted; run it again to complete it."),
     (

@@ -21,7 +21,8 @@ pub(super) struct PlanArgs {
     /// commands, as a script).
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
-    /// Exit 0 when there are no changes, 2 when there are, 1 on error or when anything is refused.
+    /// Exit 0 when the machine matches the file, 2 when there are changes or it is not yet as the file
+    /// says (a mirror rebuilding), 1 on error or when anything is refused.
     #[arg(long)]
     detailed_exitcode: bool,
     /// Allow the steps that destroy data or reduce redundancy for good (a disk wiped, a
@@ -83,11 +84,12 @@ pub(super) fn run(sim: &Option<PathBuf>, a: PlanArgs, early: EarlyReads) -> Resu
 }
 
 /// `plan`'s exit status: 1 when anything is refused (with or without --detailed-exitcode: a
-/// refusal is never "no changes"); with --detailed-exitcode, 2 when there are steps.
+/// refusal is never "no changes"); with --detailed-exitcode, 2 when there are steps or the
+/// machine is not yet as the file says (a mirror rebuilding).
 fn exit_code(p: &Plan, detailed_exitcode: bool) -> u8 {
     if !p.refused.is_empty() {
         1
-    } else if detailed_exitcode && !p.is_empty() {
+    } else if detailed_exitcode && !p.matches() {
         2
     } else {
         0

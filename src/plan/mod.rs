@@ -118,6 +118,11 @@ pub struct Plan {
     pub foreign: Vec<Foreign>,
     /// Observations worth knowing (degraded arrays, running resyncs, LVs larger than the file).
     pub notes: Vec<String>,
+    /// What is not yet as the file says although no step is needed: md is rebuilding a mirror's
+    /// member. The plan never says "matches the file" while one is listed, and
+    /// `--detailed-exitcode` exits 2.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub waiting: Vec<String>,
     /// The desired state the plan converges to: apply plans again from it and runs the plan
     /// only when it is the same as this file's.
     pub desired: Desired,
@@ -138,6 +143,10 @@ pub struct Plan {
 impl Plan {
     pub fn is_empty(&self) -> bool {
         self.steps.is_empty()
+    }
+    /// The machine is as the file says: nothing to change, nothing refused, nothing under way.
+    pub fn matches(&self) -> bool {
+        self.steps.is_empty() && self.refused.is_empty() && self.waiting.is_empty()
     }
     /// Counts of steps by symbol: (create, change, remove).
     pub fn counts(&self) -> (usize, usize, usize) {
@@ -168,6 +177,8 @@ struct Planner<'a> {
     steps: Vec<PlannedStep>,
     refused: Vec<Refusal>,
     notes: Vec<String>,
+    /// See [`Plan::waiting`].
+    waiting: Vec<String>,
     /// Mirrors that cannot be built now: what depends on them waits.
     blocked: BTreeSet<String>,
     /// Disks whose partitions could not be planned.
@@ -233,6 +244,7 @@ pub fn plan(d: &Desired, o: &Observed, policy: Policy) -> Result<Plan, PlanError
         refused: p.refused,
         foreign,
         notes: p.notes,
+        waiting: p.waiting,
         desired: d.clone(),
         observed: None,
         withheld,
@@ -274,6 +286,7 @@ impl<'a> Planner<'a> {
             steps: vec![],
             refused: vec![],
             notes: vec![],
+            waiting: vec![],
             blocked: BTreeSet::new(),
             creating: BTreeMap::new(),
             blocked_parts: BTreeSet::new(),

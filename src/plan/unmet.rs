@@ -52,13 +52,18 @@ impl<'a> Planner<'a> {
                 .collect();
             if !members.contains(&name) {
                 let list: Vec<&str> = members.iter().map(|s| s.as_str()).collect();
-                self.refuse(
-                    format!("--re-add {name}"),
-                    format!("the file has no mirror member named `{name}`"),
+                let fix = if list.is_empty() {
+                    "--re-add puts a mirror's member back, and the file declares no mirror: leave the flag out".to_string()
+                } else {
                     format!(
                         "give the name of a member under `mirrors:` (members: {})",
                         list.join(", ")
-                    ),
+                    )
+                };
+                self.refuse(
+                    format!("--re-add {name}"),
+                    format!("the file has no mirror member named `{name}`"),
+                    fix,
                 );
             }
         }
@@ -192,7 +197,7 @@ impl<'a> Planner<'a> {
     }
 
     /// A by-id name on the machine one typo away from `id` (a character or two in a long id).
-    fn close_id(&self, id: &str) -> Option<String> {
+    pub(in crate::plan) fn close_id(&self, id: &str) -> Option<String> {
         let limit = (id.len() / 8).clamp(1, 3);
         self.o
             .block_devices

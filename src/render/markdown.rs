@@ -41,8 +41,13 @@ pub fn markdown(plan: &Plan) -> String {
         plan.host,
         summary_line(plan)
     );
-    if plan.steps.is_empty() && plan.refused.is_empty() {
+    if plan.matches() {
         o.push_str("No changes: the machine matches the file.\n");
+    } else if plan.steps.is_empty() && plan.refused.is_empty() {
+        o.push_str("No changes to make, but the machine is not yet as the file says:\n\n");
+        for w in &plan.waiting {
+            o.push_str(&format!("- {w}\n"));
+        }
     }
     if !plan.refused.is_empty() {
         o.push_str(&format!(

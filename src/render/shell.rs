@@ -23,6 +23,9 @@ pub fn shell(plan: &Plan) -> String {
         ));
     } else if plan.steps.is_empty() {
         o.push_str("# No changes.\n");
+        for w in &plan.waiting {
+            o.push_str(&format!("# Not yet as the file says: {w}\n"));
+        }
     }
     for (i, s) in plan.steps.iter().enumerate() {
         o.push_str(&format!(

@@ -52,6 +52,21 @@ pub fn text(plan: &Plan, color: bool) -> String {
         } else if !plan.steps.is_empty() {
             o.push_str("With the refusals fixed, hyraid would also make these changes:\n\n");
         }
+    } else if plan.steps.is_empty() && !plan.waiting.is_empty() {
+        o.push_str(&format!(
+            "{}\n",
+            paint(
+                &format!(
+                    "No changes to make, but host {} is not yet as the file says:",
+                    plan.host
+                ),
+                CHANGE,
+                color
+            )
+        ));
+        for w in &plan.waiting {
+            o.push_str(&format!("  ~ {w}\n"));
+        }
     } else if plan.steps.is_empty() {
         o.push_str(&format!(
             "No changes. Host {} matches the file.\n",

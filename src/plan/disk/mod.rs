@@ -369,8 +369,16 @@ impl<'a> Planner<'a> {
             };
         }
         let dev = r.dev.ok_or_else(|| {
+            // A mistyped id: the one it is close to comes first, before the list.
+            let close = r
+                .spec
+                .id
+                .as_deref()
+                .and_then(|id| self.close_id(id))
+                .map(|c| format!("the id is close to /dev/disk/by-id/{c}, which is on this machine (if that is this disk, correct `disks.{}.id`); ", r.spec.name))
+                .unwrap_or_default();
             format!(
-                "disk `{}` ({}) is not present on this machine; {}",
+                "disk `{}` ({}) is not present on this machine; {close}{}",
                 r.spec.name,
                 r.path,
                 self.disks_present()

@@ -210,6 +210,46 @@ impl<'a> Planner<'a> {
                 m.name, a.sync_action
             ));
         }
+        // A member being rebuilt: no step is needed, and the mirror is not yet what the file
+        // says (one complete copy until the recovery ends).
+        let rebuilding: Vec<String> = a
+            .members
+            .iter()
+            .filter(|x| !x.faulty() && x.slot.is_some() && !x.has("in_sync"))
+            .map(|x| self.member_label(m, &x.kname))
+            .collect();
+        if a.degraded > 0 && !rebuilding.is_empty() {
+            let pct = a
+                .sync_completed
+                .filter(|&(_, t)| t > 0 && a.sync_action == "recover")
+                .map(|(d, t)| format!(", {:.1}% done", d as f64 * 100.0 / t as f64))
+                .unwrap_or_default();
+            let how = if a.sync_action == "recover" {
+                "md is rebuilding"
+            } else {
+                "md has yet to rebuild"
+            };
+            self.waiting.push(format!(
+                "mirror {}: {how} {} ({}{pct}); until that ends the mirror has one complete copy. Nothing for hyraid to do: `hyraid status` follows it; plan again when it ends",
+                m.name,
+                rebuilding.join(", "),
+                a.sync_action
+            ));
+        }
+    }
+
+    /// A member as the file names it (`hdd0 (/dev/sdb)`), or its kernel name.
+    fn member_label(&self, m: &MirrorSpec, kname: &str) -> String {
+        m.members
+            .iter()
+            .find(|n| {
+                self.disks
+                    .get(*n)
+                    .and_then(|r| r.dev)
+                    .is_some_and(|d| d.kname == kname)
+            })
+            .map(|n| format!("{n} (/dev/{kname})"))
+            .unwrap_or_else(|| format!("/dev/{kname}"))
     }
 
     /// The write-mostly flags of the present members that differ from the file: those to set,

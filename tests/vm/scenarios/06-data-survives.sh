@@ -1,7 +1,8 @@
 #!/bin/sh
 # disks: ssd1:ssd:1G hdd1:hdd:1G cache:ssd:512M
 # A known file on the LV survives: LV growth, writecache attach and detach (mounted), bitmap
-# re-chunk, and the HDD member failing and being rebuilt (then read back from the HDD alone).
+# re-chunk, and the HDD member failing and being rebuilt (then read back from the HDD alone); while
+# md rebuilds, apply and plan say the mirror is not yet as the file says (plan exits 2), then 0.
 . /mnt/host/files/guest-lib.sh
 H=ata-HYRAID_HDD_HYHDD1; S=ata-HYRAID_SSD_HYSSD1
 C=/tmp/c.yaml; cp $CFG/pair.yaml $C
@@ -34,9 +35,18 @@ mdadm --zero-superblock /dev/disk/by-id/$H; wipefs -a -q /dev/disk/by-id/$H; ude
 expect "array degraded (sysfs)" "$(cat /sys/block/$(md data0)/md/degraded)" 1
 "$HY" observe --capture $OUT/capture-degraded.json -o /dev/null
 hy plan $C; grep -q "add hdd0 (write-mostly)" /tmp/hy.out && ok "plan adds the HDD back write-mostly" || bad "no add step"
+# md rebuilds at 1 MiB/s while plan looks: the recovery is still running, deterministically.
+MD=$(md data0); echo 1024 > /sys/block/$MD/md/sync_speed_max
 hy apply $C --yes; expect "rebuild: apply exits 0" $? 0
+grep -q -E "nothing is left to change, but the machine is not yet as the file says: mirror data0: md (is rebuilding|has yet to rebuild) hdd0" /tmp/hy.out \
+    && ok "apply says the mirror is still rebuilding, not that it matches" || bad "apply: $(tail -1 /tmp/hy.out)"
 "$HY" observe --capture $OUT/capture-recovering.json -o /dev/null
+expect "plan --detailed-exitcode while md rebuilds exits 2" "$(hy_rc plan $C --detailed-exitcode)" 2
+grep -q "not yet as the file says" /tmp/hy.out && ! grep -q "matches the file" /tmp/hy.out \
+    && ok "the plan's headline says the mirror is rebuilding ($(grep -o 'recover, [0-9.]*% done' /tmp/hy.out))" || bad "plan headline: $(head -3 /tmp/hy.out)"
+echo system > /sys/block/$MD/md/sync_speed_max
 wait_idle data0
+expect "plan --detailed-exitcode once rebuilt exits 0" "$(hy_rc plan $C --detailed-exitcode)" 0
 check "rebuilt member is write-mostly (sysfs)" is_wm data0 $H
 expect "array healthy (sysfs)" "$(cat /sys/block/$(md data0)/md/degraded)" 0
 same "rebuilding the HDD member"
