@@ -136,3 +136,21 @@ fn bench_runs_side_by_side_on_a_linear_scale() {
     assert!(!svg.contains("log scale"));
     check_picture(&b, &svg);
 }
+
+/// The picture of the real kernel's run (VM 39-tune): drawn from its JSON, checked as a PNG,
+/// and the one docs/ shows is exactly that drawing.
+#[test]
+fn the_real_kernel_run_is_drawn_and_is_the_picture_the_docs_show() {
+    let text = std::fs::read_to_string("tests/fixtures/tune/vm-bookworm.json").unwrap();
+    let r: TuneReport = serde_json::from_str(&text).unwrap();
+    let b = tune::bars(&r);
+    assert_eq!(b.series.len(), 5);
+    assert_eq!(b.groups.len(), 6);
+    let svg = plot::svg(&b).unwrap();
+    check_picture(&b, &svg);
+    let shown = std::fs::read_to_string("docs/tune-vm.svg").unwrap();
+    assert!(
+        shown == svg,
+        "docs/tune-vm.svg is not the drawing of tests/fixtures/tune/vm-bookworm.json: `hyraid tune` wrote both in VM 39-tune; copy them together"
+    );
+}

@@ -190,6 +190,8 @@ pub fn apply(text: &str, edits: &[Edit]) -> Option<String> {
 
 /// A unified diff of the file before and after, as `git diff` shows one.
 pub fn diff(name: &str, old: &str, new: &str) -> String {
+    // An absolute path as git writes it: `a/etc/hyraid/hyraid.yaml`, not `a//etc/…`.
+    let name = name.trim_start_matches('/');
     similar::TextDiff::from_lines(old, new)
         .unified_diff()
         .context_radius(2)
@@ -296,5 +298,11 @@ volume_groups:
             "{d}"
         );
         assert!(d.contains("-    write_cache: off   # the UPS is not wired yet\n+    write_cache: on   # the UPS is not wired yet\n"), "{d}");
+        // An absolute path is named as git names it.
+        let d = diff("/etc/hyraid/hyraid.yaml", FILE, &new);
+        assert!(
+            d.starts_with("--- a/etc/hyraid/hyraid.yaml\n+++ b/etc/hyraid/hyraid.yaml\n"),
+            "{d}"
+        );
     }
 }

@@ -30,8 +30,9 @@
 #
 # Prints one PASS/FAIL/SKIP line per scenario and release as each ends and a final "N passed, N
 # failed, N skipped" line; exits non-zero on any failure. A scenario whose guest kernel crashed
-# (run-vm.sh exit 126) is printed as CRASH, with the kernel's report, and runs again from the start
-# once; the final line then says how many ran again and which. When QEMU cannot run here at all it
+# (run-vm.sh exit 126) is printed as CRASH, with the kernel's report, and one whose guest did not
+# finish in time (exit 124) as TIMEOUT, with its last lines; either runs again from the start
+# once, and the final line then says how many ran again and which. When QEMU cannot run here at all it
 # says SKIPPED (not a pass) and exits 0.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -167,12 +168,19 @@ run_scenario() {
         fi
     fi
     secs=$(( $(date +%s) - T ))
-    if [ $rc = 126 ] && [ "${RERUN:-0}" = 0 ]; then
-        # The guest's kernel crashed (run-vm.sh saw an Oops or a panic on the console): under
-        # TCG a stock kernel does so now and then whatever runs in it. The scenario runs again
-        # from the start, once, and the final line counts it; a second crash is a failure.
-        echo "CRASH $name [$SUITE] (${secs}s): the guest's kernel crashed; the scenario runs again from the start, once"
-        sed -n '/GUEST KERNEL CRASHED/,$p' "$W/log" | head -n 40 | sed 's/^/   /'
+    if { [ $rc = 126 ] || [ $rc = 124 ]; } && [ "${RERUN:-0}" = 0 ]; then
+        # The guest's kernel crashed (run-vm.sh saw an Oops or a panic on the console), or the
+        # guest did not finish within its limit: under TCG a stock kernel does either now and
+        # then whatever runs in it (CI once saw 24-pvmove, 5 minutes beside another guest, stop
+        # for 15 after its first apply). The scenario runs again from the start, once, and the
+        # final line counts it; a second crash or timeout is a failure.
+        if [ $rc = 126 ]; then
+            echo "CRASH $name [$SUITE] (${secs}s): the guest's kernel crashed; the scenario runs again from the start, once"
+            sed -n '/GUEST KERNEL CRASHED/,$p' "$W/log" | head -n 40 | sed 's/^/   /'
+        else
+            echo "TIMEOUT $name [$SUITE] (${secs}s): the guest did not finish in time; the scenario runs again from the start, once"
+            echo "   --- last lines:"; tail -15 "$W/log" | sed 's/^/   /'
+        fi
         echo "$name[$SUITE]" >> "$RES/rerun"
         [ -n "$CAPTURE" ] && { mkdir -p "$CAPTURE/$SUITE/$name.crashed"; cp -a "$W/out/." "$W/log" "$CAPTURE/$SUITE/$name.crashed/" 2>/dev/null; }
         rm -rf "$W"
@@ -262,6 +270,6 @@ done
 started=$n; [ "$(ls "$RES"/*.result 2>/dev/null | wc -l)" = "$started" ] || { echo "a scenario ended without a result"; fail=$((fail+1)); }
 [ -f "$RES/durations" ] && sort -k2,2nr "$RES/durations" > "${TMPDIR:-/tmp}/hyraid-vm-durations.tsv"
 echo "timings: ${timings[*]}"
-rerun=""; [ -f "$RES/rerun" ] && rerun=", $(wc -l < "$RES/rerun") run again after a guest kernel crash: $(tr '\n' ' ' < "$RES/rerun" | sed 's/ $//')"
+rerun=""; [ -f "$RES/rerun" ] && rerun=", $(wc -l < "$RES/rerun") run again after a guest kernel crash or timeout: $(tr '\n' ' ' < "$RES/rerun" | sed 's/ $//')"
 echo "$pass passed, $fail failed, $skipped skipped$rerun"
 [ $fail = 0 ]
