@@ -240,16 +240,10 @@ impl<'a> Planner<'a> {
 
     /// A member as the file names it (`hdd0 (/dev/sdb)`), or its kernel name.
     fn member_label(&self, m: &MirrorSpec, kname: &str) -> String {
-        m.members
-            .iter()
-            .find(|n| {
-                self.disks
-                    .get(*n)
-                    .and_then(|r| r.dev)
-                    .is_some_and(|d| d.kname == kname)
-            })
-            .map(|n| format!("{n} (/dev/{kname})"))
-            .unwrap_or_else(|| format!("/dev/{kname}"))
+        match self.member_name(m, kname) {
+            n if n == kname => format!("/dev/{kname}"),
+            n => format!("{n} (/dev/{kname})"),
+        }
     }
 
     /// The write-mostly flags of the present members that differ from the file: those to set,

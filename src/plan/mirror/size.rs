@@ -260,7 +260,7 @@ impl<'a> Planner<'a> {
     }
 
     /// The file's name of a member (`disk:partition`), else its kernel name.
-    fn member_name(&self, m: &MirrorSpec, kname: &str) -> String {
+    pub(super) fn member_name(&self, m: &MirrorSpec, kname: &str) -> String {
         m.members
             .iter()
             .find(|n| {
