@@ -1,0 +1,143 @@
+//! A box as docs/monitoring.md describes one that needs attention: the last completed check of
+//! its mirror found sectors that differ, the pass after it is paused at its budget, and its
+//! write-mostly HDD has pending sectors. `hyraid status` and its Prometheus textfile, run as a
+//! user runs them (on a snapshot of the simulated machine), say each of these in the words and
+//! metrics the docs list. `cargo test --test monitoring_box -- --nocapture` prints both.
+
+mod common;
+use common::*;
+use hyraid::check::{self, Options, ProgressKind};
+use hyraid::config::monitoring::WhenDegraded;
+use hyraid::history::checks::Outcome;
+use hyraid::observe::smart::{DriveHealth, Protocol};
+use hyraid::plan::Policy;
+use hyraid::sim::SimHost;
+use std::time::Duration;
+
+fn opts(budget_secs: u64) -> Options {
+    Options {
+        budget: Duration::from_secs(budget_secs),
+        speed_max_kib: None,
+        when_degraded: WhenDegraded::Skip,
+        trigger: "scheduled",
+        poll: Duration::from_secs(1),
+        progress: ProgressKind::Quiet,
+    }
+}
+
+#[test]
+fn status_and_the_textfile_say_a_mismatch_a_paused_check_and_pending_sectors() {
+    let (d, h) = example("single-pair");
+    apply(&h, &d, Policy::default()).unwrap();
+    h.finish_syncs();
+    let mut w = h.world();
+    let hdd = w
+        .block_devices
+        .iter()
+        .find(|b| b.rotational && b.parent.is_none())
+        .unwrap()
+        .kname
+        .clone();
+    for b in w.block_devices.iter().filter(|b| b.parent.is_none()) {
+        let pending = if b.kname == hdd { 8 } else { 0 };
+        w.smart.insert(
+            b.kname.clone(),
+            DriveHealth {
+                protocol: Some(Protocol::Ata),
+                available: true,
+                passed: Some(true),
+                reallocated: Some(0),
+                pending: Some(pending),
+                offline_uncorrectable: Some(0),
+                power_on_hours: Some(31000),
+                temperature: Some(36),
+                ..Default::default()
+            },
+        );
+    }
+    let h = SimHost::new(w);
+    let t = check::target(&h, None, "md-home").unwrap();
+    // A completed check that finds one block (8 sectors) that differs, then a pass paused.
+    h.corrupt("md-home", 10);
+    let (first, _) = check::check(&h, &t, &opts(3600), &|| false, &mut Vec::new()).unwrap();
+    assert_eq!((first.outcome, first.mismatches), (Outcome::Completed, 8));
+    let (second, rec) = check::check(&h, &t, &opts(2), &|| false, &mut Vec::new()).unwrap();
+    assert_eq!(second.outcome, Outcome::Paused, "{second:?}");
+    let resume = rec.resume_at.unwrap();
+
+    let dir = tempfile::tempdir().unwrap();
+    let snap = dir.path().join("box.json");
+    std::fs::write(&snap, serde_json::to_string(&h.world()).unwrap()).unwrap();
+    let (file, snap) = ("examples/single-pair.yaml", snap.to_str().unwrap());
+    let o = hyraid(&["status", file, "--sim", snap]);
+    let (out, err) = text(&o);
+    println!(
+        "$ hyraid status {file} --sim box.json   # exit {:?}\n{out}{err}",
+        o.status.code()
+    );
+    assert_eq!(o.status.code(), Some(2), "{out}{err}");
+    for (what, words) in [
+        (
+            "the mismatch, degraded",
+            "DEGRADED  mirror md-home: its last check (completed 0s ago) found 8 sector(s) that differ",
+        ),
+        (
+            "what repair would do",
+            "has md copy the first member that reads (on RAID1: the lowest slot in sync",
+        ),
+        (
+            "the paused pass, as information",
+            "info  mirror md-home: a check is paused at 50.0%; its next run resumes there",
+        ),
+        (
+            "the pending sectors",
+            "8 pending sectors; it is a write-mostly member",
+        ),
+    ] {
+        assert!(
+            out.contains(words),
+            "status does not say {what} ({words:?}):\n{out}"
+        );
+    }
+    let o = hyraid(&["status", file, "--sim", snap, "--format", "prometheus"]);
+    let (prom, err) = text(&o);
+    println!("$ hyraid status {file} --sim box.json --format prometheus\n{prom}{err}");
+    let metric = |name: &str| -> Vec<(String, f64)> {
+        prom.lines()
+            .filter(|l| l.starts_with(&format!("{name}{{")))
+            .map(|l| {
+                let (labels, v) = l.rsplit_once(' ').unwrap();
+                (labels.to_string(), v.parse().unwrap())
+            })
+            .collect()
+    };
+    for name in [
+        "hyraid_check_mismatch_sectors",
+        "hyraid_check_resume_ratio",
+        "hyraid_check_last_completed_timestamp_seconds",
+        "hyraid_drive_pending_sectors",
+    ] {
+        assert!(
+            prom.contains(&format!("# HELP {name} ")),
+            "no HELP of {name}"
+        );
+        assert!(
+            prom.contains(&format!("# TYPE {name} gauge")),
+            "no TYPE of {name}"
+        );
+    }
+    assert_eq!(metric("hyraid_check_mismatch_sectors")[0].1, 8.0);
+    let ratio = metric("hyraid_check_resume_ratio")[0].1;
+    assert!(
+        ratio > 0.0 && ratio < 1.0,
+        "resumes at {resume} of {}: {ratio}",
+        second.total
+    );
+    let pending = metric("hyraid_drive_pending_sectors");
+    assert!(
+        pending
+            .iter()
+            .any(|(l, v)| l.contains("disk=\"hdd\"") && *v == 8.0),
+        "{pending:?}"
+    );
+}
