@@ -399,7 +399,17 @@ fn import_writes_the_filesystem_of_an_lv_with_an_fstab_line_and_plans_nothing() 
     let uuid = h.world().filesystems[0].uuid.clone().unwrap();
     // hyraid's own block, and a line of the machine's own (written by hand before hyraid).
     let own = format!("{FSTAB}UUID={uuid} /srv/nextcloud ext4 noatime,nodev 0 2\n");
-    for fstab in [h.world().boot.fstab.unwrap(), own] {
+    // A hand-written line may name the LV by any of its names, as mount(8) reads them.
+    let by_name = |source: &str| format!("{FSTAB}{source} /srv/nextcloud ext4 noatime,nodev 0 2\n");
+    let mut variants = vec![h.world().boot.fstab.unwrap(), own];
+    for source in [
+        "/dev/mapper/vg0-nextcloud".to_string(),
+        "/dev/vg0/nextcloud".to_string(),
+        format!("/dev/disk/by-uuid/{uuid}"),
+    ] {
+        variants.push(by_name(&source));
+    }
+    for fstab in variants {
         let mut w = h.world();
         w.boot.fstab = Some(fstab.clone());
         let obs = observe(&SimHost::new(w), &d);

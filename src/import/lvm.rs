@@ -191,8 +191,8 @@ fn lv_filesystem(
     )
 }
 
-/// The `filesystem:` of a device that carries ext4 or xfs and has a line in /etc/fstab, by UUID
-/// or by one of the device's `paths`: its mount point and options as that line has them, which
+/// The `filesystem:` of a device that carries ext4 or xfs and has a line in /etc/fstab, by any
+/// name mount(8) reads ([`crate::plan::fstab::sources`]: UUID, label, one of the device's `paths`): its mount point and options as that line has them, which
 /// the plan then leaves where it is.
 pub(super) fn filesystem(
     o: &Observed,
@@ -205,13 +205,11 @@ pub(super) fn filesystem(
         "xfs" => FsType::Xfs,
         _ => return None,
     };
-    let names: Vec<Option<String>> = std::iter::once(f.uuid.as_ref().map(|u| format!("UUID={u}")))
-        .chain(paths.iter().cloned().map(Some))
-        .collect();
+    let names = crate::plan::fstab::sources(f.uuid.as_deref(), f.label.as_deref(), paths);
     let fstab = o.boot.fstab.as_deref()?;
     let line = crate::plan::fstab::lines(fstab)
         .into_iter()
-        .find(|l| names.iter().flatten().any(|n| *n == l.0))?;
+        .find(|l| names.contains(&l.0))?;
     let options: Vec<String> = line
         .3
         .split(',')

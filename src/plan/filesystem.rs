@@ -99,6 +99,26 @@ impl<'a> Planner<'a> {
         }
     }
 
+    /// Every name a line of /etc/fstab may give this filesystem (see [`super::fstab::sources`]): the
+    /// label observed, and its device's paths (/dev/VG/LV and /dev/mapper/VG-LV; /dev/md/NAME
+    /// and /dev/mdN).
+    fn fs_names(&self, on: &FsOn, uuid: Option<&str>) -> Vec<String> {
+        let label = self.observed_fs(on).and_then(|f| f.label);
+        let paths = match on {
+            FsOn::Lv { vg, lv } => vec![
+                format!("/dev/{vg}/{lv}"),
+                format!(
+                    "/dev/mapper/{}",
+                    crate::observe::filesystems::dm_name(vg, lv)
+                ),
+            ],
+            FsOn::Mirror { mirror, .. } => std::iter::once(format!("/dev/md/{mirror}"))
+                .chain(self.fs_array(mirror).map(|a| format!("/dev/{}", a.kname)))
+                .collect(),
+        };
+        super::fstab::sources(uuid, label.as_deref(), &paths)
+    }
+
     /// The LV or the array exists, or this plan creates it.
     fn fs_device_will_exist(&self, on: &FsOn) -> bool {
         match on {
@@ -317,12 +337,12 @@ impl<'a> Planner<'a> {
             let uuid = self.fs_uuid(&on, fs);
             // A line of the machine's own (say, from before `hyraid import`) that mounts this
             // filesystem there already does what the file asks: it stays, and hyraid adds none.
-            let own_line = uuid.as_ref().is_some_and(|u| {
-                self.o.boot.fstab.as_deref().is_some_and(|t| {
-                    foreign_lines(t)
-                        .iter()
-                        .any(|l| l.0 == format!("UUID={u}") && l.1 == *mp)
-                })
+            // A line may name it by UUID, label or any path of its device, as mount does.
+            let names = self.fs_names(&on, uuid.as_deref());
+            let own_line = self.o.boot.fstab.as_deref().is_some_and(|t| {
+                foreign_lines(t)
+                    .iter()
+                    .any(|l| names.contains(&l.0) && l.1 == *mp)
             });
             let taken = if own_line {
                 None

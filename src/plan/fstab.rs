@@ -80,6 +80,22 @@ pub fn lines(text: &str) -> Vec<(String, String, String, String)> {
     v
 }
 
+/// Every source a line of /etc/fstab may give a filesystem, as mount(8) reads them: `UUID=` and
+/// its by-uuid path, `LABEL=` and its by-label path, and the `paths` of its device.
+pub fn sources(uuid: Option<&str>, label: Option<&str>, paths: &[String]) -> Vec<String> {
+    let mut v = Vec::new();
+    if let Some(u) = uuid {
+        v.push(format!("UUID={u}"));
+        v.push(format!("/dev/disk/by-uuid/{u}"));
+    }
+    if let Some(l) = label {
+        v.push(format!("LABEL={l}"));
+        v.push(format!("/dev/disk/by-label/{l}"));
+    }
+    v.extend(paths.iter().cloned());
+    v
+}
+
 /// Mount points of the lines hyraid does not own.
 pub fn foreign_mountpoints(old: &str) -> Vec<String> {
     foreign_lines(old).into_iter().map(|l| l.1).collect()
