@@ -148,9 +148,10 @@ impl<'a> Planner<'a> {
                 spec.name,
                 self.disks_present()
             ));
-            if let Some(m) = self.inactive_mirror_of(&spec.name) {
+            if let Some((m, dev)) = self.inactive_mirror_of(&spec.name) {
+                // The kernel's device: an adopted array may have no /dev/md/NAME.
                 fix.push_str(&format!(
-                    "; mirror {m} is assembled but not running: `mdadm --run /dev/md/{m}` starts it without this disk until then"
+                    "; mirror {m} is assembled but not running: `mdadm --run {dev}` starts it without this disk until then"
                 ));
             }
             self.refuse(object, reason, fix);
@@ -180,7 +181,7 @@ impl<'a> Planner<'a> {
     }
 
     /// A mirror of the file with this disk among its members that is assembled but not running.
-    fn inactive_mirror_of(&self, disk: &str) -> Option<String> {
+    fn inactive_mirror_of(&self, disk: &str) -> Option<(String, String)> {
         self.d
             .mirrors
             .values()
@@ -189,11 +190,11 @@ impl<'a> Planner<'a> {
                     .iter()
                     .any(|n| n == disk || n.starts_with(&format!("{disk}:")))
             })
-            .find(|m| {
+            .find_map(|m| {
                 self.array_of(m)
-                    .is_some_and(|a| a.array_state == "inactive")
+                    .filter(|a| a.array_state == "inactive")
+                    .map(|a| (m.name.clone(), format!("/dev/{}", a.kname)))
             })
-            .map(|m| m.name.clone())
     }
 
     /// A by-id name on the machine one typo away from `id` (a character or two in a long id).
