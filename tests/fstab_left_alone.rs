@@ -185,3 +185,36 @@ fn the_line_of_a_filesystem_on_nothing_goes() {
     assert_eq!(h.world().boot.fstab.unwrap(), FSTAB);
     assert!(plan_for(&h, &gone, allow.clone()).is_empty());
 }
+
+/// The LV of a filesystem the file mounts is inactive (its VG not activated at boot): hyraid
+/// cannot read what it holds, so nothing of it is planned, and its line of hyraid's block stays
+/// (the plan, even past its refusal, never drops the line that mounts it once it is back).
+#[test]
+fn the_line_of_a_filesystem_on_an_inactive_lv_is_kept() {
+    let (d, h, _) = built();
+    let before = h.world().boot.fstab.unwrap();
+    let mut w = h.world();
+    for l in w.lvm.lvs.iter_mut() {
+        l.active = false;
+    }
+    w.lvm.nodes.clear();
+    w.filesystems.retain(|f| f.md);
+    w.other_devices.retain(|b| !b.kname.starts_with("dm-"));
+    let h = SimHost::new(w);
+    let p = plan_for(&h, &d, Policy::default());
+    let r = p
+        .refused
+        .iter()
+        .find(|r| r.object == "lv vg0/nextcloud")
+        .expect("the unreadable LV is refused");
+    assert!(r.reason.contains("it is not active"), "{}", r.reason);
+    assert!(r.fix.contains("lvchange -ay vg0/nextcloud"), "{}", r.fix);
+    assert!(
+        !p.steps
+            .iter()
+            .any(|s| matches!(&s.step, Step::WriteFile(w) if w.path == "/etc/fstab")),
+        "the fstab line would be dropped:\n{}",
+        hyraid::render::text(&p, false)
+    );
+    assert!(before.contains(" /srv/nextcloud ext4 "), "{before}");
+}

@@ -388,7 +388,7 @@ impl<'a> Planner<'a> {
             }
             let Some(uuid) = uuid else {
                 // A re-creation refused: the line of the filesystem that stays is kept.
-                entries.extend(self.kept_fstab_entry(&on));
+                entries.extend(self.kept_fstab_entry(&on, mp));
                 continue;
             };
             if !own_line {

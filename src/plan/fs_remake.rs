@@ -29,15 +29,22 @@ impl<'a> Planner<'a> {
 
     /// The line of hyraid's fstab block that lists the filesystem on `on` now (by its UUID), as
     /// it stands: kept when the file's filesystem is not made in this plan (its re-creation
-    /// refused).
-    pub(in crate::plan) fn kept_fstab_entry(&self, on: &FsOn) -> Option<FstabEntry> {
-        let uuid = self.observed_fs(on)?.uuid?;
+    /// refused, or what the LV holds unknown).
+    /// A filesystem nobody could read (its LV inactive, its node not seen) keeps the line of
+    /// the block at the file's mount point `mp`: it mounts again once the LV is back.
+    pub(in crate::plan) fn kept_fstab_entry(&self, on: &FsOn, mp: &str) -> Option<FstabEntry> {
+        let uuid = self.observed_fs(on).and_then(|f| f.uuid);
         let text = self.o.boot.fstab.as_deref()?;
         let block = text.split_once(FSTAB_BEGIN)?.1.split_once(FSTAB_END)?.0;
         block.lines().find_map(|l| {
             let f: Vec<&str> = l.split_whitespace().collect();
-            (f.len() == 6 && f[0] == format!("UUID={uuid}")).then(|| FstabEntry {
-                uuid: uuid.clone(),
+            let line_uuid = f.first()?.strip_prefix("UUID=")?;
+            let same = match &uuid {
+                Some(u) => line_uuid == u,
+                None => f.get(1) == Some(&mp),
+            };
+            (f.len() == 6 && same).then(|| FstabEntry {
+                uuid: line_uuid.to_string(),
                 mountpoint: f[1].into(),
                 fstype: f[2].into(),
                 options: f[3].into(),
