@@ -252,6 +252,14 @@ fn a_disk_pulled_before_a_reboot_names_mdadm_run_for_the_inactive_mirror() {
         .iter()
         .find(|r| r.object == "disk hdd")
         .expect("the missing disk is refused");
+    // An array md has not started is not said to run complete.
+    assert!(
+        r.reason
+            .contains("its array is assembled without it and not running")
+            && !r.reason.contains("runs complete"),
+        "{}",
+        r.reason
+    );
     // The kernel's device: udev gives an inactive array no /dev/md/NAME link.
     let md = h.world().array_named("md-home").unwrap().kname.clone();
     assert!(

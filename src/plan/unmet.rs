@@ -80,6 +80,10 @@ impl<'a> Planner<'a> {
             .filter(|m| !m.absent && m.members.iter().any(|n| own(n)))
             .map(|m| {
                 let state = match self.array_of(m) {
+                    // md counts no missing member of an array it has not started.
+                    Some(a) if a.array_state == "inactive" => {
+                        "its array is assembled without it and not running: nothing on it can be used"
+                    }
                     Some(a) if a.degraded > 0 => "the array runs without it: one copy fewer",
                     Some(_) => "its array runs complete all the same: is the id mistyped?",
                     None => "the mirror cannot be built without it",
