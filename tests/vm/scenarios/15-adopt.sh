@@ -2,7 +2,8 @@
 # disks: ssd1:ssd:1G hdd1:hdd:1G ssd2:ssd:1G hdd2:hdd:1G wc1:ssd:256M
 # Adoption of a hand-built box: two mirrors made with mdadm's defaults as /dev/md0 and /dev/md1
 # (no name, so no /dev/md/NAME; no bitmap options; md1 still resyncing), LVM on top with an ext4
-# LV holding a checksummed file, an LVM raid1 LV and a snapshot hyraid does not manage.
+# LV holding a checksummed file (in fstab by its /dev/mapper name), an LVM raid1 LV and a snapshot
+# hyraid does not manage.
 # `hyraid import` adopts the arrays by UUID and leaves the rest out, saying why; plan on the file
 # shows only mdadm.conf's ARRAY lines. Then the typical edit (write-mostly auto, bitmap chunk
 # 128MiB, drive cache on, a writecache on a third SSD) applies and converges: checked with sysfs,
@@ -30,6 +31,8 @@ U1=$(mdadm --detail --export /dev/md1 | sed -n 's/^MD_UUID=//p')
 pvcreate -q /dev/md0 /dev/md1 && vgcreate -q vg0 /dev/md0 /dev/md1 && lvcreate -q -y -n data -L 512M vg0 /dev/md0
 check "vg0/data made" test -b /dev/vg0/data
 mkfs.ext4 -q /dev/vg0/data && mkdir -p /mnt/d && mount /dev/vg0/data /mnt/d
+# fstab as a person writes it: by the device mapper's name, not by UUID.
+echo "/dev/mapper/vg0-data /mnt/d ext4 defaults 0 2" >> /etc/fstab
 dd if=/dev/urandom of=/mnt/d/f bs=1M count=64 2>/dev/null; sync
 SUM=$(sha256sum /mnt/d/f | cut -d' ' -f1)
 same() { echo 3 > /proc/sys/vm/drop_caches; expect "file intact after $1" "$(sha256sum /mnt/d/f | cut -d' ' -f1)" "$SUM"; }
@@ -52,6 +55,7 @@ grep -q "not imported: lv vg0/scratch_snap: a snapshot of scratch" /tmp/import.e
 expect "no LVM raid1 LV or snapshot in the file" "$(grep -v '^#' $F | grep -c 'legacy\|scratch_snap\|stripes')" 0
 grep -q "has no ARRAY line for md0, md1" $F && ok "the file says mdadm.conf lacks the ARRAY lines" || bad "the file does not say what plan will show"
 grep -q "bitmap: none" $F && ok "no bitmap, as mdadm's default made it" || bad "bitmap line"
+grep -q "mount: /mnt/d" $F && ok "the ext4 of fstab's /dev/mapper/vg0-data line is in the file" || bad "no filesystem of vg0/data in the file"
 hy plan $F --format json >/dev/null; expect "plan on the imported file exits 0" $? 0
 expect "plan has exactly 2 steps" "$(grep -c '"op":' /tmp/hy.out)" 2
 grep -q '"op": "write_file"' /tmp/hy.out && grep -q '"path": "/etc/mdadm/mdadm.conf"' /tmp/hy.out && ok "step 1: mdadm.conf" || bad "no mdadm.conf step"
