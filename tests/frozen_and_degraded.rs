@@ -2,6 +2,8 @@
 //! that needs md to resync, recover or take a bitmap is refused at plan time, and a wait that
 //! meets a frozen array during apply gives up with how to thaw it instead of waiting forever.
 //! A degraded array keeps its bitmap: it is what a missing member's --re-add copies from.
+//! An array assembled but not started takes its bitmap and write-mostly flags from its members'
+//! superblocks: the plan that starts it makes the rest of its changes too, and apply converges.
 
 mod common;
 use common::*;
@@ -152,4 +154,56 @@ fn a_recovering_member_counts_as_back_for_the_bitmap() {
     let remove = at(|s| matches!(s, Step::RemoveBitmap(_))).expect("the bitmap removed");
     assert!(wait < remove, "{:#?}", p.steps);
     assert!(at(|s| matches!(s, Step::AddBitmap(_))).is_some());
+}
+
+/// The HDD was pulled before a reboot and a blank disk is in its bay: md assembled the array
+/// without starting it, and sysfs shows no bitmap. The file names the new disk and a larger
+/// bitmap chunk. The members' superblocks (`mdadm --examine`, `mdadm -X`) say the bitmap the
+/// array takes when it runs, so the plan that starts it also makes the new chunk (after the
+/// recovery it starts), and the one apply converges: nothing is left for a second run.
+#[test]
+fn an_array_started_by_the_plan_gets_the_rest_of_its_changes_in_the_same_plan() {
+    let (mut d, h) = example("single-pair");
+    apply(&h, &d, Policy::default()).unwrap();
+    h.finish_syncs();
+    let mut w = h.world();
+    plug_blank_disk(
+        &mut w,
+        "sdb",
+        "sdc",
+        32,
+        "ZA4000009",
+        "ata-ST500DM009-2F110A_ZA4000009",
+    );
+    let h = SimHost::new(w);
+    h.reboot_without_disk("sdb");
+    let o = observe(&h, &d);
+    let a = o.array_named("md-home").unwrap();
+    assert_eq!(a.array_state, "inactive");
+    assert!(a.superblock_read, "{a:?}");
+    assert_eq!(a.bitmap.as_ref().map(|b| b.chunk), Some(64 << 20), "{a:?}");
+    d.disks.get_mut("hdd").unwrap().id = Some("ata-ST500DM009-2F110A_ZA4000009".into());
+    d.mirrors.get_mut("md-home").unwrap().bitmap_chunk = Some(128 << 20);
+    let p = plan_for(&h, &d, Policy::default());
+    assert!(p.refused.is_empty(), "{:#?}", p.refused);
+    assert_eq!(
+        ops(&p),
+        [
+            "start_array",
+            "add_member",
+            "wait_idle",
+            "remove_bitmap",
+            "add_bitmap"
+        ]
+    );
+    assert!(
+        !p.notes.iter().any(|n| n.contains("checked once it runs")),
+        "{:?}",
+        p.notes
+    );
+    apply(&h, &d, Policy::default()).expect("one apply converges");
+    h.finish_syncs();
+    assert!(plan_for(&h, &d, Policy::default()).is_empty());
+    let a = h.world().array_named("md-home").unwrap().clone();
+    assert_eq!(a.bitmap.map(|b| b.chunk), Some(128 << 20));
 }

@@ -87,6 +87,48 @@ fn examine(host: &dyn Host, a: &MdstatArray) -> Option<BTreeMap<String, String>>
     mdadm::parse_export(&o.stdout).ok()
 }
 
+/// What the superblocks of an array that is not running say: its bitmap (`mdadm -X`) and which
+/// members are write-mostly (`mdadm --examine`). None when a member's cannot be read: what the
+/// array will be is then unknown, not "no bitmap".
+struct Superblocks {
+    bitmap: Option<MdBitmap>,
+    write_mostly: Vec<String>,
+}
+
+fn superblocks(host: &dyn Host, a: &MdstatArray) -> Option<Superblocks> {
+    let run = |argv: &[&str], dev: &str| -> Option<String> {
+        let mut v: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
+        v.push(format!("/dev/{dev}"));
+        host.run(&v).ok().map(|o| o.stdout)
+    };
+    let mut write_mostly = Vec::new();
+    let mut has_bitmap = false;
+    for m in &a.members {
+        let e = mdadm::parse_examine(&run(&["mdadm", "--examine"], &m.kname)?).ok()?;
+        has_bitmap |= e.has_bitmap;
+        if e.write_mostly {
+            write_mostly.push(m.kname.clone());
+        }
+    }
+    let bitmap = match has_bitmap {
+        false => None,
+        true => {
+            let x = mdadm::parse_examine_bitmap(&run(&["mdadm", "-X"], &a.members.first()?.kname)?)
+                .ok()?;
+            Some(MdBitmap {
+                chunk: x.chunk,
+                backlog: x.write_behind,
+                kind: BitmapKind::Internal,
+                file: None,
+            })
+        }
+    };
+    Some(Superblocks {
+        bitmap,
+        write_mostly,
+    })
+}
+
 pub(super) fn md_array(
     host: &dyn Host,
     a: &MdstatArray,
@@ -95,7 +137,7 @@ pub(super) fn md_array(
 ) -> MdArray {
     let base = format!("/sys/block/{}/md", a.kname);
     let get = |name: &str| attr(host, &format!("{base}/{name}"));
-    let bitmap = bitmap(host, &base, a);
+    let mut bitmap = bitmap(host, &base, a);
     // An inactive array (assembled by udev but not started, e.g. a member is missing after a
     // reboot) has no /dev/md/NAME link and little in sysfs or `--detail` (no level): the
     // superblock of a member says what it is.
@@ -108,20 +150,34 @@ pub(super) fn md_array(
     };
     let metadata = a.metadata.clone().filter(|m| m.starts_with("external:"));
     let container = metadata.as_deref().is_some_and(|m| !m.contains('/'));
+    // Not running: the members' superblocks say what the array takes when it starts.
+    let superblocks = (!a.active && metadata.is_none())
+        .then(|| superblocks(host, a))
+        .flatten();
+    if let Some(sb) = &superblocks {
+        bitmap = sb.bitmap.clone();
+    }
     let members = a
         .members
         .iter()
         .map(|m| {
             let dev = format!("{base}/dev-{}", m.kname);
+            let mut state = attr(host, &format!("{dev}/state"))
+                .get()
+                .map(|s| mdadm::parse_member_state(&s))
+                .unwrap_or_default();
+            let flagged = superblocks
+                .as_ref()
+                .is_some_and(|sb| sb.write_mostly.contains(&m.kname));
+            if flagged && !state.iter().any(|w| w == "write_mostly") {
+                state.push("write_mostly".into());
+            }
             MdMember {
                 kname: m.kname.clone(),
                 slot: attr(host, &format!("{dev}/slot"))
                     .get()
                     .and_then(|s| mdadm::parse_slot(&s)),
-                state: attr(host, &format!("{dev}/state"))
-                    .get()
-                    .map(|s| mdadm::parse_member_state(&s))
-                    .unwrap_or_default(),
+                state,
                 data_offset: attr(host, &format!("{dev}/offset"))
                     .get()
                     .and_then(|s| s.trim().parse().ok()),
@@ -187,5 +243,6 @@ pub(super) fn md_array(
         mismatch_cnt: number(get("mismatch_cnt").get()).unwrap_or(0),
         sync_min: 0,
         sync_speed_max: None,
+        superblock_read: superblocks.is_some(),
     }
 }

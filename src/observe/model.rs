@@ -304,6 +304,11 @@ pub struct MdArray {
     /// system-wide one. Read by `hyraid check`, not by the observer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sync_speed_max: Option<u64>,
+    /// An array that is not running, whose members' superblocks were read (`mdadm --examine`,
+    /// `mdadm -X`): its `bitmap` and its members' write-mostly flags are theirs, which the
+    /// array takes when it starts. False for a running array (sysfs says those).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub superblock_read: bool,
 }
 
 fn is_zero(n: &u64) -> bool {

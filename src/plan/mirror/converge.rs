@@ -79,7 +79,9 @@ impl<'a> Planner<'a> {
         let grown = self.change_width(m, a, &object, slots, &mut out);
         self.former_members(m, a, &object, &mut out);
         self.note_array_state(m, a);
-        if inactive {
+        // An array started by this plan is planned further only when its superblocks were read
+        // (its bitmap and write-mostly flags, which it takes when it starts).
+        if inactive && !a.superblock_read {
             return out;
         }
         // Write-mostly on live members: set first, clear last (write-behind needs one).
@@ -181,8 +183,11 @@ impl<'a> Planner<'a> {
             x.slot = Some(i as u32);
         }
         v.array_state = "active".into();
+        v.sync_action = "idle".into();
         v.degraded = v.raid_disks.saturating_sub(n as u32);
-        self.notes.push(format!("mirror {}: write-mostly, bitmap and write-behind are checked once it runs (apply verifies them)", m.name));
+        if !a.superblock_read {
+            self.notes.push(format!("mirror {}: write-mostly, bitmap and write-behind are checked once it runs (apply verifies them)", m.name));
+        }
         Some(v)
     }
 

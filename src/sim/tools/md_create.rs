@@ -432,6 +432,7 @@ pub(super) fn create(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOu
         mismatch_cnt: 0,
         sync_min: 0,
         sync_speed_max: None,
+        superblock_read: false,
     });
     let a = st.world.array(&kname).unwrap();
     let (uuid, superblock) = (a.uuid.clone(), a.superblock.clone());

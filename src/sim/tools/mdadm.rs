@@ -66,6 +66,8 @@ pub fn mdadm(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> {
         ["--create", md, rest @ ..] => create(st, md, rest),
         ["--grow", md, rest @ ..] => grow(st, md, rest),
         ["--examine", "--export", dev] => examine(st, dev),
+        ["--examine", dev] => examine_super(st, dev),
+        ["-X", dev] | ["--examine-bitmap", dev] => examine_bitmap(st, dev),
         ["--run", md] => start(st, md),
         ["--readwrite", md] => readwrite(st, md),
         ["--wait", md] => wait(st, md),
@@ -129,6 +131,88 @@ fn examine(st: &SimState, dev: &str) -> Result<CmdOutput, HostError> {
     out(&format!(
         "MD_LEVEL={}\nMD_DEVICES={}\nMD_NAME={set_name}\nMD_UUID={uuid}\nMD_EVENTS=20\n",
         a.level, a.raid_disks
+    ))
+}
+
+/// The array of native metadata a member device belongs to, and the member; or mdadm's error.
+fn member_of<'a>(
+    st: &'a SimState,
+    dev: &str,
+) -> Result<(&'a crate::observe::MdArray, &'a crate::observe::MdMember), Result<CmdOutput, HostError>>
+{
+    let Some(Target::Block(k)) = st.resolve(dev) else {
+        return Err(fail(
+            1,
+            format!("mdadm: cannot open {dev}: No such file or directory\n"),
+        ));
+    };
+    st.world
+        .arrays
+        .iter()
+        .filter(|a| !a.is_container() && a.metadata.is_none())
+        .find_map(|a| a.member(&k).map(|m| (a, m)))
+        .ok_or_else(|| fail(1, format!("mdadm: No md superblock detected on {dev}.\n")))
+}
+
+/// `mdadm --examine DEV`: the member's 1.x superblock as mdadm 4.2 prints it (the lines hyraid
+/// reads: magic, UUID, level, the internal bitmap, the write-mostly flag, the role).
+fn examine_super(st: &SimState, dev: &str) -> Result<CmdOutput, HostError> {
+    let (a, m) = match member_of(st, dev) {
+        Ok(x) => x,
+        Err(e) => return e,
+    };
+    let uuid = a
+        .uuid
+        .as_deref()
+        .map(crate::observe::names::mdadm_uuid)
+        .unwrap_or_default();
+    let bitmap = match &a.bitmap {
+        Some(b) if b.kind == crate::observe::BitmapKind::Internal => {
+            "Internal Bitmap : 8 sectors from superblock\n"
+        }
+        _ => "",
+    };
+    let flags = if m.write_mostly() {
+        "          Flags : write-mostly\n"
+    } else {
+        ""
+    };
+    let role = match m.slot {
+        Some(n) => format!("Active device {n}"),
+        None => "spare".into(),
+    };
+    out(&format!(
+        "{dev}:\n          Magic : a92b4efc\n        Version : 1.2\n     Array UUID : {uuid}\n     Raid Level : {}\n   Raid Devices : {}\n\n{bitmap}{flags}   Device Role : {role}\n",
+        a.level, a.raid_disks
+    ))
+}
+
+/// `mdadm -X DEV`: the internal bitmap's superblock on a member (chunk, write-behind), or
+/// mdadm's word that it has none (exit 1, as mdadm 4.2).
+fn examine_bitmap(st: &SimState, dev: &str) -> Result<CmdOutput, HostError> {
+    let (a, _) = match member_of(st, dev) {
+        Ok(x) => x,
+        Err(e) => return e,
+    };
+    let Some(b) = a
+        .bitmap
+        .as_ref()
+        .filter(|b| b.kind == crate::observe::BitmapKind::Internal)
+    else {
+        return fail(1, format!("mdadm: {dev} doesn't have bitmap\n"));
+    };
+    let chunk = match b.chunk {
+        c if c >= 1 << 30 && c % (1 << 30) == 0 => format!("{} GB", c >> 30),
+        c if c >= 1 << 20 && c % (1 << 20) == 0 => format!("{} MB", c >> 20),
+        c if c >= 1 << 10 && c % (1 << 10) == 0 => format!("{} KB", c >> 10),
+        c => format!("{c} B"),
+    };
+    let mode = match b.backlog {
+        0 => "Normal".to_string(),
+        n => format!("Allow write behind, max {n}"),
+    };
+    out(&format!(
+        "        Filename : {dev}\n           Magic : 6d746962\n         Version : 4\n       Chunksize : {chunk}\n          Daemon : 5s flush period\n      Write Mode : {mode}\n"
     ))
 }
 
