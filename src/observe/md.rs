@@ -227,7 +227,9 @@ pub(super) fn md_array(
             .and_then(|s| mdadm::parse_sync_completed(&s).ok().flatten()),
         // A needed resync that has not started (an auto-read-only array starts it at its
         // first write): `resync_start` is a sector while `sync_action` is idle.
-        resync_pending: get("resync_start").get().is_some_and(|r| r != "none")
+        // (An array that is not running shows a meaningless `resync_start`.)
+        resync_pending: a.active
+            && get("resync_start").get().is_some_and(|r| r != "none")
             && get("sync_action").get().is_none_or(|a| a == "idle"),
         degraded: number(get("degraded").get())
             .unwrap_or(0)

@@ -236,6 +236,10 @@ fn start(st: &mut SimState, md: &str) -> Result<CmdOutput, HostError> {
     }
     a.array_state = "clean".into();
     a.degraded = a.raid_disks.saturating_sub(n);
+    // A degraded RAID1 has no second copy to resync from.
+    if a.degraded > 0 {
+        a.resync_pending = false;
+    }
     out(&format!("mdadm: started array {md}\n"))
 }
 
