@@ -120,3 +120,59 @@ fn built_layout(o: hyraid::observe::Observed) {
     assert_eq!(o.lv("vg0", "nextcloud_wcorig").unwrap().stripes, 2);
     assert!(o.lv("vg0", "nextcloud_wc_cvol").unwrap().hidden);
 }
+
+/// The real kernel's inactive array after a disk swap (VM 09-disk-swap, Debian 12 and 13): md
+/// shows no bitmap for it, its members' superblocks do (`mdadm --examine`, `mdadm -X`). The file
+/// names the new disk and a larger bitmap chunk: the plan, with the preview `hyraid plan` makes
+/// of the machine after it, starts the array, adds the disk, waits for the recovery and
+/// re-chunks the bitmap. The preview once waited forever there for a resync the inactive
+/// array's `resync_start` seemed to announce: it must end (within a minute).
+#[test]
+fn the_real_inactive_array_after_a_disk_swap_is_planned_whole() {
+    let text = std::fs::read_to_string("tests/vm/configs/swapped.yaml")
+        .unwrap()
+        .replace("chunk: 64MiB", "chunk: 128MiB");
+    let d = hyraid::config::load_str("swapped.yaml", &text).unwrap();
+    for dir in ["tests/fixtures/vm", "tests/fixtures/vm-trixie"] {
+        let cap: Capture = serde_json::from_str(
+            &std::fs::read_to_string(format!("{dir}/disk-swap-inactive.json")).unwrap(),
+        )
+        .unwrap();
+        let obs = observe(&Replay::from(cap)).unwrap();
+        let a = &obs.arrays[0];
+        assert!(a.superblock_read && !a.resync_pending, "{dir}: {a:?}");
+        assert_eq!(a.bitmap.as_ref().map(|b| b.chunk), Some(64 << 20), "{dir}");
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (d2, o2) = (d.clone(), obs.clone());
+        std::thread::spawn(move || {
+            let _ = tx.send(hyraid::apply::preview::review(&d2, &o2, Default::default()));
+        });
+        let p = rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("the plan and its preview end")
+            .unwrap();
+        assert!(p.refused.is_empty(), "{dir}: {:#?}", p.refused);
+        let ops: Vec<String> = p
+            .steps
+            .iter()
+            .map(|s| {
+                serde_json::to_value(&s.step).unwrap()["op"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
+            .filter(|o| !["write_file", "reload_udev"].contains(&o.as_str()))
+            .collect();
+        assert_eq!(
+            ops,
+            [
+                "start_array",
+                "add_member",
+                "wait_idle",
+                "remove_bitmap",
+                "add_bitmap"
+            ],
+            "{dir}"
+        );
+    }
+}
