@@ -4,6 +4,7 @@
 //! observed state recorded with them, and the simulated host loaded from that state must answer
 //! so that the same parsers read back the same state.
 
+mod common;
 use hyraid::host::record::{Exchange, Replay};
 use hyraid::observe::capture::Capture;
 use hyraid::observe::observe;
@@ -152,15 +153,8 @@ fn the_real_inactive_array_after_a_disk_swap_is_planned_whole() {
             .expect("the plan and its preview end")
             .unwrap();
         assert!(p.refused.is_empty(), "{dir}: {:#?}", p.refused);
-        let ops: Vec<String> = p
-            .steps
-            .iter()
-            .map(|s| {
-                serde_json::to_value(&s.step).unwrap()["op"]
-                    .as_str()
-                    .unwrap()
-                    .to_string()
-            })
+        let ops: Vec<String> = common::ops(&p)
+            .into_iter()
             .filter(|o| !["write_file", "reload_udev"].contains(&o.as_str()))
             .collect();
         assert_eq!(
