@@ -84,7 +84,7 @@ fn a_wait_on_an_array_frozen_during_apply_gives_up_with_the_fix() {
         Ok(())
     };
     let e = apply::apply(
-        apply::Source::Desired(d.clone()),
+        apply::Source::Desired(Box::new(d.clone())),
         &h,
         &apply::Options::default(),
         &mut confirm,

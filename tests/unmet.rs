@@ -346,7 +346,7 @@ fn a_mirror_rebuilding_a_member_is_not_yet_as_the_file_says() {
     // Put back by hand without write-mostly: apply sets it, and says the mirror is still
     // rebuilding rather than "matches the file".
     let opts = hyraid::apply::Options::default();
-    let source = hyraid::apply::Source::Desired(d.clone());
+    let source = hyraid::apply::Source::Desired(Box::new(d.clone()));
     let out =
         hyraid::apply::apply(source, &h, &opts, &mut |_| Ok(()), &mut std::io::sink()).unwrap();
     assert_eq!(ops(&out.plan), ["set_write_mostly"]);

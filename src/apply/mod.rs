@@ -326,7 +326,7 @@ pub fn verify(host: &dyn Host, desired: &Desired, policy: Policy) -> Result<Plan
 /// What to apply: a configuration (planned here against the machine) or a saved plan (re-derived
 /// from the desired state it carries and run only when equal, see [`saved`]).
 pub enum Source {
-    Desired(Desired),
+    Desired(Box<Desired>),
     Saved(Box<Plan>),
 }
 

@@ -83,7 +83,7 @@ pub(super) fn run(
     };
     let source = match super::input::read_input(&a.file)? {
         super::input::Input::Plan(p) => Source::Saved(p),
-        super::input::Input::Config(d, _) => Source::Desired(*d),
+        super::input::Input::Config(d, _) => Source::Desired(d),
     };
     crate::timings::mark("file read");
     let opts = apply::Options {

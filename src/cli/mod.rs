@@ -213,7 +213,7 @@ fn dispatch(cli: Cli, early: Early) -> Result<u8, Error> {
             };
             // What is shown is hyraid's own plan, made again from what the file carries.
             let p = crate::apply::saved::rederive(&saved).map_err(Error::from)?;
-            out(&render::render(
+            out(render::render(
                 &p,
                 format,
                 format == Format::Text && color(),

@@ -228,8 +228,8 @@ impl Monitoring {
 /// The value of the last `AUTOCHECK=` line, unquoted and lowercased.
 pub fn autocheck_value(text: &str) -> Option<String> {
     text.lines()
-        .filter_map(|l| l.trim().strip_prefix("AUTOCHECK="))
-        .last()
+        .rev()
+        .find_map(|l| l.trim().strip_prefix("AUTOCHECK="))
         .map(|v| v.trim().trim_matches(['"', '\'']).to_ascii_lowercase())
 }
 

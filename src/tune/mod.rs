@@ -14,6 +14,7 @@ mod configs;
 pub mod recommend;
 mod report;
 mod run;
+mod target;
 pub mod yaml_edit;
 
 pub use configs::{Change, Config, configs, mirrors_of};

@@ -52,7 +52,7 @@ pub fn apply(h: &SimHost, d: &Desired, policy: Policy) -> Result<Plan, ApplyErro
         re_add: policy.re_add.clone(),
         ..Default::default()
     };
-    let source = apply::Source::Desired(d.clone());
+    let source = apply::Source::Desired(Box::new(d.clone()));
     apply::apply(source, h, &opts, &mut |_| Ok(()), &mut std::io::sink()).map(|o| o.plan)
 }
 

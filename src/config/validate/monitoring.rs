@@ -61,15 +61,15 @@ pub(super) fn checks(c: &mut Ctx, raw: &RawConfig, mirrors: &mut BTreeMap<String
 
 /// One `check:`'s settings, each checked where it is written.
 fn settings(c: &mut Ctx, p: &str, s: &RawCheckSettings) {
-    if let Some(sched) = &s.schedule {
-        if let Err(e) = calendar_syntax(sched) {
-            c.err(
-                &format!("{p}/schedule"),
-                false,
-                e,
-                Some("write it as systemd's OnCalendar does (systemd.time(7)), e.g. `Sun *-*-1..7 01:00:00` or `Sat 03:00`".into()),
-            );
-        }
+    if let Some(sched) = &s.schedule
+        && let Err(e) = calendar_syntax(sched)
+    {
+        c.err(
+            &format!("{p}/schedule"),
+            false,
+            e,
+            Some("write it as systemd's OnCalendar does (systemd.time(7)), e.g. `Sun *-*-1..7 01:00:00` or `Sat 03:00`".into()),
+        );
     }
     for (key, v, least) in [
         ("budget", &s.budget, 60),

@@ -211,9 +211,8 @@ pub fn fio(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> {
     count_io(st, file, reads, (bw * runtime / block) as u64);
     // Up to ±3% from run to run, the same for the same run number.
     st.serial += 1;
-    let jitter = 1.0
-        + (((st.serial as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) % 61) as f64 / 1000.0
-        - 0.03;
+    let jitter =
+        1.0 + ((st.serial.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) % 61) as f64 / 1000.0 - 0.03;
     let bw = bw * jitter;
     let iops = bw / block;
     let lat_us = depth * 1e6 / iops.max(1.0);
