@@ -4,11 +4,19 @@
 //! validate as `hyraid validate` does.
 
 mod common;
-use common::{EXAMPLES, hyraid, text};
+use common::{hyraid, text};
 
 fn fixture(name: &str) -> String {
     format!("tests/fixtures/saved-plans/v1/{name}.json")
 }
+
+/// The examples a format-1 plan was saved of (those that existed before format 2).
+const EXAMPLES: &[&str] = &[
+    "microserver-gen8",
+    "microserver-partitioned",
+    "nvme-plus-two-hdd",
+    "single-pair",
+];
 
 #[test]
 fn every_fixture_is_format_1_with_steps() {

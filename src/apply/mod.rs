@@ -212,6 +212,14 @@ pub fn observe_started_for(
         if d.alerts.is_some() {
             crate::observe::monitoring::probe_mdmonitor(host, &mut obs.boot.monitoring);
         }
+        // The key files and header backups the file names: made, kept private, present.
+        let secrets: Vec<String> = d
+            .mirrors
+            .values()
+            .filter_map(|m| m.encryption.as_ref())
+            .flat_map(|e| std::iter::once(e.key_file.clone()).chain(e.header_backup.clone()))
+            .collect();
+        crate::observe::luks::probe_secret_files(host, &mut obs.boot, &secrets);
         let caches = d.volume_groups.values().flat_map(|v| v.lvs.values());
         if caches.filter(|l| l.cache.is_some()).count() > 0 {
             let found = crate::observe::CACHE_CHECK_PATHS
@@ -313,6 +321,44 @@ pub struct ExecOptions {
     pub progress_bar: bool,
 }
 
+/// After a plan that opened encrypted mirrors whose content it could not see: what stands on
+/// them is planned now, shown, confirmed and run like any plan (a saved plan stops instead: its
+/// reviewer saw only the open).
+fn next_round(
+    p: Plan,
+    applied: Applied,
+    host: &dyn Host,
+    opts: &Options,
+    confirm: &mut Confirm,
+    out: &mut dyn Write,
+) -> Result<Outcome, ApplyError> {
+    let _ = writeln!(
+        out,
+        "\nOpened {}: what is inside them is planned now.\n",
+        p.behind_open.join(", ")
+    );
+    let next = apply_started(
+        Source::Desired(Box::new(p.desired.clone())),
+        EarlyReads::start(host),
+        host,
+        opts,
+        confirm,
+        out,
+    )?;
+    let mut all = applied;
+    if let Some(more) = next.applied {
+        let base = all.steps;
+        all.steps += more.steps;
+        all.warnings
+            .extend(more.warnings.into_iter().map(|(i, w)| (i + base, w)));
+    }
+    Ok(Outcome {
+        plan: p,
+        applied: Some(all),
+        waiting: next.waiting,
+    })
+}
+
 /// After the last step: observe and plan again; anything left is an error.
 pub fn verify(host: &dyn Host, desired: &Desired, policy: Policy) -> Result<Plan, ApplyError> {
     let obs = observe_for(host, Some(desired))?;
@@ -394,6 +440,7 @@ pub fn apply_started(
         allow_destroy,
         re_add: opts.re_add.clone(),
     };
+    let saved = matches!(source, Source::Saved(_));
     let (p, obs) = match source {
         Source::Saved(saved) => {
             let obs = observe_started_for(host, Some(&saved.desired), early)?;
@@ -427,6 +474,9 @@ pub fn apply_started(
         install_interrupt_handler();
     }
     let applied = execute_report(host, &p, &obs, &opts.journal, out, &opts.exec)?;
+    if !p.behind_open.is_empty() && !saved {
+        return next_round(p, applied, host, opts, confirm, out);
+    }
     let after = verify(host, &p.desired, policy)?;
     crate::timings::mark("verified: observed and planned again");
     Ok(Outcome {

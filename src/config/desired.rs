@@ -81,6 +81,9 @@ pub struct MirrorSpec {
     /// The filesystem on the array itself (no LVM on it); None = hyraid leaves its content alone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub filesystem: Option<super::filesystem::FilesystemSpec>,
+    /// LUKS2 between the array and its PV; None = none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encryption: Option<super::encryption::EncryptionSpec>,
     /// hyraid's scheduled check of the array; None = none (no `check:` for it in the file).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub check: Option<super::monitoring::CheckSpec>,
@@ -116,6 +119,13 @@ impl MirrorSpec {
         match &self.adopted {
             Some(a) => a.device.clone(),
             None => format!("/dev/md/{}", self.name),
+        }
+    }
+    /// The device its PV is made on: the opened LUKS device when it is encrypted, else the array.
+    pub fn pv_path(&self) -> String {
+        match &self.encryption {
+            Some(e) => e.mapper_path(),
+            None => self.md_path(),
         }
     }
     /// The device of an adopted mirror (steps carry it; None = /dev/md/NAME).
@@ -268,6 +278,10 @@ pub const ACCEPTABLE_LINTS: &[(&str, &str)] = &[
     (
         "cache-not-faster",
         "a writecache or dm-cache on media no faster than the LV's (refused by the plan unless accepted)",
+    ),
+    (
+        "plaintext-cache",
+        "a writecache or dm-cache on an unencrypted device in front of an LV on encrypted mirrors",
     ),
     (
         "never-checked",

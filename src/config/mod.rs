@@ -3,6 +3,7 @@
 
 pub mod desired;
 mod editor_rules;
+pub mod encryption;
 pub mod filesystem;
 pub mod monitoring;
 pub mod position;

@@ -150,6 +150,9 @@ pub struct RawMirror {
     /// Optional filesystem (ext4 or xfs) made on the array itself, without LVM: listed in /etc/fstab and mounted. A mirror with one is not a PV.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub filesystem: Option<super::filesystem::RawFilesystem>,
+    /// Optional LUKS2 encryption between the array and its PV: `{ key_file: /etc/hyraid/keys/NAME.key }`. The array is formatted only while blank.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encryption: Option<super::encryption::RawEncryption>,
     /// md superblock format of a new array: `"1.2"` (default: 4 KiB from the start) or `"1.0"` (at the end: each member reads as the filesystem itself, as a boot loader needs for /boot). Quoted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<MdMetadata>,

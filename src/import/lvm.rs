@@ -65,7 +65,11 @@ pub(super) fn volume_groups(
         let mut pvs = Vec::new();
         let mut pv_name: BTreeMap<String, String> = BTreeMap::new();
         for p in o.pvs_of(&vg.name) {
-            let n = if o.array(&p.kname).is_some() {
+            let n = if o.array(&p.kname).is_some()
+                || o.luks
+                    .iter()
+                    .any(|l| l.mapping.as_ref().is_some_and(|m| m.kname == p.kname))
+            {
                 match mirror_of.get(&p.kname) {
                     Some(n) => Ok(n.clone()),
                     None => Err(format!("PV {} is not a mirror hyraid manages", p.name)),

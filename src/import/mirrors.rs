@@ -220,12 +220,26 @@ pub(super) fn mirrors(b: &mut Builder) -> Mirrors {
                 name.clone(),
             ));
         }
+        let encryption = match super::encryption::encryption(o, &a.kname, &name) {
+            Ok(e) => e,
+            Err(why) => {
+                b.rollback(saved);
+                b.skipped.push(format!("{label}: {why}"));
+                continue;
+            }
+        };
         mirror_of.insert(a.kname.clone(), name.clone());
+        let encryption = encryption.map(|(e, mapping)| {
+            // Its PV is the mapping.
+            mirror_of.insert(mapping, name.clone());
+            e
+        });
         let filesystem = mirror_filesystem(o, a, &name);
         mirrors.insert(
             name,
             RawMirror {
                 filesystem,
+                encryption,
                 uuid: if adopted { uuid } else { None },
                 device,
                 members,

@@ -5,6 +5,7 @@
 
 mod cache;
 mod disks;
+mod encryption;
 mod lvm;
 mod mirrors;
 mod monitoring;
@@ -99,6 +100,7 @@ fn build(o: &Observed, preassigned: &BTreeMap<String, String>) -> Built {
         .into_iter()
         .collect();
     notes.append(&mut b.converted);
+    let accept = encryption::plaintext_caches(&mirrors, &vgs, &mut notes);
     Built {
         config: RawConfig {
             version: 1,
@@ -106,7 +108,7 @@ fn build(o: &Observed, preassigned: &BTreeMap<String, String>) -> Built {
             disks: b.disks,
             mirrors,
             volume_groups: vgs,
-            accept: Default::default(),
+            accept,
             check: None,
             alerts: kept.as_ref().and_then(monitoring::alerts),
         },

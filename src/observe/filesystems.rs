@@ -120,7 +120,13 @@ impl Filesystem {
 pub fn on_arrays(nodes: &[Node]) -> Vec<Filesystem> {
     let mut out: Vec<Filesystem> = nodes
         .iter()
-        .filter(|n| n.kind == "raid1" && n.fstype.as_deref() != Some("LVM2_member"))
+        .filter(|n| {
+            n.kind == "raid1"
+                && !matches!(
+                    n.fstype.as_deref(),
+                    Some("LVM2_member" | super::luks::LUKS_FSTYPE)
+                )
+        })
         .filter_map(|n| {
             Some(Filesystem {
                 uuid: n.uuid.clone(),

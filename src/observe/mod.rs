@@ -7,6 +7,7 @@ pub mod fs_label;
 pub mod json_schema;
 pub mod lookup;
 pub mod lsblk;
+pub mod luks;
 pub mod lvm;
 pub mod lvm_devices;
 pub mod lvm_model;

@@ -52,6 +52,13 @@ pub struct Observed {
     /// observer never reads SMART; `status` asks smartctl itself).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub smart: BTreeMap<String, super::smart::DriveHealth>,
+    /// LUKS headers (lsblk's `crypto_LUKS`) and the mappings open on them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub luks: Vec<super::luks::Luks>,
+    /// The key files and header backups of a simulated machine, by path (the observer lists no
+    /// files; it asks `stat` of those it needs, into `boot.secret_files`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub files: BTreeMap<String, super::luks::SecretFile>,
 }
 
 /// A block device hyraid does not model, as lsblk reports it.
@@ -66,6 +73,9 @@ pub struct OtherDevice {
     pub fstype: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mountpoint: Option<String>,
+    /// lsblk NAME where it is not the kernel name (a device-mapper device's name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     /// The devices it is stacked on, by kernel name (empty for a top-level device such as loop).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub parents: Vec<String>,
@@ -132,6 +142,13 @@ pub struct Boot {
     /// check, mail, md's monitor.
     #[serde(default, skip_serializing_if = "is_default")]
     pub monitoring: super::monitoring::Monitoring,
+    /// /etc/crypttab, when it exists.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crypttab: Option<String>,
+    /// The key files and header backups the file names (and the key files of crypttab), by
+    /// path, as `stat` shows them; a path not here does not exist.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub secret_files: BTreeMap<String, super::luks::SecretFile>,
 }
 
 fn is_default<T: Default + PartialEq>(v: &T) -> bool {

@@ -161,6 +161,8 @@ pub fn observe_started(
         partition_tables: Default::default(),
         missing_tools: vec![],
         smart: Default::default(),
+        luks: super::luks::from_lsblk(&nodes),
+        files: Default::default(),
     }
     .normalized())
 }
@@ -377,6 +379,7 @@ fn other_devices(nodes: &[lsblk::Node], mdstat_arrays: &[mdstat::MdstatArray]) -
             size: n.size,
             fstype: n.fstype.clone(),
             mountpoint: n.mountpoint.clone(),
+            name: (n.name != n.kname).then(|| n.name.clone()),
             parents: n.parents.clone(),
         })
         .collect()
@@ -448,6 +451,7 @@ fn boot(host: &dyn Host) -> Result<Boot, ObserveError> {
     b.write_cache_rule = read_opt(host, WRITE_CACHE_RULE_PATH)?;
     b.fstab = read_opt(host, super::FSTAB_PATH)?;
     b.systemd = host.exists(super::SYSTEMD_PATH);
+    b.crypttab = read_opt(host, super::luks::CRYPTTAB_PATH)?;
     b.monitoring = super::monitoring::read(host);
     // Unreadable counts as absent: it must not stop the observation of the rest.
     b.lvm_devices = host

@@ -167,6 +167,8 @@ struct Model<'a> {
     skip_vgs: HashSet<String>,
     /// The file's name for each PV key.
     labels: HashMap<String, String>,
+    /// LUKS mappings this plan opens: /dev/mapper/NAME → the array's path.
+    mappers: HashMap<String, String>,
     refused: Vec<Refusal>,
 }
 
@@ -181,6 +183,7 @@ pub fn check(d: &Desired, o: &Observed, steps: &[PlannedStep]) -> Vec<Refusal> {
         vgs: HashMap::new(),
         skip_vgs: HashSet::new(),
         labels: HashMap::new(),
+        mappers: HashMap::new(),
         refused: Vec::new(),
     };
     m.label_pvs(d);
@@ -221,7 +224,13 @@ impl Model<'_> {
         for vg in d.volume_groups.values() {
             for r in &vg.pvs {
                 let key = match r {
-                    DeviceRef::Mirror(n) => Some(self.key(&format!("/dev/md/{n}"))),
+                    DeviceRef::Mirror(n) => Some(
+                        self.key(
+                            &d.mirrors
+                                .get(n)
+                                .map_or_else(|| format!("/dev/md/{n}"), |m| m.pv_path()),
+                        ),
+                    ),
                     DeviceRef::Disk(n) => {
                         let (disk, part) = split_device(n);
                         let dev = d.disks.get(disk).and_then(|s| super::disk_for(self.o, s));
@@ -251,6 +260,12 @@ impl Model<'_> {
     fn key(&self, path: &str) -> String {
         let k = if let Some(n) = path.strip_prefix("/dev/md/") {
             self.o.array_named(n).map(|a| a.kname.clone())
+        } else if let Some(n) = path.strip_prefix("/dev/mapper/") {
+            self.o
+                .other_devices
+                .iter()
+                .find(|d| d.kind == "crypt" && d.name.as_deref() == Some(n))
+                .map(|d| d.kname.clone())
         } else if let Some(i) = path.strip_prefix("/dev/disk/by-id/") {
             self.o.by_id(i).map(|b| b.kname.clone())
         } else {
@@ -270,6 +285,19 @@ impl Model<'_> {
     fn size(&self, path: &str) -> Option<u64> {
         if self.unknown.contains(path) {
             return None;
+        }
+        if let Some(n) = path.strip_prefix("/dev/mapper/") {
+            return match self.mappers.get(path) {
+                Some(array) => self
+                    .size(array)?
+                    .checked_sub(crate::observe::luks::LUKS2_DATA_OFFSET),
+                None => self
+                    .o
+                    .other_devices
+                    .iter()
+                    .find(|d| d.kind == "crypt" && d.name.as_deref() == Some(n))
+                    .map(|d| d.size),
+            };
         }
         if let Some(n) = path.strip_prefix("/dev/md/") {
             if self.unknown.contains(n) {
@@ -366,6 +394,10 @@ impl Model<'_> {
                     .chain(devices.iter().filter(|x| x.write_mostly))
                     .collect();
                 self.mirror(array, &order, *bitmap_chunk, *metadata);
+            }
+            Step::OpenLuks(o) => {
+                self.mappers
+                    .insert(format!("/dev/mapper/{}", o.name), o.device.clone());
             }
             Step::CreatePv(CreatePv { device, object }) => {
                 let k = self.key(device);

@@ -15,13 +15,18 @@ use crate::plan::step::{FsOn, GrowFilesystem, MakeFilesystem, MountFilesystem, W
 /// and the observation (version 5-style bits), so a saved plan re-derives the same one and the
 /// fstab line is known at plan time.
 fn new_fs_uuid(host: &str, on: &FsOn, basis: &str) -> String {
-    use sha2::{Digest, Sha256};
     let (outer, inner) = match on {
         FsOn::Lv { vg, lv } => (vg.as_str(), lv.as_str()),
         FsOn::Mirror { mirror, .. } => ("/dev/md", mirror.as_str()),
     };
+    derived_uuid(&["filesystem", host, outer, inner, basis])
+}
+
+/// A version-5-style UUID hashed from `parts`: the same observation gives the same one.
+pub(super) fn derived_uuid(parts: &[&str]) -> String {
+    use sha2::{Digest, Sha256};
     let mut h = Sha256::new();
-    for part in ["filesystem", host, outer, inner, basis] {
+    for part in parts {
         h.update(part.as_bytes());
         h.update([0u8]);
     }

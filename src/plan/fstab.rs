@@ -29,15 +29,20 @@ impl FstabEntry {
 /// The lines outside hyraid's block, and where the block was (the index of the line it stood
 /// before), if there was one.
 fn outside(old: &str) -> (Vec<&str>, Option<usize>) {
+    outside_of(old, FSTAB_BEGIN, FSTAB_END)
+}
+
+/// The lines outside the block between `begin` and `end`, and where it was.
+fn outside_of<'t>(old: &'t str, begin: &str, end: &str) -> (Vec<&'t str>, Option<usize>) {
     let mut keep = Vec::new();
     let mut at = None;
     let mut inside = false;
     for line in old.split_inclusive('\n') {
         let bare = line.trim_end_matches('\n');
-        if !inside && bare == FSTAB_BEGIN {
+        if !inside && bare == begin {
             inside = true;
             at.get_or_insert(keep.len());
-        } else if inside && bare == FSTAB_END {
+        } else if inside && bare == end {
             inside = false;
         } else if !inside {
             keep.push(line);
@@ -120,27 +125,39 @@ pub fn block_lines(old: &str) -> Vec<(String, String, String)> {
 /// /etc/fstab with hyraid's block holding the `kept` lines as they were, then `entries` (none
 /// of either: no block), where the block was or at the end.
 pub fn managed_fstab(old: Option<&str>, kept: &[String], entries: &[FstabEntry]) -> String {
-    let (mut keep, at) = outside(old.unwrap_or(""));
-    // Lines already in the block stay in their order; new ones follow, in the order given.
-    let before: Vec<String> = block_lines(old.unwrap_or(""))
-        .into_iter()
-        .map(|(l, _, _)| l)
-        .collect();
-    let mut lines: Vec<String> = kept
+    let lines: Vec<String> = kept
         .iter()
         .cloned()
         .chain(entries.iter().map(FstabEntry::line))
         .collect();
+    managed_block(old, FSTAB_BEGIN, FSTAB_END, lines)
+}
+
+/// The lines between `begin` and `end` in `text` (none: no block).
+pub fn lines_between<'t>(text: &'t str, begin: &str, end: &str) -> Vec<&'t str> {
+    let Some((_, rest)) = text.split_once(begin) else {
+        return Vec::new();
+    };
+    let block = rest.split_once(end).map_or(rest, |(b, _)| b);
+    block.lines().filter(|l| !l.trim().is_empty()).collect()
+}
+
+/// A configuration file with hyraid's block (between `begin` and `end`) holding `lines`, where
+/// the block was or at the end, and every other line byte for byte; no lines, no block. Lines
+/// already in the block keep their order; new ones follow, in the order given.
+pub fn managed_block(old: Option<&str>, begin: &str, end: &str, mut lines: Vec<String>) -> String {
+    let (mut keep, at) = outside_of(old.unwrap_or(""), begin, end);
+    let before = lines_between(old.unwrap_or(""), begin, end);
     lines.sort_by_key(|l| before.iter().position(|b| b == l).unwrap_or(usize::MAX));
     let mut block = String::new();
     if !lines.is_empty() {
-        block.push_str(FSTAB_BEGIN);
+        block.push_str(begin);
         block.push('\n');
         for l in &lines {
             block.push_str(l);
             block.push('\n');
         }
-        block.push_str(FSTAB_END);
+        block.push_str(end);
         block.push('\n');
     }
     let at = at.unwrap_or(keep.len());

@@ -9,6 +9,7 @@ pub mod address;
 mod boot;
 pub mod capacity;
 mod disk;
+pub mod encryption;
 mod filesystem;
 pub mod fingerprint;
 mod foreign;
@@ -123,6 +124,10 @@ pub struct Plan {
     /// `--detailed-exitcode` exits 2.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub waiting: Vec<String>,
+    /// Encrypted mirrors this plan opens whose content it could not see: what stands on them is
+    /// planned once they are open (`hyraid apply` plans again, shows and asks before it runs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub behind_open: Vec<String>,
     /// The desired state the plan converges to: apply plans again from it and runs the plan
     /// only when it is the same as this file's.
     pub desired: Desired,
@@ -192,6 +197,9 @@ struct Planner<'a> {
     /// Mirror members' partitions that can grow (by kernel name): their growpart waits for the
     /// mirror's grow to be planned as a whole (`mirror/size.rs`).
     member_growth: BTreeMap<String, step::GrowPartition>,
+    /// Encrypted mirrors whose existing LUKS header this plan opens: what is inside is seen
+    /// only once it is open, so what stands on them is planned then.
+    opening: BTreeSet<String>,
 }
 
 /// The plan of `d` on the machine `o`: the stages in the order their steps run.
@@ -215,12 +223,15 @@ pub fn plan(d: &Desired, o: &Observed, policy: Policy) -> Result<Plan, PlanError
     p.mirrors()?;
     // Mirrors whose member partitions grow: growpart on each, the array, then its PV.
     p.mirror_sizes();
+    // The LUKS2 layer of encrypted mirrors (key file, format, header backup, open) and crypttab.
+    p.encryption();
     // The ARRAY lines of mdadm.conf (and md's monitor lines), and the initramfs that carries
     // them; the mirrors' check timers and hyraid's monitoring settings.
     p.mdadm_conf();
     p.monitoring();
     // PVs, VGs, LVs and writecaches; removals last: VGs, then mirrors.
     let mut removals = p.volume_groups();
+    p.plaintext_caches();
     // hyraid's fstab block and the mounts, once every filesystem is made; labels set in place.
     p.filesystems();
     p.relabel_filesystems();
@@ -245,6 +256,7 @@ pub fn plan(d: &Desired, o: &Observed, policy: Policy) -> Result<Plan, PlanError
         foreign,
         notes: p.notes,
         waiting: p.waiting,
+        behind_open: p.opening.iter().cloned().collect(),
         desired: d.clone(),
         observed: None,
         withheld,
@@ -293,6 +305,7 @@ impl<'a> Planner<'a> {
             basis: fingerprint::Basis::of(o),
             file_knames: BTreeSet::new(),
             member_growth: BTreeMap::new(),
+            opening: BTreeSet::new(),
         }
     }
 

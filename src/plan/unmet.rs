@@ -254,6 +254,13 @@ impl<'a> Planner<'a> {
         for vg in self.d.volume_groups.values().filter(|v| !v.absent) {
             let object = format!("vg {}", vg.name);
             let observed = self.ix.vg(&vg.name);
+            let opening = vg
+                .pvs
+                .iter()
+                .any(|r| matches!(r, DeviceRef::Mirror(n) if self.opening.contains(n)));
+            if opening {
+                continue;
+            }
             if observed.is_none() && !made.contains(&object) {
                 unmet.push(object);
                 continue;

@@ -173,6 +173,8 @@ pub(super) fn with_disks(hostname: &str, block_devices: Vec<BlockDevice>) -> Obs
         partition_tables: Default::default(),
         missing_tools: vec![],
         smart: Default::default(),
+        luks: vec![],
+        files: Default::default(),
     }
     .normalized()
 }

@@ -201,7 +201,11 @@ impl Host for SimHost {
         if argv == crate::observe::lvm::argv() {
             return out(&answer::fullreport(&st.world));
         }
+        if let Some(r) = tools::crypt::file_tool(&mut st, &args) {
+            return r;
+        }
         match args.as_slice() {
+            ["cryptsetup", rest @ ..] => tools::crypt::cryptsetup(&mut st, rest),
             ["wipefs", "--no-act", "--json", devs @ ..] if !devs.is_empty() => {
                 answer::wipefs(&st, devs)
             }
@@ -320,6 +324,12 @@ impl Host for SimHost {
                 .lvm_devices
                 .as_ref()
                 .map(tools::lvm_devices::render)
+                .ok_or(HostError::NotFound { path: path.into() });
+        }
+        if path == crate::observe::luks::CRYPTTAB_PATH {
+            return b
+                .crypttab
+                .clone()
                 .ok_or(HostError::NotFound { path: path.into() });
         }
         if path == crate::observe::FSTAB_PATH {
@@ -491,6 +501,8 @@ impl Host for SimHost {
             b.write_cache_rule = Some(content.into());
         } else if path == crate::observe::FSTAB_PATH {
             b.fstab = Some(content.into());
+        } else if path == crate::observe::luks::CRYPTTAB_PATH {
+            b.crypttab = Some(content.into());
         } else if tools::systemd::replace_file(&mut st.world, path, content) {
         } else {
             return Err(HostError::Io {

@@ -28,6 +28,8 @@ pub(crate) enum Target {
     Block(String),
     Md(String),
     Lv(String, String),
+    /// An open dm-crypt mapping (/dev/mapper/NAME), by kernel name.
+    Mapper(String),
 }
 
 impl SimState {
@@ -70,6 +72,9 @@ impl SimState {
                 .filter(|a| linked(a))
                 .map(|a| Target::Md(a.kname.clone()));
         }
+        if let Some(name) = path.strip_prefix("/dev/mapper/") {
+            return super::tools::crypt::resolve_mapper(self, name).map(Target::Mapper);
+        }
         if let Some(k) = path.strip_prefix("/dev/") {
             if w.array(k).is_some() {
                 return Some(Target::Md(k.to_string()));
@@ -99,7 +104,7 @@ impl SimState {
 
     pub fn kname(t: &Target) -> String {
         match t {
-            Target::Block(k) | Target::Md(k) => k.clone(),
+            Target::Block(k) | Target::Md(k) | Target::Mapper(k) => k.clone(),
             Target::Lv(vg, lv) => format!("{vg}/{lv}"),
         }
     }
@@ -117,7 +122,15 @@ impl SimState {
                         .iter()
                         .any(|d| d.parent.as_deref() == Some(k.as_str()))
             }
-            Target::Md(k) => self.world.pv(k).is_some_and(|p| p.vg.is_some()),
+            Target::Md(k) => {
+                self.world.pv(k).is_some_and(|p| p.vg.is_some())
+                    || self
+                        .world
+                        .other_devices
+                        .iter()
+                        .any(|o| o.parents.contains(k))
+            }
+            Target::Mapper(k) => self.world.pv(k).is_some_and(|p| p.vg.is_some()),
             Target::Lv(..) => true,
         }
     }

@@ -17,6 +17,7 @@ use std::path::Path;
 
 pub const EXAMPLES: &[&str] = &[
     "microserver-gen8",
+    "microserver-gen8-encrypted",
     "microserver-partitioned",
     "nvme-plus-two-hdd",
     "single-pair",
@@ -101,6 +102,7 @@ pub fn changes_since(h: &SimHost, n: usize) -> Vec<String> {
         .filter(|c| !(c[0] == "hdparm" && c[1] == "-W"))
         .filter(|c| !(c[0] == "partx" && c[1] == "--pairs"))
         .filter(|c| !(c[0] == "resize2fs" && c[1] == "-P"))
+        .filter(|c| c[0] != "stat")
         .map(|c| c.join(" "))
         .collect()
 }

@@ -36,6 +36,10 @@ pub(super) fn mirrors(
                 .filesystem
                 .as_ref()
                 .map(|f| super::lvm::filesystem(c, &p, f)),
+            encryption: m
+                .encryption
+                .as_ref()
+                .map(|e| super::encryption::encryption(c, &p, name, m, e)),
             check: None,
         };
         check_superblock_name(c, &p, name, raw.host.as_deref(), &spec);

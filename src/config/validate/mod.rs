@@ -2,6 +2,7 @@
 //! mirrors, LVM; names; and the schema errors.
 
 mod disks;
+mod encryption;
 mod lvm;
 mod mirrors;
 mod monitoring;
@@ -77,6 +78,8 @@ pub(super) fn semantic(
     monitoring::checks(&mut c, raw, &mut mirrors);
     let alerts = monitoring::alerts(&mut c, raw);
     let vgs = lvm::volume_groups(&mut c, raw, &refs, &mirrors, &mut used_by);
+    encryption::unique_names(&mut c, &mirrors);
+    encryption::plaintext_caches(&mut c, raw, &mirrors, &vgs);
     accepted_lints(&mut c, raw);
 
     if c.errors.is_empty() {

@@ -23,6 +23,16 @@ impl<'a> Planner<'a> {
             return None;
         }
         let ids = match r {
+            // An encrypted mirror's PV is its mapping, which no devices file names by an md UUID.
+            DeviceRef::Mirror(n)
+                if self
+                    .d
+                    .mirrors
+                    .get(n)
+                    .is_some_and(|m| m.encryption.is_some()) =>
+            {
+                return None;
+            }
             DeviceRef::Mirror(n) => {
                 let a = self.array_of_mirror(n)?;
                 DeviceIds {

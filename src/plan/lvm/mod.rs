@@ -60,6 +60,18 @@ impl<'a> Planner<'a> {
             );
             return;
         }
+        let opening: Vec<&str> = vg
+            .pvs
+            .iter()
+            .filter_map(|r| match r {
+                DeviceRef::Mirror(n) if self.opening.contains(n) => Some(n.as_str()),
+                _ => None,
+            })
+            .collect();
+        if !opening.is_empty() {
+            self.notes.push(format!("vg {}: mirror {} is opened by this plan; what is inside is seen only then, so the VG is checked once it is open (apply verifies it)", vg.name, opening.join(", ")));
+            return;
+        }
         let observed = self.ix.vg(&vg.name);
         if observed.is_some_and(|v| v.partial) {
             self.refuse_removal_in_partial(vg);
@@ -130,6 +142,22 @@ impl<'a> Planner<'a> {
     fn create_pv(&mut self, r: &DeviceRef, path: &str, object: &str) -> Option<Vec<PlannedStep>> {
         let mut steps = Vec::new();
         let content: Vec<String> = match r {
+            // An encrypted mirror's PV is its mapping: what the opened device carries (nothing
+            // when this plan formats it).
+            DeviceRef::Mirror(n)
+                if self
+                    .d
+                    .mirrors
+                    .get(n)
+                    .is_some_and(|m| m.encryption.is_some()) =>
+            {
+                let m = &self.d.mirrors[n];
+                self.mapping_kname(m)
+                    .and_then(|k| self.o.other_devices.iter().find(|o| o.kname == k))
+                    .and_then(|o| o.fstype.clone())
+                    .into_iter()
+                    .collect()
+            }
             DeviceRef::Mirror(n) => self
                 .array_of_mirror(n)
                 .and_then(|a| a.fstype.clone())

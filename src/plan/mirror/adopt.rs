@@ -53,12 +53,16 @@ impl<'a> Planner<'a> {
     }
 
     /// Path and kernel name of a mirror used as a PV: /dev/md/NAME, or an adopted array's device.
+    /// An encrypted mirror's PV is its opened mapping, /dev/mapper/NAME.
     pub(in crate::plan) fn mirror_pv(&self, name: &str) -> (String, Option<String>) {
-        let path = match self.d.mirrors.get(name) {
-            Some(m) => m.md_path(),
-            None => format!("/dev/md/{name}"),
-        };
-        (path, self.array_of_mirror(name).map(|a| a.kname.clone()))
+        match self.d.mirrors.get(name) {
+            Some(m) if m.encryption.is_some() => (m.pv_path(), self.mapping_kname(m)),
+            Some(m) => (m.md_path(), self.array_of(m).map(|a| a.kname.clone())),
+            None => (
+                format!("/dev/md/{name}"),
+                self.ix.array_named(name).map(|a| a.kname.clone()),
+            ),
+        }
     }
 
     /// The line mdadm.conf lists the mirror by: its name, or the adopted array's device.

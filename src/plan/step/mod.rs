@@ -9,6 +9,7 @@ mod command;
 mod disk;
 mod fs;
 mod fs_label;
+mod luks;
 mod lvm;
 mod md;
 mod md_size;
@@ -23,6 +24,7 @@ pub use command::{Command, command_line, quote, wait_path};
 pub use disk::{CacheTool, CreatePartitions, NewPartition, SetWriteCache, WipeSignatures};
 pub use fs::{FS_BLOCK_SIZE, FsOn, GrowFilesystem, MakeFilesystem, MountFilesystem, ShrinkLv};
 pub use fs_label::RelabelFilesystem;
+pub use luks::{BackupLuksHeader, CreateKeyFile, FormatLuks, OpenLuks};
 pub use lvm::{
     AttachWritecache, CreateCachevol, CreateLv, CreatePv, CreateVg, DeactivateLv, DetachWritecache,
     ExtendLv, ExtendVg, RemoveLv, RemoveVg, SetWritecacheSettings, SizeArg,
@@ -143,6 +145,10 @@ pub enum Step {
     EnableUnits(EnableUnits),
     DisableUnits(DisableUnits),
     RestartUnit(RestartUnit),
+    CreateKeyFile(CreateKeyFile),
+    FormatLuks(FormatLuks),
+    BackupLuksHeader(BackupLuksHeader),
+    OpenLuks(OpenLuks),
 }
 
 impl Step {
@@ -208,6 +214,10 @@ impl Step {
             Step::EnableUnits(s) => s,
             Step::DisableUnits(s) => s,
             Step::RestartUnit(s) => s,
+            Step::CreateKeyFile(s) => s,
+            Step::FormatLuks(s) => s,
+            Step::BackupLuksHeader(s) => s,
+            Step::OpenLuks(s) => s,
         }
     }
 

@@ -158,9 +158,16 @@ fn other_children(w: &Observed, parent: Option<&str>) -> Vec<Value> {
                 false,
                 &o.maj_min,
                 s(&o.fstype),
-                other_children(w, Some(&o.kname)),
+                lv_children(w, &o.kname)
+                    .into_iter()
+                    .chain(other_children(w, Some(&o.kname)))
+                    .collect(),
             );
             n["mountpoint"] = s(&o.mountpoint);
+            if let Some(name) = &o.name {
+                n["name"] = json!(name);
+                n["path"] = json!(format!("/dev/mapper/{name}"));
+            }
             n
         })
         .collect()
@@ -186,6 +193,9 @@ pub fn lsblk(w: &Observed) -> String {
                     s(&a.fstype),
                     children,
                 );
+                if let Some(l) = w.luks.iter().find(|l| l.device == a.kname) {
+                    n["uuid"] = s(&l.uuid);
+                }
                 // A filesystem on the array itself (a mirror used without LVM).
                 if let Some(f) = w.filesystems.iter().find(|f| f.md && f.kname == a.kname) {
                     n["fstype"] = json!(f.fstype);
@@ -221,6 +231,9 @@ pub fn lsblk(w: &Observed) -> String {
         n["partlabel"] = s(&d.partlabel);
         n["pkname"] = s(&d.parent);
         n["mountpoint"] = s(&d.mountpoint);
+        if let Some(l) = w.luks.iter().find(|l| l.device == d.kname) {
+            n["uuid"] = s(&l.uuid);
+        }
         n
     };
     let mut disks: Vec<Value> = w

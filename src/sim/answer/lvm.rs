@@ -11,6 +11,9 @@ pub fn fullreport(w: &Observed) -> String {
     let maj_min = |k: &str| -> (String, String) {
         if w.array(k).is_some() {
             ("9".into(), md_minor(k))
+        } else if let Some(o) = w.other_devices.iter().find(|o| o.kname == k) {
+            let (a, b) = o.maj_min.split_once(':').unwrap_or(("", ""));
+            (a.into(), b.into())
         } else {
             let mm = w.device(k).map(|d| d.maj_min.clone()).unwrap_or_default();
             let (a, b) = mm.split_once(':').unwrap_or(("", ""));

@@ -92,6 +92,12 @@ fn pvresize(st: &mut SimState, dev: &str) -> Result<String, String> {
     let size = match st.resolve(dev) {
         Some(Target::Md(m)) => st.world.array(&m).map(|a| a.size_kib * 1024),
         Some(Target::Block(b)) => st.world.device(&b).map(|d| d.size),
+        Some(Target::Mapper(k)) => st
+            .world
+            .other_devices
+            .iter()
+            .find(|o| o.kname == k)
+            .map(|o| o.size),
         _ => None,
     };
     let (Some(size), Some(pv)) = (size, st.world.lvm.pvs.iter_mut().find(|p| p.kname == k)) else {
@@ -163,7 +169,7 @@ pub(super) fn recompute(st: &mut SimState) {
 
 pub(super) fn pv_target(st: &SimState, dev: &str) -> Result<String, String> {
     match st.resolve(dev) {
-        Some(t @ (Target::Block(_) | Target::Md(_))) => Ok(SimState::kname(&t)),
+        Some(t @ (Target::Block(_) | Target::Md(_) | Target::Mapper(_))) => Ok(SimState::kname(&t)),
         _ => Err(format!("  Cannot use {dev}: device not found\n")),
     }
 }
@@ -211,6 +217,15 @@ fn pvcreate(st: &mut SimState, dev: &str) -> Result<String, String> {
                     .collect(),
             )
         }
+        Target::Mapper(k) => {
+            let o = st
+                .world
+                .other_devices
+                .iter()
+                .find(|o| o.kname == k)
+                .unwrap();
+            (o.size, o.fstype.clone().into_iter().collect())
+        }
         Target::Lv(..) => unreachable!(),
     };
     if let Some(sig) = sigs.first() {
@@ -220,8 +235,13 @@ fn pvcreate(st: &mut SimState, dev: &str) -> Result<String, String> {
         ));
     }
     let n = st.next_serial();
+    // LVM names a PV on a device-mapper device by its /dev/mapper name.
+    let name = match st.resolve(dev) {
+        Some(Target::Mapper(_)) => dev.to_string(),
+        _ => format!("/dev/{k}"),
+    };
     st.world.lvm.pvs.push(Pv {
-        name: format!("/dev/{k}"),
+        name,
         kname: k.clone(),
         uuid: format!("pv{n:04}-sim"),
         vg: None,
@@ -247,6 +267,9 @@ fn adddev(st: &mut SimState, dev: &str) -> Result<String, String> {
 }
 
 fn mark_pv(st: &mut SimState, k: &str) {
+    if let Some(o) = st.world.other_devices.iter_mut().find(|o| o.kname == k) {
+        o.fstype = Some("LVM2_member".into());
+    }
     if let Some(a) = st.array_mut(k) {
         a.fstype = Some("LVM2_member".into());
     } else if let Some(d) = st.dev_mut(k) {

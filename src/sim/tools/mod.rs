@@ -1,6 +1,7 @@
 //! The tools that change the simulated machine, as the real ones behave (mdadm 4.2, lvm2
 //! 2.03.16, GPT fdisk 1.0.9, util-linux, cloud-guest-utils, hdparm, sdparm; kernel 6.1), including their refusals.
 
+pub(super) mod crypt;
 mod drive_cache;
 pub(super) mod fio;
 mod fs;

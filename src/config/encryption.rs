@@ -1,0 +1,167 @@
+//! `encryption:` of a mirror: a LUKS2 layer between the array and what is on it (a PV). The key
+//! is a key file the file names (hyraid makes a random one, mode 0400, when it is absent).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A LUKS2 layer on the mirror: the array is formatted with LUKS2 (only while blank), opened as
+/// /dev/mapper/NAME from /etc/crypttab, and the PV is made on the opened device.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawEncryption {
+    /// Absolute path of the key file (e.g. `/etc/hyraid/keys/data0.key`): hyraid creates it when absent (512 random bytes, mode 0400, root's) and never prints it; an existing one is used as it is. Keep a copy off the machine: without it the data is lost.
+    pub key_file: String,
+    /// device-mapper name of the opened device, `/dev/mapper/NAME` (default `MIRROR_crypt`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// cryptsetup cipher of a new header (e.g. `aes-xts-plain64`); absent = cryptsetup's default. Set it only to differ from the default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cipher: Option<String>,
+    /// Pass discards (TRIM) through the encryption (`discard` in crypttab, `--allow-discards` when opened): faster SSDs, but it shows which blocks are free. Default `false`, as Debian's crypttab.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discard: Option<bool>,
+    /// Where to keep a backup of the LUKS header, taken right after the format (`cryptsetup luksHeaderBackup`, mode 0400). Copy it off the machine too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header_backup: Option<String>,
+}
+
+/// The lint a file accepts for an LV whose cache holds its data in plaintext.
+pub const PLAINTEXT_CACHE: &str = "plaintext-cache";
+
+/// The validated `encryption:` of a mirror.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct EncryptionSpec {
+    /// /dev/mapper/NAME.
+    pub name: String,
+    pub key_file: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cipher: Option<String>,
+    #[serde(default)]
+    pub discard: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header_backup: Option<String>,
+}
+
+impl EncryptionSpec {
+    pub fn from_raw(mirror: &str, r: &RawEncryption) -> EncryptionSpec {
+        EncryptionSpec {
+            name: r.name.clone().unwrap_or_else(|| default_name(mirror)),
+            key_file: r.key_file.clone(),
+            cipher: r.cipher.clone(),
+            discard: r.discard.unwrap_or(false),
+            header_backup: r.header_backup.clone(),
+        }
+    }
+    /// The opened device.
+    pub fn mapper_path(&self) -> String {
+        format!("/dev/mapper/{}", self.name)
+    }
+    /// The options field of its crypttab line.
+    pub fn crypttab_options(&self) -> String {
+        let mut o = vec!["luks"];
+        if self.discard {
+            o.push("discard");
+        }
+        o.join(",")
+    }
+}
+
+/// The mapping name of a mirror's encryption when the file gives none.
+pub fn default_name(mirror: &str) -> String {
+    format!("{mirror}_crypt")
+}
+
+/// What is wrong with a path the file gives a key file or a header backup, if anything: it is
+/// absolute, a crypttab field (no whitespace), and not under /dev, /proc, /sys or /run.
+pub fn path_problem(path: &str) -> Option<String> {
+    if !path.starts_with('/') || path.ends_with('/') {
+        return Some(format!("`{path}` is not an absolute path of a file"));
+    }
+    if path.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Some(format!(
+            "`{path}` has whitespace: /etc/crypttab separates its fields by whitespace"
+        ));
+    }
+    if path.split('/').any(|s| s == ".." || s == ".") {
+        return Some(format!("`{path}` has `.` or `..` in it"));
+    }
+    for top in ["/dev/", "/proc/", "/sys/", "/run/", "/tmp/"] {
+        if path.starts_with(top) {
+            return Some(format!(
+                "`{path}` is under {top}, which does not keep a file across a reboot"
+            ));
+        }
+    }
+    None
+}
+
+/// What is wrong with a device-mapper name, if anything (`dm_check_name` in libdevmapper: at
+/// most 127 characters, no `/`; hyraid also keeps to what crypttab and udev quote nowhere).
+pub fn name_problem(name: &str) -> Option<String> {
+    if name.is_empty() || name.len() > 127 {
+        return Some(format!("`{name}` is not 1 to 127 characters"));
+    }
+    if matches!(name, "control" | "." | "..") {
+        return Some(format!("`{name}` is reserved in /dev/mapper"));
+    }
+    if !name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "_.+-".contains(c))
+    {
+        return Some(format!(
+            "`{name}` has characters other than letters, digits, `_`, `.`, `+` and `-`"
+        ));
+    }
+    None
+}
+
+/// What is wrong with a cipher spec, if anything (`cipher-chainmode-ivmode`, as cryptsetup takes it).
+pub fn cipher_problem(cipher: &str) -> Option<String> {
+    let ok = !cipher.is_empty()
+        && cipher.contains('-')
+        && cipher
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-:_".contains(c));
+    (!ok).then(|| {
+        format!("`{cipher}` is not a cipher spec as cryptsetup takes it (`aes-xts-plain64`)")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_names_and_ciphers() {
+        assert_eq!(path_problem("/etc/hyraid/keys/data0.key"), None);
+        assert!(path_problem("keys/data0.key").is_some());
+        assert!(
+            path_problem("/etc/my keys/k")
+                .unwrap()
+                .contains("whitespace")
+        );
+        assert!(path_problem("/run/k").unwrap().contains("reboot"));
+        assert!(path_problem("/etc/../k").is_some());
+        assert_eq!(name_problem("data0_crypt"), None);
+        assert!(name_problem("a/b").is_some());
+        assert!(name_problem("control").is_some());
+        assert!(name_problem(&"x".repeat(128)).is_some());
+        assert_eq!(cipher_problem("aes-xts-plain64"), None);
+        assert!(cipher_problem("aes xts").is_some());
+    }
+
+    #[test]
+    fn crypttab_options_and_default_name() {
+        let r = RawEncryption {
+            key_file: "/etc/k".into(),
+            name: None,
+            cipher: None,
+            discard: Some(true),
+            header_backup: None,
+        };
+        let s = EncryptionSpec::from_raw("data0", &r);
+        assert_eq!(s.name, "data0_crypt");
+        assert_eq!(s.mapper_path(), "/dev/mapper/data0_crypt");
+        assert_eq!(s.crypttab_options(), "luks,discard");
+    }
+}

@@ -1,0 +1,141 @@
+//! `encryption:` of mirrors: its paths and names, one mapping per name, and no cache that
+//! writes an encrypted LV's data in plaintext to a disk without encryption.
+
+use super::{Ctx, seg};
+use crate::config::desired::{DeviceRef, MirrorSpec, VgSpec};
+use crate::config::encryption::*;
+use crate::config::raw::{RawConfig, RawMirror};
+use std::collections::BTreeMap;
+
+pub(super) fn encryption(
+    c: &mut Ctx,
+    p: &str,
+    mirror: &str,
+    m: &RawMirror,
+    e: &RawEncryption,
+) -> EncryptionSpec {
+    let ep = format!("{p}/encryption");
+    if let Some(why) = path_problem(&e.key_file) {
+        c.err(
+            &format!("{ep}/key_file"),
+            false,
+            why,
+            Some("give the key file's absolute path, e.g. /etc/hyraid/keys/NAME.key".into()),
+        );
+    }
+    if let Some(b) = &e.header_backup {
+        if let Some(why) = path_problem(b) {
+            c.err(
+                &format!("{ep}/header_backup"),
+                false,
+                why,
+                Some(
+                    "give an absolute path on a filesystem that lasts, e.g. /root/NAME.luks-header"
+                        .into(),
+                ),
+            );
+        } else if *b == e.key_file {
+            c.err(
+                &format!("{ep}/header_backup"),
+                false,
+                "the header backup and the key file are the same file",
+                None,
+            );
+        }
+    }
+    if let Some(n) = &e.name
+        && let Some(why) = name_problem(n)
+    {
+        c.err(&format!("{ep}/name"), false, why, None);
+    }
+    if let Some(ci) = &e.cipher
+        && let Some(why) = cipher_problem(ci)
+    {
+        c.err(
+            &format!("{ep}/cipher"),
+            false,
+            why,
+            Some("leave `cipher` out to take cryptsetup's default".into()),
+        );
+    }
+    if m.filesystem.is_some() {
+        c.err(
+            &ep,
+            true,
+            format!("mirror `{mirror}` has both `encryption` and `filesystem`: hyraid puts a volume group on an encrypted mirror, not a filesystem directly"),
+            Some("name the mirror in a volume group's `pvs` and give the filesystem to an LV".into()),
+        );
+    }
+    EncryptionSpec::from_raw(mirror, e)
+}
+
+/// Two mirrors opened under one name would be one device.
+pub(super) fn unique_names(c: &mut Ctx, mirrors: &BTreeMap<String, MirrorSpec>) {
+    let mut by_name: BTreeMap<&str, &str> = BTreeMap::new();
+    for (m, spec) in mirrors {
+        let Some(e) = &spec.encryption else { continue };
+        if let Some(first) = by_name.insert(&e.name, m) {
+            c.err(
+                &format!("/mirrors/{}/encryption", seg(m)),
+                true,
+                format!(
+                    "mirrors `{first}` and `{m}` are both opened as /dev/mapper/{}",
+                    e.name
+                ),
+                Some("give one of them another `name`".into()),
+            );
+        }
+    }
+}
+
+/// A writecache or dm-cache of an LV whose PVs are encrypted mirrors, on a PV that is not one:
+/// the LV's data would lie in plaintext on the cache's disk. Refused unless the file accepts
+/// it (`accept: {"lv VG/LV": [plaintext-cache]}`).
+pub(super) fn plaintext_caches(
+    c: &mut Ctx,
+    raw: &RawConfig,
+    mirrors: &BTreeMap<String, MirrorSpec>,
+    vgs: &BTreeMap<String, VgSpec>,
+) {
+    let encrypted = |r: &DeviceRef| match r {
+        DeviceRef::Mirror(n) => mirrors.get(n).is_some_and(|m| m.encryption.is_some()),
+        DeviceRef::Disk(_) => false,
+    };
+    for vg in vgs.values() {
+        for lv in vg.lvs.values().filter(|l| !l.absent) {
+            let (kind, cache_pvs) = match (&lv.writecache, &lv.cache) {
+                (Some(w), _) => ("writecache", &w.pvs),
+                (None, Some(d)) => ("cache", &d.pvs),
+                (None, None) => continue,
+            };
+            let data = lv.pvs.as_ref().unwrap_or(&vg.pvs);
+            let plain: Vec<&str> = cache_pvs
+                .iter()
+                .filter(|r| !encrypted(r))
+                .map(|r| r.name())
+                .collect();
+            if !data.iter().any(encrypted) || plain.is_empty() {
+                continue;
+            }
+            let object = format!("lv {}/{}", vg.name, lv.name);
+            if raw
+                .accept
+                .get(&object)
+                .is_some_and(|l| l.iter().any(|x| x == PLAINTEXT_CACHE))
+            {
+                continue;
+            }
+            c.err(
+                &format!("/volume_groups/{}/lvs/{}/{kind}", seg(&vg.name), seg(&lv.name)),
+                true,
+                format!(
+                    "the {kind} of lv {}/{} is on {}, which is not encrypted: the LV's PVs are, and its data would lie in plaintext on that device",
+                    vg.name, lv.name, plain.join(", ")
+                ),
+                Some(format!(
+                    "put the {kind} on an encrypted mirror (give it `encryption:`), or accept plaintext there: `accept: {{\"{object}\": [{PLAINTEXT_CACHE}]}}`"
+                )),
+            );
+        }
+    }
+}

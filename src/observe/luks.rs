@@ -1,0 +1,160 @@
+//! LUKS: the headers lsblk sees (`crypto_LUKS` and its UUID, from udev's blkid probe), the
+//! mappings open on them (lsblk TYPE `crypt`, NAME the device-mapper name), /etc/crypttab, and
+//! the key files and header backups the file names (`stat`: mode, owner and size; never read).
+
+use super::lsblk::Node;
+use serde::{Deserialize, Serialize};
+
+pub const CRYPTTAB_PATH: &str = "/etc/crypttab";
+/// lsblk's FSTYPE of a LUKS header.
+pub const LUKS_FSTYPE: &str = "crypto_LUKS";
+
+/// Where cryptsetup's LUKS2 puts the data by default: after 16 MiB of header (the opened
+/// device is the array less that).
+pub const LUKS2_DATA_OFFSET: u64 = 16 << 20;
+
+/// A LUKS header on a block device, and the mapping open on it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Luks {
+    /// Kernel name of the device the header is on (`md127`).
+    pub device: String,
+    pub uuid: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mapping: Option<Mapping>,
+}
+
+/// An open dm-crypt mapping.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Mapping {
+    /// /dev/mapper/NAME.
+    pub name: String,
+    /// Its kernel name (`dm-3`): what LVM names a PV on it by.
+    pub kname: String,
+}
+
+/// The LUKS headers among lsblk's devices, with the `crypt` device stacked on each.
+pub fn from_lsblk(nodes: &[Node]) -> Vec<Luks> {
+    nodes
+        .iter()
+        .filter(|n| n.fstype.as_deref() == Some(LUKS_FSTYPE))
+        .map(|n| Luks {
+            device: n.kname.clone(),
+            uuid: n.uuid.clone(),
+            mapping: nodes
+                .iter()
+                .find(|c| c.kind == "crypt" && c.parents.contains(&n.kname))
+                .map(|c| Mapping {
+                    name: c.name.clone(),
+                    kname: c.kname.clone(),
+                }),
+        })
+        .collect()
+}
+
+/// A file hyraid keeps a secret in (a key file, a header backup), as `stat` shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct SecretFile {
+    /// Permission bits (`0o400`).
+    pub mode: u32,
+    pub uid: u32,
+    pub size: u64,
+}
+
+impl SecretFile {
+    /// Whether anyone but its owner may read or write it, or root does not own it.
+    pub fn exposed(&self) -> bool {
+        self.mode & 0o077 != 0 || self.uid != 0
+    }
+}
+
+/// `stat` of one file: octal mode, owner's uid and size.
+pub fn stat_argv(path: &str) -> Vec<String> {
+    ["stat", "--format=%a %u %s", "--", path]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+}
+
+/// The answer of [`stat_argv`]; None when it is not one.
+pub fn parse_stat(text: &str) -> Option<SecretFile> {
+    let mut f = text.split_whitespace();
+    let mode = u32::from_str_radix(f.next()?, 8).ok()?;
+    let uid = f.next()?.parse().ok()?;
+    let size = f.next()?.parse().ok()?;
+    Some(SecretFile { mode, uid, size })
+}
+
+/// `stat` each of `paths` that is not known yet; a file that is not there is left out. A path
+/// that cannot be read otherwise is left out too: the plan then makes or refuses it as absent.
+pub fn probe_secret_files(host: &dyn crate::host::Host, boot: &mut super::Boot, paths: &[String]) {
+    for p in paths {
+        if boot.secret_files.contains_key(p) {
+            continue;
+        }
+        if let Ok(o) = host.run(&stat_argv(p))
+            && o.status == 0
+            && let Some(f) = parse_stat(&o.stdout)
+        {
+            boot.secret_files.insert(p.clone(), f);
+        }
+    }
+}
+
+/// One line of /etc/crypttab: `name device key options`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CrypttabLine {
+    pub name: String,
+    pub device: String,
+    /// The key file; None for `none` or `-` (a passphrase asked at boot).
+    pub key: Option<String>,
+    pub options: Vec<String>,
+}
+
+/// The lines of a crypttab (comments and blank lines left out).
+pub fn crypttab_lines(text: &str) -> Vec<CrypttabLine> {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .filter_map(|l| {
+            let mut f = l.split_whitespace();
+            let name = f.next()?.to_string();
+            let device = f.next()?.to_string();
+            let key = f
+                .next()
+                .filter(|k| !matches!(*k, "none" | "-"))
+                .map(str::to_string);
+            let options = f
+                .next()
+                .map(|o| o.split(',').map(str::to_string).collect())
+                .unwrap_or_default();
+            Some(CrypttabLine {
+                name,
+                device,
+                key,
+                options,
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crypttab_and_stat() {
+        let t = "# <target name> <source device> <key file> <options>\ndata0_crypt UUID=6f1c0e3a-4b8e-4d7a-9d51-0b7f2c1e9a10 /etc/hyraid/keys/data0.key luks,discard\n\nswap_crypt /dev/sda3 /dev/urandom swap\nhome_crypt UUID=x none luks\n";
+        let l = crypttab_lines(t);
+        assert_eq!(l.len(), 3);
+        assert_eq!(l[0].name, "data0_crypt");
+        assert_eq!(l[0].key.as_deref(), Some("/etc/hyraid/keys/data0.key"));
+        assert_eq!(l[0].options, vec!["luks", "discard"]);
+        assert_eq!(l[2].key, None);
+        let s = parse_stat("400 0 512\n").unwrap();
+        assert_eq!((s.mode, s.uid, s.size), (0o400, 0, 512));
+        assert!(!s.exposed());
+        assert!(parse_stat("644 0 512").unwrap().exposed());
+        assert!(parse_stat("400 1000 512").unwrap().exposed());
+        assert_eq!(parse_stat("stat: cannot"), None);
+    }
+}

@@ -1,0 +1,371 @@
+//! The LUKS2 layer of encrypted mirrors: the key file, the format of a blank array (never of
+//! one that carries anything), the header backup, opening it, and hyraid's block of
+//! /etc/crypttab that opens it at boot.
+
+use super::filesystem::derived_uuid;
+use super::fstab::{lines_between, managed_block};
+use super::*;
+use crate::config::encryption::EncryptionSpec;
+use crate::observe::luks::{CRYPTTAB_PATH, CrypttabLine, Luks, crypttab_lines};
+use crate::plan::step::{BackupLuksHeader, CreateKeyFile, FormatLuks, OpenLuks, WriteFile};
+
+/// First line of hyraid's block of /etc/crypttab.
+pub const CRYPTTAB_BEGIN: &str = "# hyraid: the encrypted mirrors of hyraid.yaml; `hyraid apply` keeps the lines up to the end mark";
+/// Last line of hyraid's block.
+pub const CRYPTTAB_END: &str = "# hyraid: end";
+
+/// An encrypted mirror's wanted crypttab entry: its encryption, header UUID and array device.
+type Wanted = (EncryptionSpec, String, String);
+
+/// The crypttab line of an encrypted mirror.
+fn crypttab_line(e: &EncryptionSpec, uuid: &str) -> String {
+    format!(
+        "{} UUID={uuid} {} {}",
+        e.name,
+        e.key_file,
+        e.crypttab_options()
+    )
+}
+
+/// Whether a crypttab line (hyraid's or the box's own) opens `e` on the header `uuid` (by
+/// `UUID=`, its by-uuid path, or the array's device) with the same key and options.
+pub fn opens(l: &CrypttabLine, e: &EncryptionSpec, uuid: &str, device: &str) -> bool {
+    let source = l.device == format!("UUID={uuid}")
+        || l.device == format!("/dev/disk/by-uuid/{uuid}")
+        || l.device == device;
+    let mut want: Vec<String> = e
+        .crypttab_options()
+        .split(',')
+        .map(str::to_string)
+        .collect();
+    let mut have = l.options.clone();
+    want.sort();
+    have.sort();
+    l.name == e.name && source && l.key.as_deref() == Some(e.key_file.as_str()) && want == have
+}
+
+impl<'a> Planner<'a> {
+    /// The header on the file's mirror, when it has one.
+    fn luks_of(&self, m: &MirrorSpec) -> Option<&'a Luks> {
+        let a = self.array_of(m)?;
+        self.o.luks.iter().find(|l| l.device == a.kname)
+    }
+
+    /// The open mapping of an encrypted mirror of the file, by kernel name (`dm-3`).
+    pub(in crate::plan) fn mapping_kname(&self, m: &MirrorSpec) -> Option<String> {
+        let e = m.encryption.as_ref()?;
+        let map = self.luks_of(m)?.mapping.as_ref()?;
+        (map.name == e.name).then(|| map.kname.clone())
+    }
+
+    /// Each encrypted mirror of the file: made, checked or opened; then hyraid's crypttab block.
+    pub(in crate::plan) fn encryption(&mut self) {
+        let block_old = self.o.boot.crypttab.clone();
+        let ours = block_old
+            .as_deref()
+            .map(|t| crypttab_lines(&lines_between(t, CRYPTTAB_BEGIN, CRYPTTAB_END).join("\n")))
+            .unwrap_or_default();
+        let mut lines: Vec<Wanted> = Vec::new();
+        for m in self.d.mirrors.values() {
+            let Some(e) = &m.encryption else { continue };
+            if m.absent {
+                self.absent_encrypted(m, e);
+                continue;
+            }
+            if self.blocked.contains(&m.name) {
+                continue;
+            }
+            let recorded = ours.iter().find(|l| l.name == e.name);
+            if let Some(uuid) = self.encrypted_mirror(m, e, recorded) {
+                lines.push((e.clone(), uuid, m.md_path()));
+            }
+        }
+        self.crypttab(block_old, lines);
+    }
+
+    /// One encrypted mirror; the header's UUID when it is or will be there.
+    fn encrypted_mirror(
+        &mut self,
+        m: &MirrorSpec,
+        e: &EncryptionSpec,
+        recorded: Option<&CrypttabLine>,
+    ) -> Option<String> {
+        let object = format!("mirror {}", m.name);
+        let device = m.md_path();
+        let key = self.o.boot.secret_files.get(&e.key_file).copied();
+        let key_there = key.is_some_and(|k| k.size > 0);
+        if key.is_some_and(|k| k.exposed()) {
+            self.refuse(
+                &object,
+                format!(
+                    "the key file {} can be read by users other than root, or is not root's",
+                    e.key_file
+                ),
+                format!(
+                    "`chown root:root {0} && chmod 0400 {0}`, then plan again",
+                    e.key_file
+                ),
+            );
+            return None;
+        }
+        let Some(h) = self.luks_of(m) else {
+            return self.format_blank(m, e, &object, &device, key_there, recorded);
+        };
+        let uuid = h.uuid.clone().unwrap_or_default();
+        if let Some(r) = recorded
+            && !r.device.ends_with(&uuid)
+        {
+            self.refuse(&object, format!("the LUKS header on {device} has UUID {uuid}, but hyraid's line in {CRYPTTAB_PATH} opens {}: it is not the header hyraid made", r.device), "check what was done to the array; if this header is the right one, remove hyraid's line for it from /etc/crypttab and plan again");
+            self.blocked.insert(m.name.clone());
+            return None;
+        }
+        if !key_there {
+            self.refuse(&object, format!("the key file {} is missing or empty: the LUKS header on {device} opens only with its key", e.key_file), "restore the key file from your copy (mode 0400, root's), then plan again");
+            self.blocked.insert(m.name.clone());
+            return None;
+        }
+        match &h.mapping {
+            Some(map) if map.name == e.name => {}
+            Some(map) => {
+                self.refuse(&object, format!("{device} is open as /dev/mapper/{}, but the file names it {}", map.name, e.name), format!("set `name: {}` in the mirror's `encryption` (hyraid never renames an open mapping)", map.name));
+                self.blocked.insert(m.name.clone());
+                return None;
+            }
+            None => {
+                self.open(m, e, &device, "the LUKS header is there and not open");
+                self.opening.insert(m.name.clone());
+            }
+        }
+        if let Some(b) = &e.header_backup
+            && !self.o.boot.secret_files.contains_key(b)
+        {
+            self.backup(
+                m,
+                &device,
+                b,
+                "the header backup the file names is not there",
+            );
+        }
+        Some(uuid)
+    }
+
+    /// A mirror without a header: formatted only when blank (created by this plan, or running
+    /// with no signature, PV, holder or mount), and never when hyraid's crypttab names one.
+    fn format_blank(
+        &mut self,
+        m: &MirrorSpec,
+        e: &EncryptionSpec,
+        object: &str,
+        device: &str,
+        key_there: bool,
+        recorded: Option<&CrypttabLine>,
+    ) -> Option<String> {
+        let created = self.creating.contains_key(&m.name);
+        if !created {
+            let a = self.array_of(m)?;
+            let holders = self
+                .o
+                .other_devices
+                .iter()
+                .filter(|o| o.parents.contains(&a.kname))
+                .map(|o| o.kname.clone());
+            let what: Vec<String> = a
+                .fstype
+                .iter()
+                .map(|f| format!("a {f} signature"))
+                .chain(self.ix.pv(&a.kname).map(|_| "an LVM PV".to_string()))
+                .chain(holders.map(|h| format!("{h} stacked on it")))
+                .collect();
+            if let Some(r) = recorded {
+                self.refuse(object, format!("{device} has no LUKS header, but hyraid's line in {CRYPTTAB_PATH} says it had one ({}): its header is gone", r.device), "restore the header from its backup (`cryptsetup luksHeaderRestore`); hyraid formats only an array it never formatted");
+                self.blocked.insert(m.name.clone());
+                return None;
+            }
+            if a.array_state == "inactive" || !what.is_empty() {
+                let why = if what.is_empty() {
+                    "the array is not running, so what it holds is not known".to_string()
+                } else {
+                    format!("{device} carries {}", what.join(", "))
+                };
+                self.refuse(object, format!("{why}: hyraid formats LUKS only on a blank array, and never encrypts data in place"), "move the data away and empty the array by hand, or remove `encryption` from the mirror");
+                self.blocked.insert(m.name.clone());
+                return None;
+            }
+        }
+        if !key_there {
+            self.steps.push(ps(
+                Step::CreateKeyFile(CreateKeyFile { mirror: m.name.clone(), path: e.key_file.clone() }),
+                Risk::Safe,
+                "the key file the file names is not there: keep a copy off the machine, the data cannot be read without it",
+            ));
+        }
+        let uuid = derived_uuid(&["luks", &self.o.hostname, &m.name, self.basis.as_str()]);
+        self.steps.push(ps(
+            Step::FormatLuks(FormatLuks {
+                mirror: m.name.clone(),
+                device: device.to_string(),
+                uuid: uuid.clone(),
+                key_file: e.key_file.clone(),
+                cipher: e.cipher.clone(),
+            }),
+            Risk::Safe,
+            if created {
+                "on the array this plan creates"
+            } else {
+                "the array is blank: no signature, PV, holder or mount"
+            },
+        ));
+        if let Some(b) = &e.header_backup {
+            self.backup(
+                m,
+                device,
+                b,
+                "right after the format: without the header the data is lost",
+            );
+        }
+        self.open(m, e, device, "the PV is made on the opened device");
+        Some(uuid)
+    }
+
+    fn open(&mut self, m: &MirrorSpec, e: &EncryptionSpec, device: &str, why: &str) {
+        self.steps.push(ps(
+            Step::OpenLuks(OpenLuks {
+                mirror: m.name.clone(),
+                device: device.to_string(),
+                name: e.name.clone(),
+                key_file: e.key_file.clone(),
+                discard: e.discard,
+            }),
+            Risk::Safe,
+            why,
+        ));
+    }
+
+    fn backup(&mut self, m: &MirrorSpec, device: &str, path: &str, why: &str) {
+        self.steps.push(ps(
+            Step::BackupLuksHeader(BackupLuksHeader {
+                mirror: m.name.clone(),
+                device: device.to_string(),
+                path: path.to_string(),
+            }),
+            Risk::Safe,
+            why,
+        ));
+    }
+
+    /// An encrypted mirror marked absent whose mapping is open: hyraid does not close it.
+    fn absent_encrypted(&mut self, m: &MirrorSpec, e: &EncryptionSpec) {
+        if let Some(map) = self.luks_of(m).and_then(|h| h.mapping.as_ref()) {
+            self.refuse(format!("mirror {}", m.name), format!("the mirror is open as /dev/mapper/{}: hyraid does not close an encrypted mapping to remove its array", map.name), format!("once nothing on it is used, `cryptsetup close {}` and remove its line from /etc/crypttab, then plan again", e.name));
+            self.blocked.insert(m.name.clone());
+        }
+    }
+
+    /// hyraid's block of /etc/crypttab: one line per encrypted mirror, unless the box's own line
+    /// (outside the block) already opens it the same way; the block's lines for mappings the file
+    /// does not name are kept.
+    fn crypttab(&mut self, old: Option<String>, wanted: Vec<Wanted>) {
+        let foreign: Vec<CrypttabLine> = old
+            .as_deref()
+            .map(|t| {
+                let inside =
+                    crypttab_lines(&lines_between(t, CRYPTTAB_BEGIN, CRYPTTAB_END).join("\n"));
+                crypttab_lines(t)
+                    .into_iter()
+                    .filter(|l| !inside.contains(l))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut lines = Vec::new();
+        for (e, uuid, device) in &wanted {
+            let line = crypttab_line(e, uuid);
+            match foreign.iter().find(|l| l.name == e.name) {
+                Some(f) if opens(f, e, uuid, device) => {}
+                Some(f) => self.refuse(
+                    format!("file {CRYPTTAB_PATH}"),
+                    format!("its own line for {} (outside hyraid's block) opens {} with {}, not as the file says: `{line}`", e.name, f.device, f.key.as_deref().unwrap_or("a passphrase")),
+                    format!("remove that line from {CRYPTTAB_PATH} (hyraid then writes its own), or make the file match it"),
+                ),
+                None => lines.push(line),
+            }
+        }
+        let names: Vec<&String> = wanted.iter().map(|(e, _, _)| &e.name).collect();
+        let kept: Vec<String> = old
+            .as_deref()
+            .map(|t| lines_between(t, CRYPTTAB_BEGIN, CRYPTTAB_END))
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|l| !l.starts_with('#'))
+            .filter(|l| {
+                crypttab_lines(l)
+                    .first()
+                    .is_some_and(|c| !names.contains(&&c.name))
+            })
+            .map(str::to_string)
+            .collect();
+        let all: Vec<String> = kept.into_iter().chain(lines).collect();
+        let owned = old.as_deref().is_some_and(|t| t.contains(CRYPTTAB_BEGIN));
+        if all.is_empty() && !owned {
+            return;
+        }
+        let new = managed_block(old.as_deref(), CRYPTTAB_BEGIN, CRYPTTAB_END, all);
+        if old.as_deref() != Some(new.as_str()) {
+            self.steps.push(ps(
+                Step::WriteFile(WriteFile {
+                    path: CRYPTTAB_PATH.into(),
+                    old,
+                    content: new,
+                    purpose: "crypttab lines of the encrypted mirrors".into(),
+                }),
+                Risk::Safe,
+                "the encrypted mirrors are opened at boot, by the header's UUID and the key file",
+            ));
+        }
+    }
+}
+
+impl Planner<'_> {
+    /// A cache this plan attaches on an unencrypted device in front of an LV on encrypted mirrors
+    /// (a file can only accept it, `plaintext-cache`): its step says where plaintext lies.
+    pub(in crate::plan) fn plaintext_caches(&mut self) {
+        let encrypted = |r: &DeviceRef| match r {
+            DeviceRef::Mirror(n) => self
+                .d
+                .mirrors
+                .get(n)
+                .is_some_and(|m| m.encryption.is_some()),
+            DeviceRef::Disk(_) => false,
+        };
+        let mut says = Vec::new();
+        for (i, s) in self.steps.iter().enumerate() {
+            let (vg, lv) = match &s.step {
+                Step::AttachWritecache(a) => (&a.vg, &a.lv),
+                Step::AttachCache(a) => (&a.vg, &a.lv),
+                _ => continue,
+            };
+            let Some(vgs) = self.d.volume_groups.get(vg) else {
+                continue;
+            };
+            let Some(spec) = vgs.lvs.get(lv) else {
+                continue;
+            };
+            let cache_pvs = match (&spec.writecache, &spec.cache) {
+                (Some(w), _) => &w.pvs,
+                (None, Some(c)) => &c.pvs,
+                (None, None) => continue,
+            };
+            let data = spec.pvs.as_ref().unwrap_or(&vgs.pvs);
+            let plain: Vec<&str> = cache_pvs
+                .iter()
+                .filter(|r| !encrypted(r))
+                .map(|r| r.name())
+                .collect();
+            if data.iter().any(encrypted) && !plain.is_empty() {
+                says.push((i, format!("; PLAINTEXT: the cache is on {}, which is not encrypted, while the LV's mirrors are: its data lie there unencrypted (accepted in the file: plaintext-cache)", plain.join(", "))));
+            }
+        }
+        for (i, text) in says {
+            self.steps[i].reason.push_str(&text);
+        }
+    }
+}

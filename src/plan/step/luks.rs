@@ -1,0 +1,238 @@
+//! Steps of a mirror's LUKS2 layer: its key file, the format of the blank array, the header
+//! backup, and opening it as /dev/mapper/NAME.
+
+use super::{Command, StepKind};
+use crate::plan::address::Address;
+use serde::{Deserialize, Serialize};
+
+/// Size of a key file hyraid makes, in bytes (cryptsetup reads at most 8 MiB of one).
+pub const KEY_BYTES: &str = "512";
+
+/// Make the key file a mirror's encryption names: an empty file created mode 0400 and root's,
+/// then 512 bytes from /dev/urandom written into it, so the key is never readable by anyone
+/// else, even for a moment. Its content is never printed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CreateKeyFile {
+    pub mirror: String,
+    pub path: String,
+}
+
+impl StepKind for CreateKeyFile {
+    fn commands(&self) -> Vec<Command> {
+        let dir = match self.path.rsplit_once('/') {
+            Some(("", _)) | None => "/".to_string(),
+            Some((d, _)) => d.to_string(),
+        };
+        vec![
+            Command::run_owned(vec![
+                "mkdir".into(),
+                "-p".into(),
+                "-m".into(),
+                "0700".into(),
+                dir,
+            ]),
+            Command::run_owned(vec![
+                "install".into(),
+                "-m".into(),
+                "0400".into(),
+                "-o".into(),
+                "root".into(),
+                "-g".into(),
+                "root".into(),
+                "/dev/null".into(),
+                self.path.clone(),
+            ]),
+            Command::run_owned(vec![
+                "dd".into(),
+                "if=/dev/urandom".into(),
+                format!("of={}", self.path),
+                format!("bs={KEY_BYTES}"),
+                "count=1".into(),
+                "iflag=fullblock".into(),
+                "conv=notrunc,fsync".into(),
+                "status=none".into(),
+            ]),
+        ]
+    }
+    fn symbol(&self) -> char {
+        '+'
+    }
+    fn object(&self) -> Address {
+        Address::File(self.path.clone())
+    }
+    fn summary(&self) -> String {
+        format!(
+            "create the key file of mirror {} ({KEY_BYTES} random bytes, mode 0400, root's; never printed)",
+            self.mirror
+        )
+    }
+}
+
+/// `cryptsetup luksFormat` of a blank array with LUKS2, by the UUID the plan gives it (so the
+/// crypttab line is known at plan time).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FormatLuks {
+    pub mirror: String,
+    pub device: String,
+    pub uuid: String,
+    pub key_file: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cipher: Option<String>,
+}
+
+impl StepKind for FormatLuks {
+    fn commands(&self) -> Vec<Command> {
+        let mut argv: Vec<String> = [
+            "cryptsetup",
+            "luksFormat",
+            "--batch-mode",
+            "--type",
+            "luks2",
+            "--uuid",
+            &self.uuid,
+            "--key-file",
+            &self.key_file,
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        if let Some(c) = &self.cipher {
+            argv.extend(["--cipher".to_string(), c.clone()]);
+        }
+        argv.push(self.device.clone());
+        vec![Command::run_owned(argv)]
+    }
+    fn symbol(&self) -> char {
+        '+'
+    }
+    fn object(&self) -> Address {
+        Address::Mirror(self.mirror.clone())
+    }
+    fn summary(&self) -> String {
+        format!(
+            "format LUKS2 on {} (UUID {}{})",
+            self.device,
+            self.uuid,
+            self.cipher
+                .as_ref()
+                .map(|c| format!(", cipher {c}"))
+                .unwrap_or_default()
+        )
+    }
+}
+
+/// `cryptsetup luksHeaderBackup` to a new file beside the backup's path, made 0400, then renamed
+/// over it: the backup is whole or not there.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BackupLuksHeader {
+    pub mirror: String,
+    pub device: String,
+    pub path: String,
+}
+
+impl BackupLuksHeader {
+    fn partial(&self) -> String {
+        format!("{}.hyraid-new", self.path)
+    }
+}
+
+impl StepKind for BackupLuksHeader {
+    fn commands(&self) -> Vec<Command> {
+        let new = self.partial();
+        vec![
+            Command::run_owned(vec!["rm".into(), "-f".into(), new.clone()]),
+            Command::run_owned(vec![
+                "cryptsetup".into(),
+                "luksHeaderBackup".into(),
+                self.device.clone(),
+                "--header-backup-file".into(),
+                new.clone(),
+            ]),
+            Command::run_owned(vec!["chmod".into(), "0400".into(), new.clone()]),
+            Command::run_owned(vec!["mv".into(), "-f".into(), new, self.path.clone()]),
+        ]
+    }
+    fn symbol(&self) -> char {
+        '+'
+    }
+    fn object(&self) -> Address {
+        Address::File(self.path.clone())
+    }
+    fn summary(&self) -> String {
+        format!(
+            "back up the LUKS header of mirror {} (mode 0400; copy it off the machine)",
+            self.mirror
+        )
+    }
+}
+
+/// `cryptsetup open` of the array's LUKS header with the key file, as /dev/mapper/NAME.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OpenLuks {
+    pub mirror: String,
+    pub device: String,
+    pub name: String,
+    pub key_file: String,
+    #[serde(default)]
+    pub discard: bool,
+}
+
+impl StepKind for OpenLuks {
+    fn commands(&self) -> Vec<Command> {
+        let mut argv: Vec<String> = [
+            "cryptsetup",
+            "open",
+            "--type",
+            "luks",
+            "--key-file",
+            &self.key_file,
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        if self.discard {
+            argv.push("--allow-discards".into());
+        }
+        argv.extend([self.device.clone(), self.name.clone()]);
+        vec![Command::run_owned(argv)]
+    }
+    fn symbol(&self) -> char {
+        '~'
+    }
+    fn object(&self) -> Address {
+        Address::Mirror(self.mirror.clone())
+    }
+    fn summary(&self) -> String {
+        format!("open as /dev/mapper/{} with its key file", self.name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::step::command_line;
+
+    #[test]
+    fn the_key_is_private_before_it_is_written() {
+        let s = CreateKeyFile {
+            mirror: "data0".into(),
+            path: "/etc/hyraid/keys/data0.key".into(),
+        };
+        let lines: Vec<String> = s.commands().iter().map(command_line).collect();
+        assert_eq!(lines[0], "mkdir -p -m 0700 /etc/hyraid/keys");
+        assert!(lines[1].starts_with("install -m 0400 -o root -g root /dev/null "));
+        assert!(
+            lines[2].contains("of=/etc/hyraid/keys/data0.key") && lines[2].contains("conv=notrunc")
+        );
+        let b = BackupLuksHeader {
+            mirror: "data0".into(),
+            device: "/dev/md/data0".into(),
+            path: "/root/data0.luks-header".into(),
+        };
+        let lines: Vec<String> = b.commands().iter().map(command_line).collect();
+        assert_eq!(
+            lines.last().unwrap(),
+            "mv -f /root/data0.luks-header.hyraid-new /root/data0.luks-header"
+        );
+    }
+}
