@@ -145,6 +145,7 @@ fn check_outcome(case: &Case, h: &SimHost, what: &str) {
         "--zero-superblock",
         "mdadm --stop",
         "lvreduce",
+        "luksRemoveKey",
     ];
     for c in changes(h) {
         if removing.iter().any(|r| c.contains(r)) && !case.allowed_removals.contains(&c) {

@@ -84,7 +84,7 @@ fn a_blank_box_is_encrypted_in_order_and_converges() {
     );
     apply(&h, &d, Policy::default()).unwrap();
     let w = h.world();
-    let k = w.files["/etc/hyraid/keys/data0.key"];
+    let k = &w.files["/etc/hyraid/keys/data0.key"];
     assert_eq!((k.mode, k.uid, k.size), (0o400, 0, 512));
     assert_eq!(w.files["/root/data0.luks-header"].mode, 0o400);
     let tab = w.boot.crypttab.clone().unwrap();
@@ -397,4 +397,140 @@ fn a_box_built_by_hand_is_imported_with_its_key_file_and_plans_empty() {
     );
     let again = plan_for(&h, &d, Policy::default());
     assert!(again.steps.is_empty(), "{:?}", ops(&again));
+}
+
+#[test]
+fn a_cipher_other_than_the_headers_and_a_backup_of_another_header_are_refused() {
+    let (d, h) = built();
+    let obs = observe(&h, &d);
+    let data0 = obs
+        .luks
+        .iter()
+        .find(|l| l.mapping.as_ref().is_some_and(|m| m.name == "data0_crypt"))
+        .unwrap();
+    // Read from `cryptsetup luksDump --dump-json-metadata` for the file's mirrors.
+    let header = data0.header.clone().unwrap();
+    assert_eq!(
+        (
+            header.cipher.as_str(),
+            header.data_offset,
+            header.keyslots.clone()
+        ),
+        ("aes-xts-plain64", 16 << 20, vec![0])
+    );
+    assert_eq!(
+        obs.boot.secret_files["/root/data0.luks-header"].header_uuid,
+        data0.uuid
+    );
+    let mut d2 = d.clone();
+    d2.mirrors
+        .get_mut("data0")
+        .unwrap()
+        .encryption
+        .as_mut()
+        .unwrap()
+        .cipher = Some("serpent-xts-plain64".into());
+    let p = plan_for(&h, &d2, Policy::default());
+    assert!(
+        refusals(&p).contains(
+            "encrypts with aes-xts-plain64, but the file says `cipher: serpent-xts-plain64`"
+        ),
+        "{}",
+        refusals(&p)
+    );
+    // The backup file now holds another header: never silently replaced.
+    let mut w = h.world();
+    w.files
+        .get_mut("/root/data0.luks-header")
+        .unwrap()
+        .header_uuid = Some("00000000-1111-4222-8333-444444444444".into());
+    let p = plan_for(&SimHost::new(w), &d, Policy::default());
+    assert!(refusals(&p).contains("the header backup /root/data0.luks-header holds the header with UUID 00000000-1111-4222-8333-444444444444"), "{}", refusals(&p));
+    // A backup that went missing is taken again, the same way.
+    let mut w = h.world();
+    w.files.remove("/root/data1.luks-header");
+    let h3 = SimHost::new(w);
+    let p = plan_for(&h3, &d, Policy::default());
+    assert_eq!(ops(&p), vec!["backup_luks_header"], "{:?}", p.steps);
+    apply(&h3, &d, Policy::default()).unwrap();
+    assert_eq!(h3.world().files["/root/data1.luks-header"].mode, 0o400);
+}
+
+#[test]
+fn a_key_is_rotated_add_prove_remove_and_the_backup_taken_again() {
+    let (mut d, h) = built();
+    let uuid = |h: &SimHost| {
+        h.world()
+            .luks
+            .iter()
+            .find(|l| l.mapping.as_ref().is_some_and(|m| m.name == "data0_crypt"))
+            .unwrap()
+            .uuid
+            .clone()
+            .unwrap()
+    };
+    let u = uuid(&h);
+    d.mirrors
+        .get_mut("data0")
+        .unwrap()
+        .encryption
+        .as_mut()
+        .unwrap()
+        .key_file = "/etc/hyraid/keys/data0-2027.key".into();
+    let p = plan_for(&h, &d, Policy::default());
+    assert_eq!(
+        ops(&p),
+        vec![
+            "create_key_file",
+            "add_luks_key",
+            "test_luks_key",
+            "remove_luks_key",
+            "backup_luks_header",
+            "write_file"
+        ],
+        "{:?}",
+        p.steps
+    );
+    let lines: Vec<String> = p
+        .steps
+        .iter()
+        .flat_map(|s| s.step.commands())
+        .map(|c| hyraid::plan::step::command_line(&c))
+        .collect();
+    assert!(lines.contains(&"cryptsetup luksAddKey --batch-mode --key-file /etc/hyraid/keys/data0.key /dev/md/data0 /etc/hyraid/keys/data0-2027.key".to_string()), "{lines:?}");
+    assert!(
+        lines.contains(
+            &"cryptsetup luksRemoveKey --batch-mode /dev/md/data0 /etc/hyraid/keys/data0.key"
+                .to_string()
+        ),
+        "{lines:?}"
+    );
+    apply(&h, &d, Policy::default()).unwrap();
+    let w = h.world();
+    assert_eq!(
+        w.key_slots[&u].values().collect::<Vec<_>>(),
+        vec!["/etc/hyraid/keys/data0-2027.key"]
+    );
+    assert!(w.boot.crypttab.unwrap().contains(&format!(
+        "data0_crypt UUID={u} /etc/hyraid/keys/data0-2027.key luks\n"
+    )));
+    assert_eq!(
+        w.files["/root/data0.luks-header"].header_slots,
+        Some(vec![1]),
+        "the backup holds only the new key's slot"
+    );
+    assert!(plan_for(&h, &d, Policy::default()).steps.is_empty());
+    // Neither key opens: refused, nothing is removed.
+    let mut w = h.world();
+    w.key_slots.get_mut(&u).unwrap().clear();
+    let mut d2 = d.clone();
+    d2.mirrors
+        .get_mut("data0")
+        .unwrap()
+        .encryption
+        .as_mut()
+        .unwrap()
+        .key_file = "/etc/hyraid/keys/data0.key".into();
+    let p = plan_for(&SimHost::new(w), &d2, Policy::default());
+    assert!(refusals(&p).contains("neither the file's key file /etc/hyraid/keys/data0.key nor the one /etc/crypttab names (/etc/hyraid/keys/data0-2027.key) opens"), "{}", refusals(&p));
 }

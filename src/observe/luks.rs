@@ -21,6 +21,13 @@ pub struct Luks {
     pub uuid: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mapping: Option<Mapping>,
+    /// What `luksDump` says of it: read for the file's encrypted mirrors only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header: Option<super::luks_dump::LuksHeader>,
+    /// Whether a key file opens it (`cryptsetup open --test-passphrase`), asked only of the key
+    /// files of a mirror whose key the file changes.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub opens_with: std::collections::BTreeMap<String, bool>,
 }
 
 /// An open dm-crypt mapping.
@@ -47,17 +54,25 @@ pub fn from_lsblk(nodes: &[Node]) -> Vec<Luks> {
                     name: c.name.clone(),
                     kname: c.kname.clone(),
                 }),
+            header: None,
+            opens_with: Default::default(),
         })
         .collect()
 }
 
 /// A file hyraid keeps a secret in (a key file, a header backup), as `stat` shows it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SecretFile {
     /// Permission bits (`0o400`).
     pub mode: u32,
     pub uid: u32,
     pub size: u64,
+    /// Of a header backup: the UUID of the header it holds (`cryptsetup luksUUID FILE`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header_uuid: Option<String>,
+    /// Of a header backup: the key slots in it (`luksDump --dump-json-metadata FILE`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header_slots: Option<Vec<u32>>,
 }
 
 impl SecretFile {
@@ -81,7 +96,13 @@ pub fn parse_stat(text: &str) -> Option<SecretFile> {
     let mode = u32::from_str_radix(f.next()?, 8).ok()?;
     let uid = f.next()?.parse().ok()?;
     let size = f.next()?.parse().ok()?;
-    Some(SecretFile { mode, uid, size })
+    Some(SecretFile {
+        mode,
+        uid,
+        size,
+        header_uuid: None,
+        header_slots: None,
+    })
 }
 
 /// `stat` each of `paths` that is not known yet; a file that is not there is left out. A path
@@ -97,6 +118,72 @@ pub fn probe_secret_files(host: &dyn crate::host::Host, boot: &mut super::Boot, 
         {
             boot.secret_files.insert(p.clone(), f);
         }
+    }
+}
+
+/// `cryptsetup luksUUID` of each header backup in `paths` that is there.
+pub fn probe_backups(host: &dyn crate::host::Host, boot: &mut super::Boot, paths: &[String]) {
+    for p in paths {
+        let Some(f) = boot.secret_files.get_mut(p) else {
+            continue;
+        };
+        let argv: Vec<String> = ["cryptsetup", "luksUUID", p]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        if let Ok(o) = host.run(&argv)
+            && o.status == 0
+        {
+            f.header_uuid = Some(o.stdout.trim().to_string()).filter(|u| !u.is_empty());
+        }
+        if let Ok(o) = host.run(&super::luks_dump::argv(p))
+            && o.status == 0
+        {
+            f.header_slots = super::luks_dump::parse_json(&o.stdout).map(|h| h.keyslots);
+        }
+    }
+}
+
+/// `luksDump` of the headers on the arrays `knames` (the JSON area, else the text form).
+pub fn probe_headers(host: &dyn crate::host::Host, luks: &mut [Luks], knames: &[String]) {
+    use super::luks_dump::{argv, parse_json, parse_text, text_argv};
+    for l in luks.iter_mut().filter(|l| knames.contains(&l.device)) {
+        let dev = format!("/dev/{}", l.device);
+        let ok = |a: Vec<String>| {
+            host.run(&a)
+                .ok()
+                .filter(|o| o.status == 0)
+                .map(|o| o.stdout)
+        };
+        l.header = ok(argv(&dev))
+            .and_then(|t| parse_json(&t))
+            .or_else(|| ok(text_argv(&dev)).and_then(|t| parse_text(&t)));
+    }
+}
+
+/// Whether each of `keys` opens the header on array `kname` (`cryptsetup open --test-passphrase`:
+/// exit 0 yes, 2 no; anything else leaves it unknown).
+pub fn probe_keys(host: &dyn crate::host::Host, luks: &mut [Luks], kname: &str, keys: &[String]) {
+    let Some(l) = luks.iter_mut().find(|l| l.device == kname) else {
+        return;
+    };
+    for k in keys {
+        let argv: Vec<String> = [
+            "cryptsetup",
+            "open",
+            "--test-passphrase",
+            "--key-file",
+            k,
+            &format!("/dev/{kname}"),
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        match host.run(&argv).map(|o| o.status) {
+            Ok(0) => l.opens_with.insert(k.clone(), true),
+            Ok(2) => l.opens_with.insert(k.clone(), false),
+            _ => None,
+        };
     }
 }
 

@@ -8,6 +8,7 @@ pub mod json_schema;
 pub mod lookup;
 pub mod lsblk;
 pub mod luks;
+pub mod luks_dump;
 pub mod lvm;
 pub mod lvm_devices;
 pub mod lvm_model;

@@ -59,6 +59,10 @@ pub struct Observed {
     /// files; it asks `stat` of those it needs, into `boot.secret_files`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub files: BTreeMap<String, super::luks::SecretFile>,
+    /// The key slots of a simulated machine's LUKS headers: header UUID → slot → the key file
+    /// whose key it holds.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub key_slots: BTreeMap<String, BTreeMap<u32, String>>,
 }
 
 /// A block device hyraid does not model, as lsblk reports it.

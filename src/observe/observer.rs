@@ -163,6 +163,7 @@ pub fn observe_started(
         smart: Default::default(),
         luks: super::luks::from_lsblk(&nodes),
         files: Default::default(),
+        key_slots: Default::default(),
     }
     .normalized())
 }

@@ -27,6 +27,11 @@ fn crypttab_line(e: &EncryptionSpec, uuid: &str) -> String {
     )
 }
 
+/// The lines of hyraid's block of a crypttab.
+pub fn hyraid_lines(text: &str) -> Vec<CrypttabLine> {
+    crypttab_lines(&lines_between(text, CRYPTTAB_BEGIN, CRYPTTAB_END).join("\n"))
+}
+
 /// Whether a crypttab line (hyraid's or the box's own) opens `e` on the header `uuid` (by
 /// `UUID=`, its by-uuid path, or the array's device) with the same key and options.
 pub fn opens(l: &CrypttabLine, e: &EncryptionSpec, uuid: &str, device: &str) -> bool {
@@ -92,7 +97,7 @@ impl<'a> Planner<'a> {
     ) -> Option<String> {
         let object = format!("mirror {}", m.name);
         let device = m.md_path();
-        let key = self.o.boot.secret_files.get(&e.key_file).copied();
+        let key = self.o.boot.secret_files.get(&e.key_file);
         let key_there = key.is_some_and(|k| k.size > 0);
         if key.is_some_and(|k| k.exposed()) {
             self.refuse(
@@ -119,11 +124,13 @@ impl<'a> Planner<'a> {
             self.blocked.insert(m.name.clone());
             return None;
         }
-        if !key_there {
-            self.refuse(&object, format!("the key file {} is missing or empty: the LUKS header on {device} opens only with its key", e.key_file), "restore the key file from your copy (mode 0400, root's), then plan again");
+        let old = recorded
+            .and_then(|r| r.key.clone())
+            .filter(|k| *k != e.key_file);
+        let Some(rekeyed) = self.keys(m, e, h, &device, key_there, old.as_deref()) else {
             self.blocked.insert(m.name.clone());
             return None;
-        }
+        };
         match &h.mapping {
             Some(map) if map.name == e.name => {}
             Some(map) => {
@@ -136,15 +143,55 @@ impl<'a> Planner<'a> {
                 self.opening.insert(m.name.clone());
             }
         }
-        if let Some(b) = &e.header_backup
-            && !self.o.boot.secret_files.contains_key(b)
+        if let (Some(want), Some(have)) = (&e.cipher, h.header.as_ref().map(|x| &x.cipher))
+            && want != have
         {
-            self.backup(
+            self.refuse(
+                &object,
+                format!("the LUKS header on {device} encrypts with {have}, but the file says `cipher: {want}`; a cipher is fixed when the header is made"),
+                format!("set `cipher: {have}` (or leave `cipher` out), or move the data away and re-create the mirror"),
+            );
+            return None;
+        }
+        let backup = e
+            .header_backup
+            .as_ref()
+            .map(|b| (b, self.o.boot.secret_files.get(b)));
+        let slots = h.header.as_ref().map(|x| &x.keyslots);
+        match backup {
+            Some((b, _)) if rekeyed => self.backup(
+                m,
+                &device,
+                b,
+                "the key slots change: the backup must not keep the old key's",
+            ),
+            Some((b, None)) => self.backup(
                 m,
                 &device,
                 b,
                 "the header backup the file names is not there",
-            );
+            ),
+            Some((b, Some(f))) if f.header_uuid.as_ref().is_some_and(|u| *u != uuid) => {
+                self.refuse(
+                    &object,
+                    format!("the header backup {b} holds the header with UUID {}, not this array's ({uuid})", f.header_uuid.clone().unwrap_or_default()),
+                    format!("move {b} away (keep it if that header still matters); the next apply backs up this header there"),
+                );
+                return None;
+            }
+            Some((b, Some(f)))
+                if f.header_slots.is_some()
+                    && slots.is_some()
+                    && f.header_slots.as_ref() != slots =>
+            {
+                let why = format!(
+                    "the backup's key slots ({:?}) are not the header's ({:?}): a key was added or removed since it was taken",
+                    f.header_slots.clone().unwrap_or_default(),
+                    slots.cloned().unwrap_or_default()
+                );
+                self.backup(m, &device, b, &why);
+            }
+            _ => {}
         }
         Some(uuid)
     }

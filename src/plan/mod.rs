@@ -10,6 +10,7 @@ mod boot;
 pub mod capacity;
 mod disk;
 pub mod encryption;
+mod encryption_keys;
 mod filesystem;
 pub mod fingerprint;
 mod foreign;

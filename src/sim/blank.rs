@@ -175,6 +175,7 @@ pub(super) fn with_disks(hostname: &str, block_devices: Vec<BlockDevice>) -> Obs
         smart: Default::default(),
         luks: vec![],
         files: Default::default(),
+        key_slots: Default::default(),
     }
     .normalized()
 }

@@ -1,6 +1,7 @@
 //! The crash matrix's cases: every example built from scratch, and the changes to a machine
 //! holding data that each kind of step makes (tests/crash.rs kills apply after each command).
 
+mod encryption;
 mod fs_change;
 mod vocabulary;
 
@@ -21,7 +22,7 @@ pub struct Case {
     pub policy: Policy,
 }
 
-fn converged(name: &str) -> (Desired, SimHost) {
+pub(crate) fn converged(name: &str) -> (Desired, SimHost) {
     let (d, h) = example(name);
     apply(&h, &d, Policy::default()).unwrap();
     h.finish_syncs();
@@ -518,6 +519,7 @@ pub fn cases() -> Vec<Case> {
         }),
         policy: Policy::default(),
     });
+    v.extend(encryption::cases());
     v.extend(fs_change::cases());
     v.extend(vocabulary::cases());
     v.extend(vocabulary::monitoring_cases());

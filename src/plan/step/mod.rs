@@ -10,6 +10,7 @@ mod disk;
 mod fs;
 mod fs_label;
 mod luks;
+mod luks_keys;
 mod lvm;
 mod md;
 mod md_size;
@@ -25,6 +26,7 @@ pub use disk::{CacheTool, CreatePartitions, NewPartition, SetWriteCache, WipeSig
 pub use fs::{FS_BLOCK_SIZE, FsOn, GrowFilesystem, MakeFilesystem, MountFilesystem, ShrinkLv};
 pub use fs_label::RelabelFilesystem;
 pub use luks::{BackupLuksHeader, CreateKeyFile, FormatLuks, OpenLuks};
+pub use luks_keys::{AddLuksKey, RemoveLuksKey, TestLuksKey};
 pub use lvm::{
     AttachWritecache, CreateCachevol, CreateLv, CreatePv, CreateVg, DeactivateLv, DetachWritecache,
     ExtendLv, ExtendVg, RemoveLv, RemoveVg, SetWritecacheSettings, SizeArg,
@@ -149,6 +151,9 @@ pub enum Step {
     FormatLuks(FormatLuks),
     BackupLuksHeader(BackupLuksHeader),
     OpenLuks(OpenLuks),
+    AddLuksKey(AddLuksKey),
+    TestLuksKey(TestLuksKey),
+    RemoveLuksKey(RemoveLuksKey),
 }
 
 impl Step {
@@ -218,6 +223,9 @@ impl Step {
             Step::FormatLuks(s) => s,
             Step::BackupLuksHeader(s) => s,
             Step::OpenLuks(s) => s,
+            Step::AddLuksKey(s) => s,
+            Step::TestLuksKey(s) => s,
+            Step::RemoveLuksKey(s) => s,
         }
     }
 

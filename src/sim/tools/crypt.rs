@@ -6,6 +6,7 @@ use crate::host::{CmdOutput, HostError};
 use crate::observe::OtherDevice;
 use crate::observe::luks::LUKS2_DATA_OFFSET;
 use crate::observe::luks::{LUKS_FSTYPE, Luks, Mapping, SecretFile};
+use crate::observe::luks_dump::LuksHeader;
 use crate::sim::world::{SimState, Target};
 use crate::sim::{fail, out};
 
@@ -34,13 +35,18 @@ pub fn cryptsetup(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostErr
             key,
             rest @ ..,
         ] => {
-            let dev = rest.last().copied().unwrap_or_default();
-            format(st, uuid, key, dev)
+            let (cipher, dev) = match rest {
+                ["--cipher", c, dev] => (Some(*c), *dev),
+                [dev] => (None, *dev),
+                _ => return unsupported(args),
+            };
+            format(st, uuid, key, cipher, dev)
         }
         ["luksHeaderBackup", dev, "--header-backup-file", file] => {
-            if header(st, dev).is_none() {
+            let Some((_, i)) = header(st, dev) else {
                 return fail(1, format!("Device {dev} is not a valid LUKS device.\n"));
-            }
+            };
+            let header_uuid = st.world.luks[i].uuid.clone();
             if st.world.files.contains_key(*file) {
                 return fail(
                     1,
@@ -53,6 +59,8 @@ pub fn cryptsetup(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostErr
                     mode: 0o600,
                     uid: 0,
                     size: LUKS2_DATA_OFFSET,
+                    header_uuid,
+                    header_slots: st.world.luks[i].header.as_ref().map(|h| h.keyslots.clone()),
                 },
             );
             out("")
@@ -60,16 +68,89 @@ pub fn cryptsetup(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostErr
         ["open", "--type", "luks", "--key-file", key, rest @ ..] => {
             let (dev, name) = match rest {
                 [dev, name] | ["--allow-discards", dev, name] => (*dev, *name),
-                _ => {
-                    return crate::sim::unsupported(
-                        &args.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
-                    );
-                }
+                _ => return unsupported(args),
             };
             open(st, key, dev, name)
         }
-        _ => crate::sim::unsupported(&args.iter().map(|s| s.to_string()).collect::<Vec<_>>()),
+        ["luksDump", "--dump-json-metadata", file] if st.world.files.contains_key(*file) => {
+            match st.world.files[*file].header_slots.clone() {
+                Some(keyslots) => out(&dump_json(&LuksHeader {
+                    keyslots,
+                    ..default_header()
+                })),
+                None => fail(1, format!("Device {file} is not a valid LUKS device.\n")),
+            }
+        }
+        ["luksAddKey", "--batch-mode", "--key-file", with, dev, new] => add_key(st, with, dev, new),
+        ["luksRemoveKey", "--batch-mode", dev, key] => remove_key(st, dev, key),
+        ["open", "--test-passphrase", "--key-file", key, dev] => match header(st, dev) {
+            Some((_, i)) if opens(st, i, key) => out(""),
+            Some(_) => fail(2, "No key available with this passphrase.\n"),
+            None => fail(1, format!("Device {dev} is not a valid LUKS device.\n")),
+        },
+        ["luksDump", "--dump-json-metadata", dev] => match header(st, dev) {
+            Some((_, i)) => {
+                let h = st.world.luks[i]
+                    .header
+                    .clone()
+                    .unwrap_or_else(default_header);
+                out(&dump_json(&h))
+            }
+            None => fail(1, format!("Device {dev} is not a valid LUKS device.\n")),
+        },
+        ["luksUUID", path] => match st
+            .world
+            .files
+            .get(*path)
+            .and_then(|f| f.header_uuid.clone())
+        {
+            Some(u) => out(&format!("{u}\n")),
+            None => fail(1, format!("Device {path} is not a valid LUKS device.\n")),
+        },
+        _ => unsupported(args),
     }
+}
+
+fn unsupported(args: &[&str]) -> Result<CmdOutput, HostError> {
+    let mut argv = vec!["cryptsetup".to_string()];
+    argv.extend(args.iter().map(|s| s.to_string()));
+    crate::sim::unsupported(&argv)
+}
+
+/// cryptsetup 2.6's LUKS2 defaults: aes-xts-plain64, data after 16 MiB, the key in slot 0.
+fn default_header() -> LuksHeader {
+    LuksHeader {
+        cipher: "aes-xts-plain64".into(),
+        data_offset: LUKS2_DATA_OFFSET,
+        keyslots: vec![0],
+    }
+}
+
+/// The JSON area as cryptsetup 2.6 prints it (`--dump-json-metadata`), of the fields hyraid reads
+/// and their neighbours.
+fn dump_json(h: &LuksHeader) -> String {
+    use serde_json::json;
+    let slots: serde_json::Map<String, serde_json::Value> = h
+        .keyslots
+        .iter()
+        .map(|k| {
+            (
+                k.to_string(),
+                json!({"type": "luks2", "key_size": 64, "af": {"type": "luks1", "stripes": 4000, "hash": "sha256"},
+                       "area": {"type": "raw", "offset": "32768", "size": "258048", "encryption": "aes-xts-plain64", "key_size": 64},
+                       "kdf": {"type": "argon2id", "time": 4, "memory": 1048576, "cpus": 2, "salt": "c2FsdA=="}}),
+            )
+        })
+        .collect();
+    let digest_slots: Vec<String> = h.keyslots.iter().map(|k| k.to_string()).collect();
+    json!({
+        "keyslots": slots,
+        "tokens": {},
+        "segments": {"0": {"type": "crypt", "offset": h.data_offset.to_string(), "size": "dynamic", "iv_tweak": "0", "encryption": h.cipher, "sector_size": 512}},
+        "digests": {"0": {"type": "pbkdf2", "keyslots": digest_slots, "segments": ["0"], "hash": "sha256", "iterations": 100000, "salt": "c2FsdA==", "digest": "ZGlnZXN0"}},
+        "config": {"json_size": "12288", "keyslots_size": "16744448"}
+    })
+    .to_string()
 }
 
 /// The array `dev` names and its header, if it has one.
@@ -81,7 +162,13 @@ fn header(st: &SimState, dev: &str) -> Option<(String, usize)> {
     Some((k, i))
 }
 
-fn format(st: &mut SimState, uuid: &str, key: &str, dev: &str) -> Result<CmdOutput, HostError> {
+fn format(
+    st: &mut SimState,
+    uuid: &str,
+    key: &str,
+    cipher: Option<&str>,
+    dev: &str,
+) -> Result<CmdOutput, HostError> {
     let Some(Target::Md(k)) = st.resolve(dev) else {
         return fail(
             4,
@@ -107,7 +194,15 @@ fn format(st: &mut SimState, uuid: &str, key: &str, dev: &str) -> Result<CmdOutp
         device: k.clone(),
         uuid: Some(uuid.to_string()),
         mapping: None,
+        opens_with: Default::default(),
+        header: Some(LuksHeader {
+            cipher: cipher.unwrap_or("aes-xts-plain64").to_string(),
+            ..default_header()
+        }),
     });
+    st.world
+        .key_slots
+        .insert(uuid.to_string(), [(0, key.to_string())].into());
     if let Some(a) = st.array_mut(&k) {
         a.fstype = Some(LUKS_FSTYPE.into());
     }
@@ -127,7 +222,7 @@ fn open(st: &mut SimState, key: &str, dev: &str, name: &str) -> Result<CmdOutput
     {
         return fail(5, format!("Device {name} already exists.\n"));
     }
-    if !key_ok(st, key) {
+    if !opens(st, i, key) {
         return fail(2, "No key available with this passphrase.\n");
     }
     // LVs are dm-0… in the simulated lsblk; mappings take numbers from 100.
@@ -188,6 +283,8 @@ pub fn file_tool(st: &mut SimState, args: &[&str]) -> Option<Result<CmdOutput, H
                     mode,
                     uid: 0,
                     size: 0,
+                    header_uuid: None,
+                    header_slots: None,
                 },
             );
             out("")
@@ -199,6 +296,8 @@ pub fn file_tool(st: &mut SimState, args: &[&str]) -> Option<Result<CmdOutput, H
                 mode: 0o644,
                 uid: 0,
                 size: 0,
+                header_uuid: None,
+                header_slots: None,
             });
             f.size = f.size.max(size);
             out("")
@@ -242,4 +341,58 @@ pub fn resolve_mapper(st: &SimState, name: &str) -> Option<String> {
         .iter()
         .find(|o| o.kind == "crypt" && o.name.as_deref() == Some(name))
         .map(|o| o.kname.clone())
+}
+
+/// Whether key file `key` opens header `i`: its key is in a slot (a header made outside the
+/// simulator, with no slots recorded, opens with any key file there).
+fn opens(st: &SimState, i: usize, key: &str) -> bool {
+    let slots = st.world.luks[i]
+        .uuid
+        .as_ref()
+        .and_then(|u| st.world.key_slots.get(u));
+    key_ok(st, key) && slots.is_none_or(|s| s.values().any(|k| k == key))
+}
+
+/// `luksAddKey --key-file WITH DEV NEW`: NEW's key into the lowest free slot.
+fn add_key(st: &mut SimState, with: &str, dev: &str, new: &str) -> Result<CmdOutput, HostError> {
+    let Some((_, i)) = header(st, dev) else {
+        return fail(1, format!("Device {dev} is not a valid LUKS device.\n"));
+    };
+    if !opens(st, i, with) {
+        return fail(2, "No key available with this passphrase.\n");
+    }
+    if !key_ok(st, new) {
+        return fail(1, format!("Failed to open key file {new}.\n"));
+    }
+    let uuid = st.world.luks[i].uuid.clone().unwrap_or_default();
+    let slots = st.world.key_slots.entry(uuid).or_default();
+    let free = (0..32).find(|n| !slots.contains_key(n)).unwrap_or(31);
+    slots.insert(free, new.to_string());
+    let list: Vec<u32> = slots.keys().copied().collect();
+    st.world.luks[i]
+        .header
+        .get_or_insert_with(default_header)
+        .keyslots = list;
+    out("")
+}
+
+/// `luksRemoveKey DEV KEY`: the slot KEY's key is in is wiped.
+fn remove_key(st: &mut SimState, dev: &str, key: &str) -> Result<CmdOutput, HostError> {
+    let Some((_, i)) = header(st, dev) else {
+        return fail(1, format!("Device {dev} is not a valid LUKS device.\n"));
+    };
+    let uuid = st.world.luks[i].uuid.clone().unwrap_or_default();
+    let Some(slots) = st.world.key_slots.get_mut(&uuid) else {
+        return fail(2, "No key available with this passphrase.\n");
+    };
+    let Some(n) = slots.iter().find(|(_, k)| *k == key).map(|(n, _)| *n) else {
+        return fail(2, "No key available with this passphrase.\n");
+    };
+    slots.remove(&n);
+    let list: Vec<u32> = slots.keys().copied().collect();
+    st.world.luks[i]
+        .header
+        .get_or_insert_with(default_header)
+        .keyslots = list;
+    out("")
 }

@@ -6,8 +6,10 @@
 # 512 bytes, 0400, root's; the header is LUKS2 with the UUID the plan gave it, backed up (0400) to
 # a file whose UUID is the header's; crypttab opens it by that UUID with the key file; the PV is
 # the mapping; data written through it is not on the array in plaintext; plan is empty. Closed by
-# hand, plan opens it again (the routine step) and converges. Boot 2 (same disks and root) opens
-# it from crypttab and the key file as boot does, and the data and an empty plan are there.
+# hand, plan opens it again (the routine step) and converges. The key is rotated with apply
+# killed between adding the new key and removing the old: the next apply completes it, and only
+# the new key opens the header and its backup. Boot 2 (same disks and root) opens it from
+# crypttab and the new key file as boot does, and the data and an empty plan are there.
 . /mnt/host/files/guest-lib.sh
 M=hyraid-plaintext-marker-4f1d
 if [ "$HYRAID_BOOT" = 1 ]; then
@@ -42,15 +44,33 @@ if [ "$HYRAID_BOOT" = 1 ]; then
     vgchange -ay vg0 >/dev/null 2>&1
     check "vg0/files is back" test -b /dev/vg0/files
     expect "plan exits 0" "$(hy_rc plan $CFG/encrypted.yaml --detailed-exitcode)" 0
+    say "the key rotated, apply killed between adding the new key and removing the old"
+    sed 's|/etc/hyraid/keys/data0.key|/etc/hyraid/keys/data0-2027.key|' $CFG/encrypted.yaml > /root/rotated.yaml
+    hy plan /root/rotated.yaml
+    check "plan: new key file, add, prove, remove, backup, crypttab" sh -c 'grep -q "cryptsetup luksAddKey --batch-mode --key-file /etc/hyraid/keys/data0.key /dev/md/data0 /etc/hyraid/keys/data0-2027.key" /tmp/hy.out && grep -q "cryptsetup open --test-passphrase --key-file /etc/hyraid/keys/data0-2027.key /dev/md/data0" /tmp/hy.out && grep -q "cryptsetup luksRemoveKey --batch-mode /dev/md/data0 /etc/hyraid/keys/data0.key" /tmp/hy.out'
+    rm -f /tmp/j.jsonl
+    "$HY" apply /root/rotated.yaml --yes --journal /tmp/j.jsonl > /tmp/crash.out 2>&1 &
+    pid=$!
+    while kill -0 $pid 2>/dev/null && ! grep -q luksAddKey /tmp/j.jsonl 2>/dev/null; do sleep 0.01; done
+    kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
+    check "killed after the add: the new key opens the header" cryptsetup open --test-passphrase --key-file /etc/hyraid/keys/data0-2027.key /dev/md/data0
+    check "and the old one still does" cryptsetup open --test-passphrase --key-file /etc/hyraid/keys/data0.key /dev/md/data0
+    hy apply /root/rotated.yaml --yes; expect "the next apply completes it" $? 0
+    check "the old key no longer opens the header" sh -c '! cryptsetup open --test-passphrase --key-file /etc/hyraid/keys/data0.key /dev/md/data0'
+    check "the new one does" cryptsetup open --test-passphrase --key-file /etc/hyraid/keys/data0-2027.key /dev/md/data0
+    expect "one key slot left (luksDump)" "$(cryptsetup luksDump /dev/md/data0 | grep -Ec '^  [0-9]+: luks2')" 1
+    expect "crypttab names the new key" "$(grep '^data0_crypt ' /etc/crypttab)" "data0_crypt UUID=$U /etc/hyraid/keys/data0-2027.key luks"
+    check "the header backup opens with the new key only" sh -c 'cryptsetup open --test-passphrase --key-file /etc/hyraid/keys/data0-2027.key /root/data0.luks-header && ! cryptsetup open --test-passphrase --key-file /etc/hyraid/keys/data0.key /root/data0.luks-header'
+    expect "plan exits 0" "$(hy_rc plan /root/rotated.yaml --detailed-exitcode)" 0
     sync
     finish
 fi
 say "after the reboot"
-check "opened at boot from crypttab and the key file" test -b /dev/mapper/data0_crypt
+check "opened at boot from crypttab and the new key file" test -b /dev/mapper/data0_crypt
 vgchange -ay vg0 >/dev/null 2>&1
 mkdir -p /mnt/d && mount /dev/vg0/files /mnt/d
 expect "data on the LV" "$(sha256sum /mnt/d/f | cut -d' ' -f1)" "$(cat /root/sum)"
 umount /mnt/d
-expect "plan after the reboot exits 0" "$(hy_rc plan $CFG/encrypted.yaml --detailed-exitcode)" 0
+expect "plan after the reboot exits 0" "$(hy_rc plan /root/rotated.yaml --detailed-exitcode)" 0
 [ -s /tmp/hy.out ] && cat /tmp/hy.out
 finish

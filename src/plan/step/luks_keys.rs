@@ -1,0 +1,109 @@
+//! Key changes of an encrypted mirror, each a step: the new key file is added to a free key
+//! slot with the old one, proven by opening the header with it, and only then is the old key's
+//! slot removed.
+
+use super::{Command, StepKind};
+use crate::plan::address::Address;
+use serde::{Deserialize, Serialize};
+
+fn run(argv: &[&str]) -> Command {
+    Command::run_owned(argv.iter().map(|s| s.to_string()).collect())
+}
+
+/// `cryptsetup luksAddKey`: the new key file into a free slot, unlocked with the old one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AddLuksKey {
+    pub mirror: String,
+    pub device: String,
+    /// A key file that opens the header now.
+    pub with: String,
+    pub key_file: String,
+}
+
+impl StepKind for AddLuksKey {
+    fn commands(&self) -> Vec<Command> {
+        vec![run(&[
+            "cryptsetup",
+            "luksAddKey",
+            "--batch-mode",
+            "--key-file",
+            &self.with,
+            &self.device,
+            &self.key_file,
+        ])]
+    }
+    fn symbol(&self) -> char {
+        '+'
+    }
+    fn object(&self) -> Address {
+        Address::Mirror(self.mirror.clone())
+    }
+    fn summary(&self) -> String {
+        format!(
+            "add the key {} (unlocked with {})",
+            self.key_file, self.with
+        )
+    }
+}
+
+/// `cryptsetup open --test-passphrase`: the header opens with the key file (nothing is opened).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TestLuksKey {
+    pub mirror: String,
+    pub device: String,
+    pub key_file: String,
+}
+
+impl StepKind for TestLuksKey {
+    fn commands(&self) -> Vec<Command> {
+        vec![run(&[
+            "cryptsetup",
+            "open",
+            "--test-passphrase",
+            "--key-file",
+            &self.key_file,
+            &self.device,
+        ])]
+    }
+    fn symbol(&self) -> char {
+        '~'
+    }
+    fn object(&self) -> Address {
+        Address::Mirror(self.mirror.clone())
+    }
+    fn summary(&self) -> String {
+        format!("prove the key {} opens the header", self.key_file)
+    }
+}
+
+/// `cryptsetup luksRemoveKey`: the slot the old key file opens is wiped.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RemoveLuksKey {
+    pub mirror: String,
+    pub device: String,
+    pub key_file: String,
+}
+
+impl StepKind for RemoveLuksKey {
+    fn commands(&self) -> Vec<Command> {
+        vec![run(&[
+            "cryptsetup",
+            "luksRemoveKey",
+            "--batch-mode",
+            &self.device,
+            &self.key_file,
+        ])]
+    }
+    fn symbol(&self) -> char {
+        '-'
+    }
+    fn object(&self) -> Address {
+        Address::Mirror(self.mirror.clone())
+    }
+    fn summary(&self) -> String {
+        format!(
+            "remove the old key {} (its file is left in place: delete it once no copy needs it)",
+            self.key_file
+        )
+    }
+}
