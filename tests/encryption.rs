@@ -534,3 +534,48 @@ fn a_key_is_rotated_add_prove_remove_and_the_backup_taken_again() {
     let p = plan_for(&SimHost::new(w), &d2, Policy::default());
     assert!(refusals(&p).contains("neither the file's key file /etc/hyraid/keys/data0.key nor the one /etc/crypttab names (/etc/hyraid/keys/data0-2027.key) opens"), "{}", refusals(&p));
 }
+
+#[test]
+fn the_initramfs_is_made_again_when_a_filesystem_it_mounts_is_encrypted() {
+    use hyraid::config::filesystem::{FilesystemSpec, FsType};
+    let (mut d, h) = built();
+    // A data LV only: crypttab is written without a new initramfs (systemd opens it).
+    let fs = |mount: &str| FilesystemSpec {
+        fstype: FsType::Ext4,
+        label: None,
+        mount: Some(mount.into()),
+        options: vec![],
+    };
+    let mut w = h.world();
+    w.boot.crypttab = None;
+    let h2 = SimHost::new(w.clone());
+    let p = plan_for(&h2, &d, Policy::default());
+    assert_eq!(ops(&p), vec!["write_file"], "{:?}", p.steps);
+    // An LV that the initramfs mounts (`/usr`) on an encrypted mirror: crypttab, then the initramfs.
+    let vg = d.volume_groups.get_mut("vg0").unwrap();
+    let mut usr = vg.lvs["nextcloud"].clone();
+    usr.name = "usr".into();
+    usr.writecache = None;
+    usr.size = hyraid::config::size::LvSize::Bytes(20 << 30);
+    usr.filesystem = Some(fs("/usr"));
+    vg.lvs.insert("usr".into(), usr);
+    let p = plan_for(&SimHost::new(w), &d, Policy::default());
+    let o = ops(&p);
+    let tab = p
+        .steps
+        .iter()
+        .position(|s| matches!(&s.step, Step::WriteFile(w) if w.path == "/etc/crypttab"))
+        .unwrap();
+    let regen = o
+        .iter()
+        .position(|x| x == "regenerate_initramfs")
+        .unwrap_or_else(|| panic!("{o:?}"));
+    assert!(tab < regen, "{o:?}");
+    assert!(
+        p.steps[regen]
+            .reason
+            .contains("lv vg0/usr is mounted at boot by the initramfs"),
+        "{}",
+        p.steps[regen].reason
+    );
+}

@@ -514,8 +514,25 @@ pub fn apply_started(
         install_interrupt_handler();
     }
     let applied = execute_report(host, &p, &obs, &opts.journal, out, &opts.exec)?;
-    if !p.behind_open.is_empty() && !saved {
-        return next_round(p, applied, host, opts, confirm, out);
+    if !p.behind_open.is_empty() {
+        if !saved {
+            return next_round(p, applied, host, opts, confirm, out);
+        }
+        // A saved plan runs only what its reviewer saw: the open.
+        let _ = writeln!(
+            out,
+            "\nOpened {}: what is inside them is seen now. Plan again to review what stands on them.",
+            p.behind_open.join(", ")
+        );
+        let waiting = vec![format!(
+            "what stands on {} is planned once reviewed: run `hyraid plan` again",
+            p.behind_open.join(", ")
+        )];
+        return Ok(Outcome {
+            plan: p,
+            applied: Some(applied),
+            waiting,
+        });
     }
     let after = verify(host, &p.desired, policy)?;
     crate::timings::mark("verified: observed and planned again");

@@ -82,3 +82,69 @@ impl Planner<'_> {
         }
     }
 }
+
+/// Mount points the initramfs must open the device of (Debian's cryptsetup-initramfs opens those
+/// of `/` and `/usr` from its copy of crypttab; the rest is opened by systemd after it).
+const EARLY_MOUNTS: [&str; 2] = ["/", "/usr"];
+
+impl Planner<'_> {
+    /// When crypttab changes and a filesystem the initramfs mounts is on an encrypted mirror, the
+    /// initramfs is made again after it (unless this plan already does so later).
+    pub(in crate::plan) fn crypttab_initramfs(&mut self) {
+        use crate::observe::luks::CRYPTTAB_PATH;
+        let Some(at) = self
+            .steps
+            .iter()
+            .position(|s| matches!(&s.step, Step::WriteFile(w) if w.path == CRYPTTAB_PATH))
+        else {
+            return;
+        };
+        let Some(lv) = self.early_lv_on_encrypted() else {
+            return;
+        };
+        if self.steps[at..]
+            .iter()
+            .any(|s| matches!(s.step, Step::RegenerateInitramfs(_)))
+        {
+            return;
+        }
+        match self.o.boot.initramfs_tool.clone() {
+            Some(tool) => self.steps.push(ps(
+                Step::RegenerateInitramfs(crate::plan::step::RegenerateInitramfs { tool }),
+                Risk::Safe,
+                format!("lv {lv} is mounted at boot by the initramfs and lies on an encrypted mirror: the initramfs opens it from its copy of /etc/crypttab"),
+            )),
+            None => self.notes.push(format!("lv {lv} lies on an encrypted mirror and is mounted early, but no update-initramfs or dracut was found: the initramfs keeps its old crypttab")),
+        }
+    }
+
+    /// An LV (`vg/lv`) mounted at `/` or `/usr` (by the file or on the machine) in a VG with an
+    /// encrypted mirror among its PVs.
+    fn early_lv_on_encrypted(&self) -> Option<String> {
+        let encrypted = |r: &DeviceRef| matches!(r, DeviceRef::Mirror(n) if self.d.mirrors.get(n).is_some_and(|m| m.encryption.is_some()));
+        for vg in self
+            .d
+            .volume_groups
+            .values()
+            .filter(|v| !v.absent && v.pvs.iter().any(encrypted))
+        {
+            for lv in vg.lvs.values() {
+                let wanted = lv.filesystem.as_ref().and_then(|f| f.mount.as_deref());
+                let observed = self
+                    .o
+                    .filesystems
+                    .iter()
+                    .find(|f| !f.md && f.vg == vg.name && f.lv == lv.name)
+                    .and_then(|f| f.mountpoint.as_deref());
+                if [wanted, observed]
+                    .into_iter()
+                    .flatten()
+                    .any(|m| EARLY_MOUNTS.contains(&m))
+                {
+                    return Some(format!("{}/{}", vg.name, lv.name));
+                }
+            }
+        }
+        None
+    }
+}

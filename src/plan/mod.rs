@@ -229,6 +229,7 @@ pub fn plan(d: &Desired, o: &Observed, policy: Policy) -> Result<Plan, PlanError
     // The ARRAY lines of mdadm.conf (and md's monitor lines), and the initramfs that carries
     // them; the mirrors' check timers and hyraid's monitoring settings.
     p.mdadm_conf();
+    p.crypttab_initramfs();
     p.monitoring();
     // PVs, VGs, LVs and writecaches; removals last: VGs, then mirrors.
     let mut removals = p.volume_groups();
