@@ -233,12 +233,13 @@ pub fn observe_started_for(
             .filter_map(|m| crate::plan::array_for(&obs, m).map(|a| a.kname.clone()))
             .collect();
         crate::observe::luks::probe_headers(host, &mut obs.luks, &headers);
-        // A key the file changes: which of the new and the old key files open the header.
+        // A key the file changes (or one no crypttab line names yet): which of the new and the
+        // old key files open the header.
         let block = obs
             .boot
             .crypttab
             .as_deref()
-            .map(crate::plan::encryption::hyraid_lines)
+            .map(crate::observe::luks::crypttab_lines)
             .unwrap_or_default();
         for m in d.mirrors.values() {
             let (Some(e), Some(a)) = (&m.encryption, crate::plan::array_for(&obs, m)) else {

@@ -28,6 +28,9 @@ pub struct Luks {
     /// files of a mirror whose key the file changes.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub opens_with: std::collections::BTreeMap<String, bool>,
+    /// Whether the old and the new key file of a key change hold the same key (`cmp -s`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub same_key: Option<bool>,
 }
 
 /// An open dm-crypt mapping.
@@ -56,6 +59,7 @@ pub fn from_lsblk(nodes: &[Node]) -> Vec<Luks> {
                 }),
             header: None,
             opens_with: Default::default(),
+            same_key: None,
         })
         .collect()
 }
@@ -167,6 +171,17 @@ pub fn probe_keys(host: &dyn crate::host::Host, luks: &mut [Luks], kname: &str, 
     let Some(l) = luks.iter_mut().find(|l| l.device == kname) else {
         return;
     };
+    if let [new, old] = keys {
+        let argv: Vec<String> = ["cmp", "-s", "--", old, new]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        l.same_key = match host.run(&argv).map(|o| o.status) {
+            Ok(0) => Some(true),
+            Ok(1) => Some(false),
+            _ => None,
+        };
+    }
     for k in keys {
         let argv: Vec<String> = [
             "cryptsetup",

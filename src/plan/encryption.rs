@@ -37,13 +37,15 @@ pub fn hyraid_lines(text: &str) -> Vec<CrypttabLine> {
 pub fn opens(l: &CrypttabLine, e: &EncryptionSpec, uuid: &str, device: &str) -> bool {
     let source = l.device == format!("UUID={uuid}")
         || l.device == format!("/dev/disk/by-uuid/{uuid}")
-        || l.device == device;
+        || device.split(' ').any(|d| l.device == d);
+    // systemd-cryptsetup detects LUKS by itself: `luks` may be there or not.
     let mut want: Vec<String> = e
         .crypttab_options()
         .split(',')
+        .filter(|o| *o != "luks")
         .map(str::to_string)
         .collect();
-    let mut have = l.options.clone();
+    let mut have: Vec<String> = l.options.iter().filter(|o| *o != "luks").cloned().collect();
     want.sort();
     have.sort();
     l.name == e.name && source && l.key.as_deref() == Some(e.key_file.as_str()) && want == have
@@ -82,7 +84,12 @@ impl<'a> Planner<'a> {
             }
             let recorded = ours.iter().find(|l| l.name == e.name);
             if let Some(uuid) = self.encrypted_mirror(m, e, recorded) {
-                lines.push((e.clone(), uuid, m.md_path()));
+                // The array by its path and by its kernel name (`/dev/md127`).
+                let devs = match self.array_of(m) {
+                    Some(a) => format!("{} /dev/{}", m.md_path(), a.kname),
+                    None => m.md_path(),
+                };
+                lines.push((e.clone(), uuid, devs));
             }
         }
         self.crypttab(block_old, lines);
@@ -116,7 +123,15 @@ impl<'a> Planner<'a> {
         let Some(h) = self.luks_of(m) else {
             return self.format_blank(m, e, &object, &device, key_there, recorded);
         };
-        let uuid = h.uuid.clone().unwrap_or_default();
+        let Some(uuid) = h.uuid.clone().filter(|u| !u.is_empty()) else {
+            self.refuse(
+                &object,
+                format!("lsblk shows a LUKS header on {device} but no UUID"),
+                "check the header (`cryptsetup luksDump`); hyraid lists it in crypttab by its UUID",
+            );
+            self.blocked.insert(m.name.clone());
+            return None;
+        };
         if let Some(r) = recorded
             && !r.device.ends_with(&uuid)
         {
@@ -159,6 +174,14 @@ impl<'a> Planner<'a> {
             .map(|b| (b, self.o.boot.secret_files.get(b)));
         let slots = h.header.as_ref().map(|x| &x.keyslots);
         match backup {
+            Some((b, Some(f))) if f.header_uuid.as_ref().is_some_and(|u| *u != uuid) => {
+                self.refuse(
+                    &object,
+                    format!("the header backup {b} holds the header with UUID {}, not this array's ({uuid})", f.header_uuid.clone().unwrap_or_default()),
+                    format!("move {b} away (keep it if that header still matters); the next apply backs up this header there"),
+                );
+                return None;
+            }
             Some((b, _)) if rekeyed => self.backup(
                 m,
                 &device,
@@ -222,6 +245,13 @@ impl<'a> Planner<'a> {
                 .map(|f| format!("a {f} signature"))
                 .chain(self.ix.pv(&a.kname).map(|_| "an LVM PV".to_string()))
                 .chain(holders.map(|h| format!("{h} stacked on it")))
+                .chain(
+                    self.o
+                        .block_devices
+                        .iter()
+                        .filter(|b| b.parent.as_deref() == Some(a.kname.as_str()))
+                        .map(|b| format!("partition {}", b.kname)),
+                )
                 .collect();
             if let Some(r) = recorded {
                 self.refuse(object, format!("{device} has no LUKS header, but hyraid's line in {CRYPTTAB_PATH} says it had one ({}): its header is gone", r.device), "restore the header from its backup (`cryptsetup luksHeaderRestore`); hyraid formats only an array it never formatted");
@@ -239,7 +269,20 @@ impl<'a> Planner<'a> {
                 return None;
             }
         }
-        if !key_there {
+        // A key file another mirror's step makes in this plan is there by now (never made twice).
+        let made = self
+            .steps
+            .iter()
+            .any(|s| matches!(&s.step, Step::CreateKeyFile(k) if k.path == e.key_file));
+        // The backup path must not hold a file hyraid did not make for this header.
+        if let Some(b) = &e.header_backup
+            && self.o.boot.secret_files.contains_key(b)
+        {
+            self.refuse(object, format!("{b}, where the file keeps this mirror's header backup, exists already, and the array has no header yet: it is not a backup of it"), format!("move {b} away (keep it if it matters), or give `header_backup` another path"));
+            self.blocked.insert(m.name.clone());
+            return None;
+        }
+        if !key_there && !made {
             self.steps.push(ps(
                 Step::CreateKeyFile(CreateKeyFile { mirror: m.name.clone(), path: e.key_file.clone() }),
                 Risk::Safe,
@@ -336,7 +379,18 @@ impl<'a> Planner<'a> {
                 None => lines.push(line),
             }
         }
-        let names: Vec<&String> = wanted.iter().map(|(e, _, _)| &e.name).collect();
+        // A mirror marked absent loses its line: boot must not wait for a device that is gone.
+        let names: Vec<&String> = wanted
+            .iter()
+            .map(|(e, _, _)| &e.name)
+            .chain(
+                self.d
+                    .mirrors
+                    .values()
+                    .filter(|m| m.absent)
+                    .filter_map(|m| m.encryption.as_ref().map(|e| &e.name)),
+            )
+            .collect();
         let kept: Vec<String> = old
             .as_deref()
             .map(|t| lines_between(t, CRYPTTAB_BEGIN, CRYPTTAB_END))

@@ -35,6 +35,15 @@ impl Planner<'_> {
         };
         let step = |s: Step, why: &str| ps(s, Risk::Safe, why);
         match (new_opens, opens(old)) {
+            // Both open: the same key in two files (a copy moved) keeps its one slot; what
+            // cannot be told apart is refused rather than guessed.
+            (true, Some(true)) if h.same_key != Some(false) => {
+                if h.same_key == Some(true) {
+                    return Some(false);
+                }
+                self.refuse(&object, format!("both {old} and {} open the header on {device}, and hyraid could not compare them: removing the old key's slot could remove the new key's too", e.key_file), format!("check with `cmp {old} {}`, then plan again", e.key_file));
+                None
+            }
             // Added and proven before (an apply stopped after it): the old slot goes.
             (true, Some(true)) => {
                 self.steps.push(step(
@@ -48,7 +57,12 @@ impl Planner<'_> {
                 Some(true)
             }
             // Removed already: crypttab follows.
-            (true, _) => Some(false),
+            (true, Some(false)) => Some(false),
+            // The old key file cannot be tried (gone, unreadable): its slot may still hold it.
+            (true, None) => {
+                self.notes.push(format!("mirror {}: the old key file {old} could not be tried against the header; if its key is still in a slot, remove it by hand (`cryptsetup luksKillSlot`, after `cryptsetup luksDump` shows which)", m.name));
+                Some(false)
+            }
             (false, Some(true)) => {
                 if !key_there {
                     self.steps.push(step(
@@ -83,39 +97,21 @@ impl Planner<'_> {
     }
 }
 
-/// Mount points the initramfs must open the device of (Debian's cryptsetup-initramfs opens those
-/// of `/` and `/usr` from its copy of crypttab; the rest is opened by systemd after it).
+/// Mount points the initramfs mounts itself: their devices must be open before systemd runs.
 const EARLY_MOUNTS: [&str; 2] = ["/", "/usr"];
 
 impl Planner<'_> {
-    /// When crypttab changes and a filesystem the initramfs mounts is on an encrypted mirror, the
-    /// initramfs is made again after it (unless this plan already does so later).
+    /// A filesystem the initramfs mounts (`/`, `/usr`) on an encrypted mirror opened with a key
+    /// file is refused: Debian's cryptsetup-initramfs skips such a root device.
     pub(in crate::plan) fn crypttab_initramfs(&mut self) {
-        use crate::observe::luks::CRYPTTAB_PATH;
-        let Some(at) = self
-            .steps
-            .iter()
-            .position(|s| matches!(&s.step, Step::WriteFile(w) if w.path == CRYPTTAB_PATH))
-        else {
-            return;
-        };
         let Some(lv) = self.early_lv_on_encrypted() else {
             return;
         };
-        if self.steps[at..]
-            .iter()
-            .any(|s| matches!(s.step, Step::RegenerateInitramfs(_)))
-        {
-            return;
-        }
-        match self.o.boot.initramfs_tool.clone() {
-            Some(tool) => self.steps.push(ps(
-                Step::RegenerateInitramfs(crate::plan::step::RegenerateInitramfs { tool }),
-                Risk::Safe,
-                format!("lv {lv} is mounted at boot by the initramfs and lies on an encrypted mirror: the initramfs opens it from its copy of /etc/crypttab"),
-            )),
-            None => self.notes.push(format!("lv {lv} lies on an encrypted mirror and is mounted early, but no update-initramfs or dracut was found: the initramfs keeps its old crypttab")),
-        }
+        self.refuse(
+            format!("lv {lv}"),
+            format!("lv {lv} would be mounted by the initramfs (at / or /usr) from an encrypted mirror opened with a key file: Debian's initramfs skips a root device with a key file (the key would lie on the filesystem it unlocks), so the box would not boot"),
+            "keep / and /usr off encrypted mirrors (hyraid encrypts data volumes, opened by systemd after the initramfs)",
+        );
     }
 
     /// An LV (`vg/lv`) mounted at `/` or `/usr` (by the file or on the machine) in a VG with an
@@ -128,19 +124,13 @@ impl Planner<'_> {
             .values()
             .filter(|v| !v.absent && v.pvs.iter().any(encrypted))
         {
-            for lv in vg.lvs.values() {
+            for lv in vg.lvs.values().filter(|l| !l.absent) {
                 let wanted = lv.filesystem.as_ref().and_then(|f| f.mount.as_deref());
-                let observed = self
-                    .o
-                    .filesystems
-                    .iter()
-                    .find(|f| !f.md && f.vg == vg.name && f.lv == lv.name)
-                    .and_then(|f| f.mountpoint.as_deref());
-                if [wanted, observed]
-                    .into_iter()
-                    .flatten()
-                    .any(|m| EARLY_MOUNTS.contains(&m))
-                {
+                // A box that already boots so (its own initramfs settings) is left as it is.
+                let there = self.o.filesystems.iter().any(|f| {
+                    !f.md && f.vg == vg.name && f.lv == lv.name && f.mountpoint.as_deref() == wanted
+                });
+                if wanted.is_some_and(|m| EARLY_MOUNTS.contains(&m)) && !there {
                     return Some(format!("{}/{}", vg.name, lv.name));
                 }
             }

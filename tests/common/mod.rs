@@ -4,6 +4,7 @@
 pub mod foreign;
 pub mod fs;
 pub mod http;
+pub mod luks;
 pub mod saved;
 pub mod tune;
 

@@ -69,8 +69,44 @@ pub(super) fn encryption(
     EncryptionSpec::from_raw(mirror, e)
 }
 
-/// Two mirrors opened under one name would be one device.
+/// Two mirrors opened under one name would be one device; a header backup shared by two mirrors,
+/// or at a key file's path, would be written over.
 pub(super) fn unique_names(c: &mut Ctx, mirrors: &BTreeMap<String, MirrorSpec>) {
+    let keys: Vec<&str> = mirrors
+        .values()
+        .filter_map(|m| m.encryption.as_ref())
+        .map(|e| e.key_file.as_str())
+        .collect();
+    let mut backups: BTreeMap<&str, &str> = BTreeMap::new();
+    for (m, spec) in mirrors {
+        let Some(b) = spec
+            .encryption
+            .as_ref()
+            .and_then(|e| e.header_backup.as_deref())
+        else {
+            continue;
+        };
+        let at = format!("/mirrors/{}/encryption/header_backup", seg(m));
+        if keys.contains(&b) {
+            c.err(
+                &at,
+                false,
+                format!(
+                    "{b} is also a key file of the file: the header backup would be written over it"
+                ),
+                Some("give the header backup a path of its own".into()),
+            );
+        } else if let Some(first) = backups.insert(b, m) {
+            c.err(
+                &at,
+                false,
+                format!(
+                    "mirrors `{first}` and `{m}` keep their header backups in the same file, {b}"
+                ),
+                Some("give each mirror a header backup of its own".into()),
+            );
+        }
+    }
     let mut by_name: BTreeMap<&str, &str> = BTreeMap::new();
     for (m, spec) in mirrors {
         let Some(e) = &spec.encryption else { continue };

@@ -277,6 +277,13 @@ impl<'a> Planner<'a> {
     /// new region when one still runs. `to` is the array's size once this plan grows it.
     /// A filesystem made on the mirror directly would grow here too, once the file can say so.
     fn follow_mirror(&mut self, m: &MirrorSpec, a: &MdArray, to: Option<u64>) -> Vec<PlannedStep> {
+        // An encrypted mirror's PV is its mapping, which does not grow with the array.
+        if let Some(e) = &m.encryption {
+            if to.is_some() {
+                self.notes.push(format!("mirror {}: the array grows, its LUKS mapping and PV do not (hyraid does not resize a mapping yet): afterwards `cryptsetup resize {} --key-file {}` then `pvresize {}`", m.name, e.name, e.key_file, e.mapper_path()));
+            }
+            return vec![];
+        }
         let size = to.unwrap_or(a.size_kib * 1024);
         let Some(pv) = self
             .ix

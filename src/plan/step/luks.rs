@@ -5,6 +5,14 @@ use super::{Command, StepKind};
 use crate::plan::address::Address;
 use serde::{Deserialize, Serialize};
 
+/// The directory a file is in.
+fn parent(path: &str) -> String {
+    match path.rsplit_once('/') {
+        Some(("", _)) | None => "/".to_string(),
+        Some((d, _)) => d.to_string(),
+    }
+}
+
 /// Size of a key file hyraid makes, in bytes (cryptsetup reads at most 8 MiB of one).
 pub const KEY_BYTES: &str = "512";
 
@@ -19,11 +27,16 @@ pub struct CreateKeyFile {
 
 impl StepKind for CreateKeyFile {
     fn commands(&self) -> Vec<Command> {
-        let dir = match self.path.rsplit_once('/') {
-            Some(("", _)) | None => "/".to_string(),
-            Some((d, _)) => d.to_string(),
-        };
+        let dir = parent(&self.path);
         vec![
+            // A key file that holds anything is never written over (another step or a person
+            // made it): the apply stops here.
+            Command::run_owned(vec![
+                "test".into(),
+                "!".into(),
+                "-s".into(),
+                self.path.clone(),
+            ]),
             Command::run_owned(vec![
                 "mkdir".into(),
                 "-p".into(),
@@ -100,7 +113,17 @@ impl StepKind for FormatLuks {
             argv.extend(["--cipher".to_string(), c.clone()]);
         }
         argv.push(self.device.clone());
-        vec![Command::run_owned(argv)]
+        // udev probes the new header (lsblk's FSTYPE and UUID) before anything reads it.
+        vec![
+            Command::run_owned(argv),
+            Command::run_owned(vec![
+                "udevadm".into(),
+                "trigger".into(),
+                "--action=change".into(),
+                "--settle".into(),
+                self.device.clone(),
+            ]),
+        ]
     }
     fn symbol(&self) -> char {
         '+'
@@ -140,6 +163,13 @@ impl StepKind for BackupLuksHeader {
     fn commands(&self) -> Vec<Command> {
         let new = self.partial();
         vec![
+            Command::run_owned(vec![
+                "mkdir".into(),
+                "-p".into(),
+                "-m".into(),
+                "0700".into(),
+                parent(&self.path),
+            ]),
             Command::run_owned(vec!["rm".into(), "-f".into(), new.clone()]),
             Command::run_owned(vec![
                 "cryptsetup".into(),
@@ -219,10 +249,11 @@ mod tests {
             path: "/etc/hyraid/keys/data0.key".into(),
         };
         let lines: Vec<String> = s.commands().iter().map(command_line).collect();
-        assert_eq!(lines[0], "mkdir -p -m 0700 /etc/hyraid/keys");
-        assert!(lines[1].starts_with("install -m 0400 -o root -g root /dev/null "));
+        assert_eq!(lines[0], "test '!' -s /etc/hyraid/keys/data0.key");
+        assert_eq!(lines[1], "mkdir -p -m 0700 /etc/hyraid/keys");
+        assert!(lines[2].starts_with("install -m 0400 -o root -g root /dev/null "));
         assert!(
-            lines[2].contains("of=/etc/hyraid/keys/data0.key") && lines[2].contains("conv=notrunc")
+            lines[3].contains("of=/etc/hyraid/keys/data0.key") && lines[3].contains("conv=notrunc")
         );
         let b = BackupLuksHeader {
             mirror: "data0".into(),

@@ -195,6 +195,7 @@ fn format(
         uuid: Some(uuid.to_string()),
         mapping: None,
         opens_with: Default::default(),
+        same_key: None,
         header: Some(LuksHeader {
             cipher: cipher.unwrap_or("aes-xts-plain64").to_string(),
             ..default_header()
@@ -330,6 +331,16 @@ pub fn file_tool(st: &mut SimState, args: &[&str]) -> Option<Result<CmdOutput, H
             ),
         },
         ["mkdir", "-p", "-m", _, _] => out(""),
+        // Files hold no content here: two paths hold the same key only when they are one file.
+        ["cmp", "-s", "--", a, b] => match (files.contains_key(*a), files.contains_key(*b)) {
+            (true, true) if a == b => out(""),
+            (true, true) => fail(1, ""),
+            _ => fail(2, format!("cmp: {a}: No such file or directory\n")),
+        },
+        ["test", "!", "-s", path] => match files.get(*path) {
+            Some(f) if f.size > 0 => fail(1, ""),
+            _ => out(""),
+        },
         _ => return None,
     })
 }
