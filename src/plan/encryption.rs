@@ -194,14 +194,6 @@ impl<'a> Planner<'a> {
                 b,
                 "the header backup the file names is not there",
             ),
-            Some((b, Some(f))) if f.header_uuid.as_ref().is_some_and(|u| *u != uuid) => {
-                self.refuse(
-                    &object,
-                    format!("the header backup {b} holds the header with UUID {}, not this array's ({uuid})", f.header_uuid.clone().unwrap_or_default()),
-                    format!("move {b} away (keep it if that header still matters); the next apply backs up this header there"),
-                );
-                return None;
-            }
             Some((b, Some(f)))
                 if f.header_slots.is_some()
                     && slots.is_some()

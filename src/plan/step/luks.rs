@@ -27,43 +27,32 @@ pub struct CreateKeyFile {
 
 impl StepKind for CreateKeyFile {
     fn commands(&self) -> Vec<Command> {
-        let dir = parent(&self.path);
+        let (path, dir) = (self.path.as_str(), parent(&self.path));
         vec![
             // A key file that holds anything is never written over (another step or a person
             // made it): the apply stops here.
-            Command::run_owned(vec![
-                "test".into(),
-                "!".into(),
-                "-s".into(),
-                self.path.clone(),
+            Command::run(&["test", "!", "-s", path]),
+            Command::run(&["mkdir", "-p", "-m", "0700", &dir]),
+            Command::run(&[
+                "install",
+                "-m",
+                "0400",
+                "-o",
+                "root",
+                "-g",
+                "root",
+                "/dev/null",
+                path,
             ]),
-            Command::run_owned(vec![
-                "mkdir".into(),
-                "-p".into(),
-                "-m".into(),
-                "0700".into(),
-                dir,
-            ]),
-            Command::run_owned(vec![
-                "install".into(),
-                "-m".into(),
-                "0400".into(),
-                "-o".into(),
-                "root".into(),
-                "-g".into(),
-                "root".into(),
-                "/dev/null".into(),
-                self.path.clone(),
-            ]),
-            Command::run_owned(vec![
-                "dd".into(),
-                "if=/dev/urandom".into(),
-                format!("of={}", self.path),
-                format!("bs={KEY_BYTES}"),
-                "count=1".into(),
-                "iflag=fullblock".into(),
-                "conv=notrunc,fsync".into(),
-                "status=none".into(),
+            Command::run(&[
+                "dd",
+                "if=/dev/urandom",
+                &format!("of={path}"),
+                &format!("bs={KEY_BYTES}"),
+                "count=1",
+                "iflag=fullblock",
+                "conv=notrunc,fsync",
+                "status=none",
             ]),
         ]
     }
@@ -116,12 +105,12 @@ impl StepKind for FormatLuks {
         // udev probes the new header (lsblk's FSTYPE and UUID) before anything reads it.
         vec![
             Command::run_owned(argv),
-            Command::run_owned(vec![
-                "udevadm".into(),
-                "trigger".into(),
-                "--action=change".into(),
-                "--settle".into(),
-                self.device.clone(),
+            Command::run(&[
+                "udevadm",
+                "trigger",
+                "--action=change",
+                "--settle",
+                &self.device,
             ]),
         ]
     }
@@ -161,25 +150,19 @@ impl BackupLuksHeader {
 
 impl StepKind for BackupLuksHeader {
     fn commands(&self) -> Vec<Command> {
-        let new = self.partial();
+        let (new, dev) = (self.partial(), self.device.as_str());
         vec![
-            Command::run_owned(vec![
-                "mkdir".into(),
-                "-p".into(),
-                "-m".into(),
-                "0700".into(),
-                parent(&self.path),
+            Command::run(&["mkdir", "-p", "-m", "0700", &parent(&self.path)]),
+            Command::run(&["rm", "-f", &new]),
+            Command::run(&[
+                "cryptsetup",
+                "luksHeaderBackup",
+                dev,
+                "--header-backup-file",
+                &new,
             ]),
-            Command::run_owned(vec!["rm".into(), "-f".into(), new.clone()]),
-            Command::run_owned(vec![
-                "cryptsetup".into(),
-                "luksHeaderBackup".into(),
-                self.device.clone(),
-                "--header-backup-file".into(),
-                new.clone(),
-            ]),
-            Command::run_owned(vec!["chmod".into(), "0400".into(), new.clone()]),
-            Command::run_owned(vec!["mv".into(), "-f".into(), new, self.path.clone()]),
+            Command::run(&["chmod", "0400", &new]),
+            Command::run(&["mv", "-f", &new, &self.path]),
         ]
     }
     fn symbol(&self) -> char {

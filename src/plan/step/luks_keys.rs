@@ -6,10 +6,6 @@ use super::{Command, StepKind};
 use crate::plan::address::Address;
 use serde::{Deserialize, Serialize};
 
-fn run(argv: &[&str]) -> Command {
-    Command::run_owned(argv.iter().map(|s| s.to_string()).collect())
-}
-
 /// `cryptsetup luksAddKey`: the new key file into a free slot, unlocked with the old one.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AddLuksKey {
@@ -22,7 +18,7 @@ pub struct AddLuksKey {
 
 impl StepKind for AddLuksKey {
     fn commands(&self) -> Vec<Command> {
-        vec![run(&[
+        vec![Command::run(&[
             "cryptsetup",
             "luksAddKey",
             "--batch-mode",
@@ -56,7 +52,7 @@ pub struct TestLuksKey {
 
 impl StepKind for TestLuksKey {
     fn commands(&self) -> Vec<Command> {
-        vec![run(&[
+        vec![Command::run(&[
             "cryptsetup",
             "open",
             "--test-passphrase",
@@ -86,7 +82,7 @@ pub struct RemoveLuksKey {
 
 impl StepKind for RemoveLuksKey {
     fn commands(&self) -> Vec<Command> {
-        vec![run(&[
+        vec![Command::run(&[
             "cryptsetup",
             "luksRemoveKey",
             "--batch-mode",
