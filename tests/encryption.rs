@@ -22,7 +22,7 @@ fn a_blank_box_is_encrypted_in_order_and_converges() {
             .map(|i| i + from)
             .unwrap_or_else(|| panic!("{op} after {from}: {o:?}"))
     };
-    // data0: key file, format, header backup, open; then crypttab; the PVs come after all that.
+    // data0: key file, format, header backup, open; the PVs on the mappings after that.
     let key = at("create_key_file", 0);
     let format = at("format_luks", key);
     let backup = at("backup_luks_header", format);
@@ -34,8 +34,9 @@ fn a_blank_box_is_encrypted_in_order_and_converges() {
         .iter()
         .position(|s| matches!(&s.step, Step::WriteFile(w) if w.path == "/etc/crypttab"))
         .unwrap();
+    // crypttab once every encrypted mirror and LV is planned (after the VG's steps).
     let pv = at("create_pv", 0);
-    assert!(open < crypttab && crypttab < pv, "{o:?}");
+    assert!(open < pv && pv < crypttab, "{o:?}");
     let lines: Vec<String> = p
         .steps
         .iter()
@@ -303,7 +304,7 @@ fn the_file_is_checked_where_it_says_it() {
         "{e}"
     );
     assert!(
-        e.contains("mirrors `m0` and `m1` are both opened as /dev/mapper/m0_crypt"),
+        e.contains("mirror `m0` and mirror `m1` are both opened as /dev/mapper/m0_crypt"),
         "{e}"
     );
     let e = load_str("f.yaml", &base.replace("KEY NAME", "/run/k, name: a/b"))

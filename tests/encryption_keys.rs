@@ -154,7 +154,7 @@ fn what_the_review_found_is_refused_or_never_done() {
         },
     );
     let p = plan_for(&SimHost::new(w), &d, Policy::default());
-    assert!(refusals(&p).contains("/root/data0.luks-header, where the file keeps this mirror's header backup, exists already"), "{}", refusals(&p));
+    assert!(refusals(&p).contains("/root/data0.luks-header, where the file keeps this array's header backup, exists already"), "{}", refusals(&p));
     // A partition table on the array counts as content.
     let (d, h) = built();
     let mut obs = observe(&h, &d);

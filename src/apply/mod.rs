@@ -7,6 +7,7 @@ mod execute;
 mod journal;
 pub mod lock;
 pub mod preview;
+mod probe_luks;
 pub mod saved;
 mod signal;
 mod wait;
@@ -137,11 +138,20 @@ fn fs_keys(
     obs: &Observed,
     pick: impl Fn(&crate::config::filesystem::FilesystemSpec) -> bool,
 ) -> Vec<(String, String)> {
+    // An encrypted LV's filesystem by its mapping's kernel name.
     let lvs = d.volume_groups.values().flat_map(|vg| {
         vg.lvs
             .values()
             .filter(|l| l.filesystem.as_ref().is_some_and(&pick))
-            .map(|l| (vg.name.clone(), l.name.clone()))
+            .map(|l| match &l.encryption {
+                Some(e) => obs
+                    .filesystems
+                    .iter()
+                    .find(|f| f.mapper.as_ref() == Some(&e.name))
+                    .map(|f| (String::new(), f.kname.clone()))
+                    .unwrap_or_default(),
+                None => (vg.name.clone(), l.name.clone()),
+            })
     });
     let mirrors = d
         .mirrors
@@ -212,55 +222,7 @@ pub fn observe_started_for(
         if d.alerts.is_some() {
             crate::observe::monitoring::probe_mdmonitor(host, &mut obs.boot.monitoring);
         }
-        // The key files and header backups the file names: made, kept private, present.
-        let secrets: Vec<String> = d
-            .mirrors
-            .values()
-            .filter_map(|m| m.encryption.as_ref())
-            .flat_map(|e| std::iter::once(e.key_file.clone()).chain(e.header_backup.clone()))
-            .collect();
-        crate::observe::luks::probe_secret_files(host, &mut obs.boot, &secrets);
-        let backups: Vec<String> = d
-            .mirrors
-            .values()
-            .filter_map(|m| m.encryption.as_ref()?.header_backup.clone())
-            .collect();
-        crate::observe::luks::probe_backups(host, &mut obs.boot, &backups);
-        let headers: Vec<String> = d
-            .mirrors
-            .values()
-            .filter(|m| m.encryption.is_some())
-            .filter_map(|m| crate::plan::array_for(&obs, m).map(|a| a.kname.clone()))
-            .collect();
-        crate::observe::luks::probe_headers(host, &mut obs.luks, &headers);
-        // A key the file changes (or one no crypttab line names yet): which of the new and the
-        // old key files open the header.
-        let block = obs
-            .boot
-            .crypttab
-            .as_deref()
-            .map(crate::observe::luks::crypttab_lines)
-            .unwrap_or_default();
-        for m in d.mirrors.values() {
-            let (Some(e), Some(a)) = (&m.encryption, crate::plan::array_for(&obs, m)) else {
-                continue;
-            };
-            let old = block
-                .iter()
-                .find(|l| l.name == e.name)
-                .and_then(|l| l.key.clone());
-            if old.as_deref() == Some(e.key_file.as_str()) {
-                continue;
-            }
-            let keys: Vec<String> = std::iter::once(e.key_file.clone())
-                .chain(old)
-                .filter(|k| {
-                    obs.boot.secret_files.get(k).is_some_and(|f| f.size > 0) || !secrets.contains(k)
-                })
-                .collect();
-            let kname = a.kname.clone();
-            crate::observe::luks::probe_keys(host, &mut obs.luks, &kname, &keys);
-        }
+        probe_luks::probe_for(host, d, &mut obs);
         let caches = d.volume_groups.values().flat_map(|v| v.lvs.values());
         if caches.filter(|l| l.cache.is_some()).count() > 0 {
             let found = crate::observe::CACHE_CHECK_PATHS

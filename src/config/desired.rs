@@ -199,6 +199,9 @@ pub struct LvSpec {
     /// The filesystem on the LV; None = hyraid leaves its content alone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub filesystem: Option<super::filesystem::FilesystemSpec>,
+    /// LUKS2 between the LV and its filesystem.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encryption: Option<super::encryption::EncryptionSpec>,
     pub absent: bool,
     /// LVM tags the LV is created with: never from a file (hyraid's own scratch LV of a tune
     /// run carries `hyraid_tune`).

@@ -43,9 +43,10 @@ pub struct EncryptionSpec {
 }
 
 impl EncryptionSpec {
-    pub fn from_raw(mirror: &str, r: &RawEncryption) -> EncryptionSpec {
+    /// `default`: the mapping name when the file gives none ([`default_name`], [`default_lv_name`]).
+    pub fn from_raw(default: &str, r: &RawEncryption) -> EncryptionSpec {
         EncryptionSpec {
-            name: r.name.clone().unwrap_or_else(|| default_name(mirror)),
+            name: r.name.clone().unwrap_or_else(|| default.to_string()),
             key_file: r.key_file.clone(),
             cipher: r.cipher.clone(),
             discard: r.discard.unwrap_or(false),
@@ -69,6 +70,12 @@ impl EncryptionSpec {
 /// The mapping name of a mirror's encryption when the file gives none.
 pub fn default_name(mirror: &str) -> String {
     format!("{mirror}_crypt")
+}
+
+/// The mapping name of an LV's encryption when the file gives none: its device-mapper name
+/// and `_crypt` (`vg0-home_crypt`).
+pub fn default_lv_name(vg: &str, lv: &str) -> String {
+    format!("{}_crypt", crate::observe::filesystems::dm_name(vg, lv))
 }
 
 /// What is wrong with a path the file gives a key file or a header backup, if anything: it is
@@ -159,7 +166,8 @@ mod tests {
             discard: Some(true),
             header_backup: None,
         };
-        let s = EncryptionSpec::from_raw("data0", &r);
+        let s = EncryptionSpec::from_raw(&default_name("data0"), &r);
+        assert_eq!(default_lv_name("vg-a", "home"), "vg--a-home_crypt");
         assert_eq!(s.name, "data0_crypt");
         assert_eq!(s.mapper_path(), "/dev/mapper/data0_crypt");
         assert_eq!(s.crypttab_options(), "luks,discard");

@@ -263,6 +263,9 @@ pub struct RawLogicalVolume {
     /// Optional filesystem (ext4 or xfs), listed in /etc/fstab and mounted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub filesystem: Option<super::filesystem::RawFilesystem>,
+    /// Optional LUKS2 encryption between the LV and its filesystem: `{ key_file: /etc/hyraid/keys/NAME.key }` (mapping name default `VG-LV_crypt`). The LV is formatted only while blank.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encryption: Option<super::encryption::RawEncryption>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state: Option<ObjectState>,
 }

@@ -1,19 +1,19 @@
-//! The LUKS layer of an adopted mirror: a header on the array, open under a name that a line of
-//! /etc/crypttab opens with a key file. The file names the key file, never the key.
+//! The LUKS layer of an adopted mirror or LV: a header on the array or the LV, open under a name
+//! that a line of /etc/crypttab opens with a key file. The file names the key file, never the key.
 
-use crate::config::encryption::{RawEncryption, default_name};
+use crate::config::encryption::RawEncryption;
 use crate::config::raw::{RawMirror, RawVolumeGroup};
 use crate::observe::Observed;
 use crate::observe::luks::crypttab_lines;
 use std::collections::BTreeMap;
 
-/// The `encryption:` of the array `kname` and its mapping's kernel name; Err(why) when it has a
-/// LUKS header hyraid cannot describe (not open, no crypttab line, a passphrase); Ok(None)
-/// when it has none.
+/// The `encryption:` of the array or LV `kname` and its mapping's kernel name (`default`: the
+/// mapping name the file need not write); Err(why) when it has a LUKS header hyraid cannot
+/// describe (not open, no crypttab line, a passphrase); Ok(None) when it has none.
 pub(super) fn encryption(
     o: &Observed,
     kname: &str,
-    mirror: &str,
+    default: &str,
 ) -> Result<Option<(RawEncryption, String)>, String> {
     let Some(h) = o.luks.iter().find(|l| l.device == kname) else {
         return Ok(None);
@@ -31,7 +31,15 @@ pub(super) fn encryption(
     let uuid = h.uuid.as_deref().unwrap_or("");
     let source_ok = line.device == format!("UUID={uuid}")
         || line.device == format!("/dev/disk/by-uuid/{uuid}")
-        || line.device == format!("/dev/{kname}");
+        || line.device == format!("/dev/{kname}")
+        || o.lvm.lvs.iter().any(|l| {
+            let dm = crate::observe::filesystems::dm_name(&l.vg, &l.name);
+            o.filesystems
+                .iter()
+                .any(|f| f.kname == kname && f.vg == l.vg && f.lv == l.name)
+                && (line.device == format!("/dev/{}/{}", l.vg, l.name)
+                    || line.device == format!("/dev/mapper/{dm}"))
+        });
     if !source_ok {
         return Err(format!(
             "its crypttab line for {} opens {}, which is not this header (UUID {uuid}) by UUID",
@@ -54,7 +62,7 @@ pub(super) fn encryption(
     Ok(Some((
         RawEncryption {
             key_file: key.clone(),
-            name: (map.name != default_name(mirror)).then(|| map.name.clone()),
+            name: (map.name != default).then(|| map.name.clone()),
             cipher: None,
             discard: line.options.iter().any(|o| o == "discard").then_some(true),
             header_backup: None,

@@ -141,6 +141,21 @@ pub(super) fn volume_groups(
                     continue;
                 }
             };
+            let own = o
+                .filesystems
+                .iter()
+                .find(|f| !f.md && f.mapper.is_none() && f.vg == vg.name && f.lv == l.name);
+            let luks = own.filter(|f| f.fstype == crate::observe::luks::LUKS_FSTYPE);
+            let default = crate::config::encryption::default_lv_name(&vg.name, &l.name);
+            let encryption =
+                match luks.map(|f| super::encryption::encryption(o, &f.kname, &default)) {
+                    Some(Err(why)) => {
+                        b.skipped.push(format!("{object}: {why}"));
+                        continue;
+                    }
+                    Some(Ok(e)) => e.map(|(e, _)| e),
+                    None => None,
+                };
             let data = l
                 .writecache
                 .as_ref()
@@ -159,7 +174,8 @@ pub(super) fn volume_groups(
                     stripe_size: data.stripe_size.filter(|s| *s != 64 << 10).map(size),
                     writecache,
                     cache,
-                    filesystem: lv_filesystem(o, &vg.name, &l.name),
+                    filesystem: lv_filesystem(o, &vg.name, &l.name, encryption.is_some()),
+                    encryption,
                     state: None,
                 },
             );
@@ -176,23 +192,26 @@ pub(super) fn volume_groups(
     vgs
 }
 
-/// The `filesystem:` of an LV that carries ext4 or xfs and has a line in /etc/fstab (by UUID or
-/// by its /dev/VG/LV or /dev/mapper name).
+/// The `filesystem:` of an LV (or, `encrypted`, of its open LUKS mapping) that carries ext4 or
+/// xfs and has a line in /etc/fstab (by UUID or by its /dev/VG/LV or /dev/mapper name).
 fn lv_filesystem(
     o: &Observed,
     vg: &str,
     lv: &str,
+    encrypted: bool,
 ) -> Option<crate::config::filesystem::RawFilesystem> {
     let f = o
         .filesystems
         .iter()
-        .find(|f| !f.md && f.vg == vg && f.lv == lv)?;
-    let dm = crate::observe::filesystems::dm_name(vg, lv);
-    filesystem(
-        o,
-        f,
-        &[format!("/dev/{vg}/{lv}"), format!("/dev/mapper/{dm}")],
-    )
+        .find(|f| !f.md && f.mapper.is_some() == encrypted && f.vg == vg && f.lv == lv)?;
+    let paths = match &f.mapper {
+        Some(m) => vec![format!("/dev/mapper/{m}")],
+        None => {
+            let dm = crate::observe::filesystems::dm_name(vg, lv);
+            vec![format!("/dev/{vg}/{lv}"), format!("/dev/mapper/{dm}")]
+        }
+    };
+    filesystem(o, f, &paths)
 }
 
 /// The `filesystem:` of a device that carries ext4 or xfs and has a line in /etc/fstab, by any

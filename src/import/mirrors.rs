@@ -2,6 +2,7 @@
 //! /dev/md/NAME or adopted by UUID, and the note on mdadm.conf lines `plan` will add.
 
 use super::disks::{Builder, size};
+use crate::config::encryption::default_name;
 use crate::config::raw::*;
 use crate::observe::{BitmapKind, MdArray, Observed};
 use crate::plan::persist;
@@ -220,7 +221,7 @@ pub(super) fn mirrors(b: &mut Builder) -> Mirrors {
                 name.clone(),
             ));
         }
-        let encryption = match super::encryption::encryption(o, &a.kname, &name) {
+        let encryption = match super::encryption::encryption(o, &a.kname, &default_name(&name)) {
             Ok(e) => e,
             Err(why) => {
                 b.rollback(saved);

@@ -41,6 +41,10 @@ pub struct Filesystem {
     /// xfs_admin -l); probed only for the LVs and mirrors the file gives a label.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
+    /// Inside the open LUKS mapping /dev/mapper/NAME (an encrypted LV's filesystem: `vg` and
+    /// `lv` name the LV under it); `kname` is the mapping's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mapper: Option<String>,
 }
 
 /// The device-mapper name of an LV: `vg-lv`, each dash inside a name doubled.
@@ -88,11 +92,46 @@ pub fn on_lvs(nodes: &[Node], lvm: &Lvm) -> Vec<Filesystem> {
                 size: None,
                 min_size: None,
                 label: None,
+                mapper: None,
             })
         })
         .collect();
-    out.sort_by(|a, b| (&a.vg, &a.lv).cmp(&(&b.vg, &b.lv)));
+    out.extend(in_mappings(nodes, lvm));
+    out.sort_by(|a, b| (&a.vg, &a.lv, &a.mapper).cmp(&(&b.vg, &b.lv, &b.mapper)));
     out
+}
+
+/// The filesystems inside open LUKS mappings (lsblk TYPE `crypt`), each with the LV under it
+/// when it is on one; not a PV's label (an encrypted mirror's PV is LVM's).
+pub fn in_mappings(nodes: &[Node], lvm: &Lvm) -> Vec<Filesystem> {
+    nodes
+        .iter()
+        .filter(|n| n.kind == "crypt")
+        .filter(|n| !matches!(n.fstype.as_deref(), Some("LVM2_member") | None))
+        .map(|n| {
+            let under = nodes
+                .iter()
+                .find(|p| p.kind == "lvm" && n.parents.contains(&p.kname))
+                .and_then(|p| {
+                    lvm.lvs
+                        .iter()
+                        .find(|l| !l.hidden && dm_name(&l.vg, &l.name) == p.name)
+                });
+            Filesystem {
+                vg: under.map(|l| l.vg.clone()).unwrap_or_default(),
+                lv: under.map(|l| l.name.clone()).unwrap_or_default(),
+                md: false,
+                kname: n.kname.clone(),
+                fstype: n.fstype.clone().unwrap_or_default(),
+                uuid: n.uuid.clone(),
+                mountpoint: n.mountpoint.clone(),
+                size: None,
+                min_size: None,
+                label: None,
+                mapper: Some(n.name.clone()),
+            }
+        })
+        .collect()
 }
 
 impl Filesystem {
@@ -110,6 +149,7 @@ impl Filesystem {
             size: None,
             min_size: None,
             label: None,
+            mapper: None,
         }
     }
 }
@@ -143,15 +183,27 @@ pub fn on_arrays(nodes: &[Node]) -> Vec<Filesystem> {
 impl Filesystem {
     /// The device the tools are given: /dev/VG/LV, or the array's /dev/mdN.
     /// How the probes name it: an LV as (`vg`, `lv`), an array as (`""`, its kernel name).
+    /// An encrypted LV's filesystem (in a mapping) as (`""`, the mapping's kernel name).
     pub fn key(&self) -> (String, String) {
-        match self.md {
+        match self.md || self.mapper.is_some() {
             true => (String::new(), self.kname.clone()),
             false => (self.vg.clone(), self.lv.clone()),
         }
     }
 
+    /// How a person names its device: `LV vg/lv`, `/dev/mapper/NAME`, or the array's path.
+    pub fn describe(&self) -> String {
+        match (&self.mapper, self.md) {
+            (Some(m), _) => format!("/dev/mapper/{m}"),
+            (None, true) => self.device_path(),
+            (None, false) => format!("LV {}/{}", self.vg, self.lv),
+        }
+    }
+
     pub fn device_path(&self) -> String {
-        if self.md {
+        if let Some(m) = &self.mapper {
+            format!("/dev/mapper/{m}")
+        } else if self.md {
             format!("/dev/{}", self.kname)
         } else {
             format!("/dev/{}/{}", self.vg, self.lv)

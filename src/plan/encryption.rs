@@ -1,21 +1,39 @@
-//! The LUKS2 layer of encrypted mirrors: the key file, the format of a blank array (never of
-//! one that carries anything), the header backup, opening it, and hyraid's block of
-//! /etc/crypttab that opens it at boot.
+//! The LUKS2 layer of encrypted mirrors and LVs: the key file, the format of a blank array or
+//! LV (never of one that carries anything), the header backup, opening it, and hyraid's block
+//! of /etc/crypttab that opens it at boot.
 
 use super::filesystem::derived_uuid;
 use super::fstab::{lines_between, managed_block};
 use super::*;
 use crate::config::encryption::EncryptionSpec;
 use crate::observe::luks::{CRYPTTAB_PATH, CrypttabLine, Luks, crypttab_lines};
-use crate::plan::step::{BackupLuksHeader, CreateKeyFile, FormatLuks, OpenLuks, WriteFile};
+use crate::plan::step::{
+    BackupLuksHeader, CreateKeyFile, CryptOn, FormatLuks, OpenLuks, WriteFile,
+};
 
 /// First line of hyraid's block of /etc/crypttab.
 pub const CRYPTTAB_BEGIN: &str = "# hyraid: the encrypted mirrors of hyraid.yaml; `hyraid apply` keeps the lines up to the end mark";
 /// Last line of hyraid's block.
 pub const CRYPTTAB_END: &str = "# hyraid: end";
 
-/// An encrypted mirror's wanted crypttab entry: its encryption, header UUID and array device.
-type Wanted = (EncryptionSpec, String, String);
+/// An encrypted device's wanted crypttab entry: its encryption, header UUID and the device's
+/// paths (space-separated).
+pub(in crate::plan) type Wanted = (EncryptionSpec, String, String);
+
+/// What an encryption of the file is on, as the planner sees it.
+pub(in crate::plan) struct Sealed {
+    pub on: CryptOn,
+    /// `mirror data0`, `lv vg0/home`.
+    pub object: String,
+    /// The path cryptsetup is given (/dev/md/data0, /dev/vg0/home).
+    pub device: String,
+    /// Its key in `blocked` and `opening`: the mirror's name, or `vg/lv`.
+    pub key: String,
+    /// The kernel name of the device, when it is there (`md127`, `dm-4`).
+    pub kname: Option<String>,
+    /// This plan creates the array or the LV.
+    pub created: bool,
+}
 
 /// The crypttab line of an encrypted mirror.
 fn crypttab_line(e: &EncryptionSpec, uuid: &str) -> String {
@@ -58,6 +76,24 @@ impl<'a> Planner<'a> {
         self.o.luks.iter().find(|l| l.device == a.kname)
     }
 
+    pub(in crate::plan) fn luks_at(&self, t: &Sealed) -> Option<&'a Luks> {
+        let k = t.kname.as_ref()?;
+        self.o.luks.iter().find(|l| l.device == *k)
+    }
+
+    fn mirror_sealed(&self, m: &MirrorSpec) -> Sealed {
+        Sealed {
+            on: CryptOn::Mirror {
+                mirror: m.name.clone(),
+            },
+            object: format!("mirror {}", m.name),
+            device: m.md_path(),
+            key: m.name.clone(),
+            kname: self.array_of(m).map(|a| a.kname.clone()),
+            created: self.creating.contains_key(&m.name),
+        }
+    }
+
     /// The open mapping of an encrypted mirror of the file, by kernel name (`dm-3`).
     pub(in crate::plan) fn mapping_kname(&self, m: &MirrorSpec) -> Option<String> {
         let e = m.encryption.as_ref()?;
@@ -65,14 +101,20 @@ impl<'a> Planner<'a> {
         (map.name == e.name).then(|| map.kname.clone())
     }
 
-    /// Each encrypted mirror of the file: made, checked or opened; then hyraid's crypttab block.
-    pub(in crate::plan) fn encryption(&mut self) {
-        let block_old = self.o.boot.crypttab.clone();
-        let ours = block_old
+    /// The lines of hyraid's crypttab block as observed.
+    pub(in crate::plan) fn recorded_lines(&self) -> Vec<CrypttabLine> {
+        self.o
+            .boot
+            .crypttab
             .as_deref()
-            .map(|t| crypttab_lines(&lines_between(t, CRYPTTAB_BEGIN, CRYPTTAB_END).join("\n")))
-            .unwrap_or_default();
-        let mut lines: Vec<Wanted> = Vec::new();
+            .map(hyraid_lines)
+            .unwrap_or_default()
+    }
+
+    /// Each encrypted mirror of the file: made, checked or opened (its crypttab line is kept
+    /// for [`Self::crypttab_block`]).
+    pub(in crate::plan) fn encryption(&mut self) {
+        let ours = self.recorded_lines();
         for m in self.d.mirrors.values() {
             let Some(e) = &m.encryption else { continue };
             if m.absent {
@@ -83,27 +125,27 @@ impl<'a> Planner<'a> {
                 continue;
             }
             let recorded = ours.iter().find(|l| l.name == e.name);
-            if let Some(uuid) = self.encrypted_mirror(m, e, recorded) {
+            let t = self.mirror_sealed(m);
+            if let Some(uuid) = self.encrypted(&t, e, recorded) {
                 // The array by its path and by its kernel name (`/dev/md127`).
-                let devs = match self.array_of(m) {
-                    Some(a) => format!("{} /dev/{}", m.md_path(), a.kname),
-                    None => m.md_path(),
+                let devs = match &t.kname {
+                    Some(k) => format!("{} /dev/{k}", t.device),
+                    None => t.device.clone(),
                 };
-                lines.push((e.clone(), uuid, devs));
+                self.crypttab_wanted.push((e.clone(), uuid, devs));
             }
         }
-        self.crypttab(block_old, lines);
     }
 
-    /// One encrypted mirror; the header's UUID when it is or will be there.
-    fn encrypted_mirror(
+    /// One encrypted array or LV; the header's UUID when it is or will be there.
+    pub(in crate::plan) fn encrypted(
         &mut self,
-        m: &MirrorSpec,
+        t: &Sealed,
         e: &EncryptionSpec,
         recorded: Option<&CrypttabLine>,
     ) -> Option<String> {
-        let object = format!("mirror {}", m.name);
-        let device = m.md_path();
+        let object = t.object.clone();
+        let device = t.device.clone();
         let key = self.o.boot.secret_files.get(&e.key_file);
         let key_there = key.is_some_and(|k| k.size > 0);
         if key.is_some_and(|k| k.exposed()) {
@@ -120,8 +162,8 @@ impl<'a> Planner<'a> {
             );
             return None;
         }
-        let Some(h) = self.luks_of(m) else {
-            return self.format_blank(m, e, &object, &device, key_there, recorded);
+        let Some(h) = self.luks_at(t) else {
+            return self.format_blank(t, e, key_there, recorded);
         };
         let Some(uuid) = h.uuid.clone().filter(|u| !u.is_empty()) else {
             self.refuse(
@@ -129,33 +171,33 @@ impl<'a> Planner<'a> {
                 format!("lsblk shows a LUKS header on {device} but no UUID"),
                 "check the header (`cryptsetup luksDump`); hyraid lists it in crypttab by its UUID",
             );
-            self.blocked.insert(m.name.clone());
+            self.blocked.insert(t.key.clone());
             return None;
         };
         if let Some(r) = recorded
             && !r.device.ends_with(&uuid)
         {
             self.refuse(&object, format!("the LUKS header on {device} has UUID {uuid}, but hyraid's line in {CRYPTTAB_PATH} opens {}: it is not the header hyraid made", r.device), "check what was done to the array; if this header is the right one, remove hyraid's line for it from /etc/crypttab and plan again");
-            self.blocked.insert(m.name.clone());
+            self.blocked.insert(t.key.clone());
             return None;
         }
         let old = recorded
             .and_then(|r| r.key.clone())
             .filter(|k| *k != e.key_file);
-        let Some(rekeyed) = self.keys(m, e, h, &device, key_there, old.as_deref()) else {
-            self.blocked.insert(m.name.clone());
+        let Some(rekeyed) = self.keys(t, e, h, key_there, old.as_deref()) else {
+            self.blocked.insert(t.key.clone());
             return None;
         };
         match &h.mapping {
             Some(map) if map.name == e.name => {}
             Some(map) => {
                 self.refuse(&object, format!("{device} is open as /dev/mapper/{}, but the file names it {}", map.name, e.name), format!("set `name: {}` in the mirror's `encryption` (hyraid never renames an open mapping)", map.name));
-                self.blocked.insert(m.name.clone());
+                self.blocked.insert(t.key.clone());
                 return None;
             }
             None => {
-                self.open(m, e, &device, "the LUKS header is there and not open");
-                self.opening.insert(m.name.clone());
+                self.open(t, e, "the LUKS header is there and not open");
+                self.opening.insert(t.key.clone());
             }
         }
         if let (Some(want), Some(have)) = (&e.cipher, h.header.as_ref().map(|x| &x.cipher))
@@ -183,17 +225,11 @@ impl<'a> Planner<'a> {
                 return None;
             }
             Some((b, _)) if rekeyed => self.backup(
-                m,
-                &device,
+                t,
                 b,
                 "the key slots change: the backup must not keep the old key's",
             ),
-            Some((b, None)) => self.backup(
-                m,
-                &device,
-                b,
-                "the header backup the file names is not there",
-            ),
+            Some((b, None)) => self.backup(t, b, "the header backup the file names is not there"),
             Some((b, Some(f)))
                 if f.header_slots.is_some()
                     && slots.is_some()
@@ -204,64 +240,96 @@ impl<'a> Planner<'a> {
                     f.header_slots.clone().unwrap_or_default(),
                     slots.cloned().unwrap_or_default()
                 );
-                self.backup(m, &device, b, &why);
+                self.backup(t, b, &why);
             }
             _ => {}
         }
         Some(uuid)
     }
 
-    /// A mirror without a header: formatted only when blank (created by this plan, or running
-    /// with no signature, PV, holder or mount), and never when hyraid's crypttab names one.
-    fn format_blank(
-        &mut self,
-        m: &MirrorSpec,
-        e: &EncryptionSpec,
-        object: &str,
-        device: &str,
-        key_there: bool,
-        recorded: Option<&CrypttabLine>,
-    ) -> Option<String> {
-        let created = self.creating.contains_key(&m.name);
-        if !created {
-            let a = self.array_of(m)?;
+    /// What the existing array (or LV) of `t` carries, or Err(why it cannot be known); empty
+    /// when blank.
+    fn carries(&self, t: &Sealed) -> Result<Vec<String>, String> {
+        let stacked = |k: &str| -> Vec<String> {
             let holders = self
                 .o
                 .other_devices
                 .iter()
-                .filter(|o| o.parents.contains(&a.kname))
-                .map(|o| o.kname.clone());
-            let what: Vec<String> = a
-                .fstype
+                .filter(|o| o.parents.iter().any(|p| p == k));
+            let parts = self
+                .o
+                .block_devices
                 .iter()
-                .map(|f| format!("a {f} signature"))
-                .chain(self.ix.pv(&a.kname).map(|_| "an LVM PV".to_string()))
-                .chain(holders.map(|h| format!("{h} stacked on it")))
-                .chain(
-                    self.o
-                        .block_devices
-                        .iter()
-                        .filter(|b| b.parent.as_deref() == Some(a.kname.as_str()))
-                        .map(|b| format!("partition {}", b.kname)),
-                )
-                .collect();
+                .filter(|b| b.parent.as_deref() == Some(k));
+            holders
+                .map(|h| format!("{} stacked on it", h.kname))
+                .chain(parts.map(|b| format!("partition {}", b.kname)))
+                .collect()
+        };
+        match &t.on {
+            CryptOn::Mirror { mirror } => {
+                let m = &self.d.mirrors[mirror];
+                let a = self.array_of(m).ok_or("the array is not there")?;
+                if a.array_state == "inactive" {
+                    return Err("the array is not running, so what it holds is not known".into());
+                }
+                Ok(a.fstype
+                    .iter()
+                    .map(|f| format!("a {f} signature"))
+                    .chain(self.ix.pv(&a.kname).map(|_| "an LVM PV".to_string()))
+                    .chain(stacked(&a.kname))
+                    .collect())
+            }
+            CryptOn::Lv { vg, lv } => {
+                let l = self.ix.lv(vg, lv).ok_or("the LV is not there")?;
+                if !l.active || !self.o.lvm.nodes.contains(&t.key) {
+                    return Err("the LV is not active or its device was not seen, so what it holds is not known".into());
+                }
+                let own = self
+                    .o
+                    .filesystems
+                    .iter()
+                    .filter(|f| !f.md && f.mapper.is_none() && f.vg == *vg && f.lv == *lv);
+                Ok(own
+                    .map(|f| format!("a {} signature", f.fstype))
+                    .chain(t.kname.iter().flat_map(|k| stacked(k)))
+                    .collect())
+            }
+        }
+    }
+
+    /// An array or LV without a header: formatted only when blank (created by this plan, or
+    /// there with no signature, PV, holder or mount), and never when hyraid's crypttab names one.
+    fn format_blank(
+        &mut self,
+        t: &Sealed,
+        e: &EncryptionSpec,
+        key_there: bool,
+        recorded: Option<&CrypttabLine>,
+    ) -> Option<String> {
+        let (object, device) = (t.object.as_str(), t.device.as_str());
+        let noun = match t.on {
+            CryptOn::Mirror { .. } => "array",
+            CryptOn::Lv { .. } => "LV",
+        };
+        if !t.created {
             if let Some(r) = recorded {
-                self.refuse(object, format!("{device} has no LUKS header, but hyraid's line in {CRYPTTAB_PATH} says it had one ({}): its header is gone", r.device), "restore the header from its backup (`cryptsetup luksHeaderRestore`); hyraid formats only an array it never formatted");
-                self.blocked.insert(m.name.clone());
+                self.refuse(object, format!("{device} has no LUKS header, but hyraid's line in {CRYPTTAB_PATH} says it had one ({}): its header is gone", r.device), format!("restore the header from its backup (`cryptsetup luksHeaderRestore`); hyraid formats only an {noun} it never formatted"));
+                self.blocked.insert(t.key.clone());
                 return None;
             }
-            if a.array_state == "inactive" || !what.is_empty() {
-                let why = if what.is_empty() {
-                    "the array is not running, so what it holds is not known".to_string()
-                } else {
-                    format!("{device} carries {}", what.join(", "))
-                };
-                self.refuse(object, format!("{why}: hyraid formats LUKS only on a blank array, and never encrypts data in place"), "move the data away and empty the array by hand, or remove `encryption` from the mirror");
-                self.blocked.insert(m.name.clone());
+            let why = match self.carries(t) {
+                Ok(what) if what.is_empty() => None,
+                Ok(what) => Some(format!("{device} carries {}", what.join(", "))),
+                Err(why) => Some(why),
+            };
+            if let Some(why) = why {
+                self.refuse(object, format!("{why}: hyraid formats LUKS only on a blank {noun}, and never encrypts data in place"), format!("move the data away and empty the {noun} by hand, or remove `encryption` from it"));
+                self.blocked.insert(t.key.clone());
                 return None;
             }
         }
-        // A key file another mirror's step makes in this plan is there by now (never made twice).
+        // A key file another device's step makes in this plan is there by now (never made twice).
         let made = self
             .steps
             .iter()
@@ -270,50 +338,63 @@ impl<'a> Planner<'a> {
         if let Some(b) = &e.header_backup
             && self.o.boot.secret_files.contains_key(b)
         {
-            self.refuse(object, format!("{b}, where the file keeps this mirror's header backup, exists already, and the array has no header yet: it is not a backup of it"), format!("move {b} away (keep it if it matters), or give `header_backup` another path"));
-            self.blocked.insert(m.name.clone());
+            self.refuse(object, format!("{b}, where the file keeps this {noun}'s header backup, exists already, and the {noun} has no header yet: it is not a backup of it"), format!("move {b} away (keep it if it matters), or give `header_backup` another path"));
+            self.blocked.insert(t.key.clone());
             return None;
         }
         if !key_there && !made {
             self.steps.push(ps(
-                Step::CreateKeyFile(CreateKeyFile { mirror: m.name.clone(), path: e.key_file.clone() }),
+                Step::CreateKeyFile(CreateKeyFile { on: t.on.clone(), path: e.key_file.clone() }),
                 Risk::Safe,
                 "the key file the file names is not there: keep a copy off the machine, the data cannot be read without it",
             ));
         }
-        let uuid = derived_uuid(&["luks", &self.o.hostname, &m.name, self.basis.as_str()]);
+        let (outer, inner) = match &t.on {
+            CryptOn::Mirror { mirror } => ("", mirror.as_str()),
+            CryptOn::Lv { vg, lv } => (vg.as_str(), lv.as_str()),
+        };
+        // A mirror's keeps the parts it always had (its UUIDs stay what they were).
+        let mut parts = vec!["luks", self.o.hostname.as_str()];
+        if !outer.is_empty() {
+            parts.push(outer);
+        }
+        parts.extend([inner, self.basis.as_str()]);
+        let uuid = derived_uuid(&parts);
         self.steps.push(ps(
             Step::FormatLuks(FormatLuks {
-                mirror: m.name.clone(),
+                on: t.on.clone(),
                 device: device.to_string(),
                 uuid: uuid.clone(),
                 key_file: e.key_file.clone(),
                 cipher: e.cipher.clone(),
             }),
             Risk::Safe,
-            if created {
-                "on the array this plan creates"
+            if t.created {
+                format!("on the {noun} this plan creates")
             } else {
-                "the array is blank: no signature, PV, holder or mount"
+                format!("the {noun} is blank: no signature, PV, holder or mount")
             },
         ));
         if let Some(b) = &e.header_backup {
             self.backup(
-                m,
-                device,
+                t,
                 b,
                 "right after the format: without the header the data is lost",
             );
         }
-        self.open(m, e, device, "the PV is made on the opened device");
+        let then = match t.on {
+            CryptOn::Mirror { .. } => "the PV is made on the opened device",
+            CryptOn::Lv { .. } => "what the LV holds is made on the opened device",
+        };
+        self.open(t, e, then);
         Some(uuid)
     }
 
-    fn open(&mut self, m: &MirrorSpec, e: &EncryptionSpec, device: &str, why: &str) {
+    fn open(&mut self, t: &Sealed, e: &EncryptionSpec, why: &str) {
         self.steps.push(ps(
             Step::OpenLuks(OpenLuks {
-                mirror: m.name.clone(),
-                device: device.to_string(),
+                on: t.on.clone(),
+                device: t.device.clone(),
                 name: e.name.clone(),
                 key_file: e.key_file.clone(),
                 discard: e.discard,
@@ -323,11 +404,11 @@ impl<'a> Planner<'a> {
         ));
     }
 
-    fn backup(&mut self, m: &MirrorSpec, device: &str, path: &str, why: &str) {
+    fn backup(&mut self, t: &Sealed, path: &str, why: &str) {
         self.steps.push(ps(
             Step::BackupLuksHeader(BackupLuksHeader {
-                mirror: m.name.clone(),
-                device: device.to_string(),
+                on: t.on.clone(),
+                device: t.device.clone(),
                 path: path.to_string(),
             }),
             Risk::Safe,
@@ -343,10 +424,12 @@ impl<'a> Planner<'a> {
         }
     }
 
-    /// hyraid's block of /etc/crypttab: one line per encrypted mirror, unless the box's own line
+    /// hyraid's block of /etc/crypttab: one line per encrypted mirror and LV, unless the box's own line
     /// (outside the block) already opens it the same way; the block's lines for mappings the file
     /// does not name are kept.
-    fn crypttab(&mut self, old: Option<String>, wanted: Vec<Wanted>) {
+    pub(in crate::plan) fn crypttab_block(&mut self) {
+        let old = self.o.boot.crypttab.clone();
+        let wanted = std::mem::take(&mut self.crypttab_wanted);
         let foreign: Vec<CrypttabLine> = old
             .as_deref()
             .map(|t| {
@@ -371,7 +454,13 @@ impl<'a> Planner<'a> {
                 None => lines.push(line),
             }
         }
-        // A mirror marked absent loses its line: boot must not wait for a device that is gone.
+        // A mirror or LV marked absent loses its line: boot must not wait for a device that is gone.
+        let absent_lvs = self.d.volume_groups.values().flat_map(|v| {
+            v.lvs
+                .values()
+                .filter(move |l| l.absent || v.absent)
+                .filter_map(|l| l.encryption.as_ref().map(|e| &e.name))
+        });
         let names: Vec<&String> = wanted
             .iter()
             .map(|(e, _, _)| &e.name)
@@ -382,6 +471,7 @@ impl<'a> Planner<'a> {
                     .filter(|m| m.absent)
                     .filter_map(|m| m.encryption.as_ref().map(|e| &e.name)),
             )
+            .chain(absent_lvs)
             .collect();
         let kept: Vec<String> = old
             .as_deref()
@@ -408,57 +498,11 @@ impl<'a> Planner<'a> {
                     path: CRYPTTAB_PATH.into(),
                     old,
                     content: new,
-                    purpose: "crypttab lines of the encrypted mirrors".into(),
+                    purpose: "crypttab lines of the encrypted mirrors and LVs".into(),
                 }),
                 Risk::Safe,
-                "the encrypted mirrors are opened at boot, by the header's UUID and the key file",
+                "the encrypted mirrors and LVs are opened at boot, by the header's UUID and the key file",
             ));
-        }
-    }
-}
-
-impl Planner<'_> {
-    /// A cache this plan attaches on an unencrypted device in front of an LV on encrypted mirrors
-    /// (a file can only accept it, `plaintext-cache`): its step says where plaintext lies.
-    pub(in crate::plan) fn plaintext_caches(&mut self) {
-        let encrypted = |r: &DeviceRef| match r {
-            DeviceRef::Mirror(n) => self
-                .d
-                .mirrors
-                .get(n)
-                .is_some_and(|m| m.encryption.is_some()),
-            DeviceRef::Disk(_) => false,
-        };
-        let mut says = Vec::new();
-        for (i, s) in self.steps.iter().enumerate() {
-            let (vg, lv) = match &s.step {
-                Step::AttachWritecache(a) => (&a.vg, &a.lv),
-                Step::AttachCache(a) => (&a.vg, &a.lv),
-                _ => continue,
-            };
-            let Some(vgs) = self.d.volume_groups.get(vg) else {
-                continue;
-            };
-            let Some(spec) = vgs.lvs.get(lv) else {
-                continue;
-            };
-            let cache_pvs = match (&spec.writecache, &spec.cache) {
-                (Some(w), _) => &w.pvs,
-                (None, Some(c)) => &c.pvs,
-                (None, None) => continue,
-            };
-            let data = spec.pvs.as_ref().unwrap_or(&vgs.pvs);
-            let plain: Vec<&str> = cache_pvs
-                .iter()
-                .filter(|r| !encrypted(r))
-                .map(|r| r.name())
-                .collect();
-            if data.iter().any(encrypted) && !plain.is_empty() {
-                says.push((i, format!("; PLAINTEXT: the cache is on {}, which is not encrypted, while the LV's mirrors are: its data lie there unencrypted (accepted in the file: plaintext-cache)", plain.join(", "))));
-            }
-        }
-        for (i, text) in says {
-            self.steps[i].reason.push_str(&text);
         }
     }
 }

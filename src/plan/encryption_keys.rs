@@ -7,19 +7,18 @@ use crate::observe::luks::Luks;
 use crate::plan::step::{AddLuksKey, CreateKeyFile, RemoveLuksKey, TestLuksKey};
 
 impl Planner<'_> {
-    /// The key steps of mirror `m` with header `h`; `old`: the key file hyraid's crypttab line
+    /// The key steps of the array or LV `t` with header `h`; `old`: the key file hyraid's crypttab line
     /// opens it with, when that is not the file's. Some(whether the key slots change), or None
     /// when refused.
     pub(in crate::plan) fn keys(
         &mut self,
-        m: &MirrorSpec,
+        t: &super::encryption::Sealed,
         e: &EncryptionSpec,
         h: &Luks,
-        device: &str,
         key_there: bool,
         old: Option<&str>,
     ) -> Option<bool> {
-        let object = format!("mirror {}", m.name);
+        let (object, device) = (t.object.clone(), t.device.as_str());
         let opens = |k: &str| h.opens_with.get(k).copied();
         let new_opens = key_there && opens(&e.key_file) == Some(true);
         let Some(old) = old else {
@@ -48,7 +47,7 @@ impl Planner<'_> {
             (true, Some(true)) => {
                 self.steps.push(step(
                     Step::RemoveLuksKey(RemoveLuksKey {
-                        mirror: m.name.clone(),
+                        on: t.on.clone(),
                         device: device.into(),
                         key_file: old.into(),
                     }),
@@ -60,14 +59,14 @@ impl Planner<'_> {
             (true, Some(false)) => Some(false),
             // The old key file cannot be tried (gone, unreadable): its slot may still hold it.
             (true, None) => {
-                self.notes.push(format!("mirror {}: the old key file {old} could not be tried against the header; if its key is still in a slot, remove it by hand (`cryptsetup luksKillSlot`, after `cryptsetup luksDump` shows which)", m.name));
+                self.notes.push(format!("{object}: the old key file {old} could not be tried against the header; if its key is still in a slot, remove it by hand (`cryptsetup luksKillSlot`, after `cryptsetup luksDump` shows which)"));
                 Some(false)
             }
             (false, Some(true)) => {
                 if !key_there {
                     self.steps.push(step(
                         Step::CreateKeyFile(CreateKeyFile {
-                            mirror: m.name.clone(),
+                            on: t.on.clone(),
                             path: e.key_file.clone(),
                         }),
                         "the new key file the file names is not there",
@@ -75,15 +74,15 @@ impl Planner<'_> {
                 }
                 self.steps.extend([
                     step(
-                        Step::AddLuksKey(AddLuksKey { mirror: m.name.clone(), device: device.into(), with: old.into(), key_file: e.key_file.clone() }),
+                        Step::AddLuksKey(AddLuksKey { on: t.on.clone(), device: device.into(), with: old.into(), key_file: e.key_file.clone() }),
                         &format!("the file changes the key file from {old}: the new key goes into a free slot first"),
                     ),
                     step(
-                        Step::TestLuksKey(TestLuksKey { mirror: m.name.clone(), device: device.into(), key_file: e.key_file.clone() }),
+                        Step::TestLuksKey(TestLuksKey { on: t.on.clone(), device: device.into(), key_file: e.key_file.clone() }),
                         "the old key is removed only once the new one is proven",
                     ),
                     step(
-                        Step::RemoveLuksKey(RemoveLuksKey { mirror: m.name.clone(), device: device.into(), key_file: old.into() }),
+                        Step::RemoveLuksKey(RemoveLuksKey { on: t.on.clone(), device: device.into(), key_file: old.into() }),
                         "the new key opens the header; the old one is removed",
                     ),
                 ]);

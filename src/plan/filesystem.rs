@@ -16,7 +16,7 @@ use crate::plan::step::{FsOn, GrowFilesystem, MakeFilesystem, MountFilesystem, W
 /// fstab line is known at plan time.
 fn new_fs_uuid(host: &str, on: &FsOn, basis: &str) -> String {
     let (outer, inner) = match on {
-        FsOn::Lv { vg, lv } => (vg.as_str(), lv.as_str()),
+        FsOn::Lv { vg, lv, .. } => (vg.as_str(), lv.as_str()),
         FsOn::Mirror { mirror, .. } => ("/dev/md", mirror.as_str()),
     };
     derived_uuid(&["filesystem", host, outer, inner, basis])
@@ -67,6 +67,7 @@ impl<'a> Planner<'a> {
                     let on = FsOn::Lv {
                         vg: vg.name.clone(),
                         lv: lv.name.clone(),
+                        crypt: lv.encryption.as_ref().map(|e| e.name.clone()),
                     };
                     lv.filesystem.as_ref().map(|f| (on, f))
                 })
@@ -90,9 +91,9 @@ impl<'a> Planner<'a> {
     pub(in crate::plan) fn observed_fs(&self, on: &FsOn) -> Option<Filesystem> {
         let fs = &self.o.filesystems;
         match on {
-            FsOn::Lv { vg, lv } => fs
+            FsOn::Lv { vg, lv, crypt } => fs
                 .iter()
-                .find(|f| !f.md && f.vg == *vg && f.lv == *lv)
+                .find(|f| !f.md && f.vg == *vg && f.lv == *lv && f.mapper == *crypt)
                 .cloned(),
             FsOn::Mirror { mirror, .. } => {
                 let a = self.fs_array(mirror)?;
@@ -110,7 +111,8 @@ impl<'a> Planner<'a> {
     fn fs_names(&self, on: &FsOn, uuid: Option<&str>) -> Vec<String> {
         let label = self.observed_fs(on).and_then(|f| f.label);
         let paths = match on {
-            FsOn::Lv { vg, lv } => vec![
+            FsOn::Lv { crypt: Some(c), .. } => vec![format!("/dev/mapper/{c}")],
+            FsOn::Lv { vg, lv, .. } => vec![
                 format!("/dev/{vg}/{lv}"),
                 format!(
                     "/dev/mapper/{}",
@@ -127,12 +129,23 @@ impl<'a> Planner<'a> {
     /// The LV or the array exists, or this plan creates it.
     fn fs_device_will_exist(&self, on: &FsOn) -> bool {
         match on {
-            FsOn::Lv { vg, lv } => {
-                self.ix.lv(vg, lv).is_some_and(|l| !l.hidden)
-                    || self
-                        .steps
-                        .iter()
-                        .any(|s| matches!(&s.step, Step::CreateLv(c) if c.vg == *vg && c.lv == *lv))
+            // Encrypted: its mapping is open, or this plan opens it.
+            FsOn::Lv { vg, lv, crypt } => {
+                let lv_there = self.ix.lv(vg, lv).is_some_and(|l| !l.hidden)
+                    || self.steps.iter().any(
+                        |s| matches!(&s.step, Step::CreateLv(c) if c.vg == *vg && c.lv == *lv),
+                    );
+                let key = format!("{vg}/{lv}");
+                lv_there
+                    && !self.opening.contains(&key)
+                    && !self.blocked.contains(&key)
+                    && crypt.as_ref().is_none_or(|c| {
+                        self.mapping_size(c).is_some()
+                            || self
+                                .steps
+                                .iter()
+                                .any(|s| matches!(&s.step, Step::OpenLuks(o) if o.name == *c))
+                    })
             }
             FsOn::Mirror { mirror, .. } => {
                 !self.blocked.contains(mirror)
@@ -144,24 +157,36 @@ impl<'a> Planner<'a> {
     /// Bytes of the LV or the array the filesystem sits on, as observed.
     fn fs_device_size(&self, on: &FsOn) -> Option<u64> {
         match on {
-            FsOn::Lv { vg, lv } => self.ix.lv(vg, lv).map(|l| l.size),
+            FsOn::Lv {
+                vg,
+                lv,
+                crypt: Some(_),
+            } => self.mapping_target(vg, lv),
+            FsOn::Lv { vg, lv, .. } => self.ix.lv(vg, lv).map(|l| l.size),
             FsOn::Mirror { mirror, .. } => self.fs_array(mirror).map(|a| a.size_kib * 1024),
         }
     }
 
     /// This plan shrinks the LV (never an array).
     fn fs_shrinks(&self, on: &FsOn) -> bool {
-        matches!(on, FsOn::Lv { vg, lv } if self.shrinks(vg, lv))
+        matches!(on, FsOn::Lv { vg, lv, .. } if self.shrinks(vg, lv))
     }
 
     /// mkfs for the VG's LVs that have no filesystem of the file's type yet; runs after the LVs
     /// are created and before their writecaches are attached.
     pub(in crate::plan) fn make_filesystems(&mut self, vg: &VgSpec) {
         for lv in vg.lvs.values().filter(|l| !l.absent) {
+            // An encrypted LV: its LUKS layer first; what is inside only once it can be seen.
+            if let Some(e) = &lv.encryption
+                && self.encrypted_lv(&vg.name, &lv.name, e).is_none()
+            {
+                continue;
+            }
             let Some(fs) = &lv.filesystem else { continue };
             let on = FsOn::Lv {
                 vg: vg.name.clone(),
                 lv: lv.name.clone(),
+                crypt: lv.encryption.as_ref().map(|e| e.name.clone()),
             };
             let out = self.make_filesystem(&on, fs);
             self.steps.extend(out);
@@ -219,7 +244,7 @@ impl<'a> Planner<'a> {
         }
         // An LV that exists but whose device nobody saw (inactive, or its node not shown): its
         // content is unknown, and mkfs would write over whatever it holds.
-        if let FsOn::Lv { vg, lv } = on
+        if let FsOn::Lv { vg, lv, .. } = on
             && have.is_none()
             && let Some(l) = self.ix.lv(vg, lv)
             && !self.o.lvm.nodes.contains(&format!("{vg}/{lv}"))
@@ -293,7 +318,9 @@ impl<'a> Planner<'a> {
             .chain(
                 o.other_devices
                     .iter()
+                    // An encrypted LV's mapping is its filesystem's own device.
                     .filter(|d| d.mountpoint.as_deref() == Some(mp))
+                    .filter(|d| own.as_ref().is_none_or(|(_, k)| *k != d.kname))
                     .map(|d| format!("/dev/{}", d.kname)),
             )
             .chain(
@@ -303,10 +330,7 @@ impl<'a> Planner<'a> {
                         f.mountpoint.as_deref() == Some(mp)
                             && own.as_ref() != Some(&(f.md, f.kname.clone()))
                     })
-                    .map(|f| match f.md {
-                        true => f.device_path(),
-                        false => format!("LV {}/{}", f.vg, f.lv),
-                    }),
+                    .map(|f| f.describe()),
             )
             .next();
         dev.map(|d| format!("{d} is mounted there")).or_else(|| {
@@ -449,6 +473,7 @@ impl<'a> Planner<'a> {
     /// its device, observed). Last, so that an xfs is mounted.
     fn grow_filesystems(&mut self) {
         use crate::config::filesystem::FsType;
+        self.grow_mappings();
         for (on, fs) in self.wanted_filesystems() {
             let Some(have) = self
                 .observed_fs(&on)
@@ -457,7 +482,7 @@ impl<'a> Planner<'a> {
                 continue;
             };
             let extends = self.steps.iter().any(|s| match (&s.step, &on) {
-                (Step::ExtendLv(e), FsOn::Lv { vg, lv }) => e.vg == *vg && e.lv == *lv,
+                (Step::ExtendLv(e), FsOn::Lv { vg, lv, .. }) => e.vg == *vg && e.lv == *lv,
                 _ => false,
             });
             // xfs leaves out a last allocation group under 64 blocks: less than 1 MiB short

@@ -49,10 +49,7 @@ impl<'a> Planner<'a> {
                     Some(f) => Some(KeptLine {
                         line,
                         mountpoint,
-                        on: Some(match f.md {
-                            true => f.device_path(),
-                            false => format!("LV {}/{}", f.vg, f.lv),
-                        }),
+                        on: Some(f.describe()),
                     }),
                     None if mounted_by_file.contains(mountpoint.as_str()) => None,
                     // Its filesystem may be on an LV or array that does not run now (a disk

@@ -11,6 +11,7 @@ pub mod capacity;
 mod disk;
 pub mod encryption;
 mod encryption_keys;
+mod encryption_lv;
 mod filesystem;
 pub mod fingerprint;
 mod foreign;
@@ -201,6 +202,8 @@ struct Planner<'a> {
     /// Encrypted mirrors whose existing LUKS header this plan opens: what is inside is seen
     /// only once it is open, so what stands on them is planned then.
     opening: BTreeSet<String>,
+    /// The crypttab lines of the encrypted mirrors and LVs, written once every one is planned.
+    crypttab_wanted: Vec<encryption::Wanted>,
 }
 
 /// The plan of `d` on the machine `o`: the stages in the order their steps run.
@@ -224,7 +227,8 @@ pub fn plan(d: &Desired, o: &Observed, policy: Policy) -> Result<Plan, PlanError
     p.mirrors()?;
     // Mirrors whose member partitions grow: growpart on each, the array, then its PV.
     p.mirror_sizes();
-    // The LUKS2 layer of encrypted mirrors (key file, format, header backup, open) and crypttab.
+    // The LUKS2 layer of encrypted mirrors (key file, format, header backup, open); an
+    // encrypted LV's comes with its VG's LVs, and hyraid's crypttab block after both.
     p.encryption();
     // The ARRAY lines of mdadm.conf (and md's monitor lines), and the initramfs that carries
     // them; the mirrors' check timers and hyraid's monitoring settings.
@@ -233,6 +237,7 @@ pub fn plan(d: &Desired, o: &Observed, policy: Policy) -> Result<Plan, PlanError
     p.monitoring();
     // PVs, VGs, LVs and writecaches; removals last: VGs, then mirrors.
     let mut removals = p.volume_groups();
+    p.crypttab_block();
     p.plaintext_caches();
     // hyraid's fstab block and the mounts, once every filesystem is made; labels set in place.
     p.filesystems();
@@ -308,6 +313,7 @@ impl<'a> Planner<'a> {
             file_knames: BTreeSet::new(),
             member_growth: BTreeMap::new(),
             opening: BTreeSet::new(),
+            crypttab_wanted: vec![],
         }
     }
 

@@ -1,7 +1,9 @@
-//! Crash cases of an encrypted mirror's key: the key file changed in the file, the new key added,
-//! proven, the old removed, the header backup taken again and crypttab rewritten.
+//! Crash cases of encryption: an encrypted mirror's key changed in the file (the new key added,
+//! proven, the old removed, the header backup taken again and crypttab rewritten), and an
+//! encrypted LV built from blank disks (LV, key file, format, backup, open, mkfs, mount).
 
 use super::{Case, converged};
+use crate::common::{example, two_pair_file};
 use hyraid::plan::Policy;
 
 pub fn cases() -> Vec<Case> {
@@ -15,22 +17,74 @@ pub fn cases() -> Vec<Case> {
         .as_mut()
         .unwrap()
         .key_file = "/etc/hyraid/keys/data0-new.key".into();
-    vec![Case {
-        name: "rotate the key of an encrypted mirror".into(),
-        desired: d,
-        before: h.world(),
-        allowed_removals: vec![
-            "cryptsetup luksRemoveKey --batch-mode /dev/md/data0 /etc/hyraid/keys/data0.key".into(),
-        ],
+    let lv = Case {
+        name: "build an encrypted LV with its filesystem".into(),
+        desired: two_pair_file(
+            "data0, data1",
+            "{ home: { size: 20GiB, pvs: [data0], filesystem: { type: ext4, mount: /home }, encryption: { key_file: /etc/hyraid/keys/home.key, header_backup: /root/home.luks-header } } }",
+        ),
+        before: example("microserver-gen8").1.world(),
+        allowed_removals: vec![],
         finally: Some(|w| {
-            w.key_slots
-                .values()
-                .any(|s| s.values().collect::<Vec<_>>() == vec!["/etc/hyraid/keys/data0-new.key"])
+            w.filesystems.iter().any(|f| {
+                f.mapper.as_deref() == Some("vg0-home_crypt")
+                    && f.mountpoint.as_deref() == Some("/home")
+            }) && w
+                .files
+                .get("/root/home.luks-header")
+                .is_some_and(|f| f.mode == 0o400)
                 && w.boot
                     .crypttab
                     .as_deref()
-                    .is_some_and(|t| t.contains(" /etc/hyraid/keys/data0-new.key luks\n"))
+                    .is_some_and(|t| t.contains(" /etc/hyraid/keys/home.key luks\n"))
         }),
         policy: Policy::default(),
-    }]
+    };
+    // The encrypted LV grows: lvextend, cryptsetup resize, resize2fs, interrupted at each.
+    let home = |size: &str| {
+        two_pair_file(
+            "data0, data1",
+            &format!(
+                "{{ home: {{ size: {size}, pvs: [data0], filesystem: {{ type: ext4, mount: /home }}, encryption: {{ key_file: /etc/hyraid/keys/home.key }} }} }}"
+            ),
+        )
+    };
+    let (_, built) = example("microserver-gen8");
+    crate::common::apply(&built, &home("20GiB"), Policy::default()).unwrap();
+    built.finish_syncs();
+    let grow = Case {
+        name: "grow an encrypted LV, its mapping and its filesystem".into(),
+        desired: home("30GiB"),
+        before: built.world(),
+        allowed_removals: vec![],
+        finally: Some(|w| {
+            w.filesystems
+                .iter()
+                .any(|f| f.mapper.is_some() && f.size == Some((30u64 << 30) - (16 << 20)))
+        }),
+        policy: Policy::default(),
+    };
+    vec![
+        lv,
+        grow,
+        Case {
+            name: "rotate the key of an encrypted mirror".into(),
+            desired: d,
+            before: h.world(),
+            allowed_removals: vec![
+                "cryptsetup luksRemoveKey --batch-mode /dev/md/data0 /etc/hyraid/keys/data0.key"
+                    .into(),
+            ],
+            finally: Some(|w| {
+                w.key_slots.values().any(|s| {
+                    s.values().collect::<Vec<_>>() == vec!["/etc/hyraid/keys/data0-new.key"]
+                }) && w
+                    .boot
+                    .crypttab
+                    .as_deref()
+                    .is_some_and(|t| t.contains(" /etc/hyraid/keys/data0-new.key luks\n"))
+            }),
+            policy: Policy::default(),
+        },
+    ]
 }

@@ -359,6 +359,7 @@ pub fn cases() -> Vec<Case> {
         writecache: None,
         cache: None,
         filesystem: None,
+        encryption: None,
         absent: false,
         tags: vec![],
     };

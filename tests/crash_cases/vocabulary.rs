@@ -267,6 +267,7 @@ pub fn tune_cases() -> Vec<Case> {
             writecache: None,
             cache: None,
             filesystem: None,
+            encryption: None,
             absent: false,
             tags: vec![hyraid::config::TUNE_TAG.into()],
         },

@@ -4,9 +4,32 @@
 use super::{Ctx, seg};
 use crate::config::desired::{DeviceRef, MirrorSpec, VgSpec};
 use crate::config::encryption::*;
-use crate::config::raw::{RawConfig, RawMirror};
+use crate::config::raw::{RawConfig, RawLogicalVolume, RawMirror};
 use std::collections::BTreeMap;
 
+/// The `encryption` of LV `vg/lv` (at `p`), if it has one.
+pub(super) fn lv_encryption(
+    c: &mut Ctx,
+    p: &str,
+    vg: &str,
+    lv: &str,
+    raw: &RawLogicalVolume,
+) -> Option<EncryptionSpec> {
+    let e = raw.encryption.as_ref()?;
+    let ep = format!("{p}/encryption");
+    checks(c, &ep, e);
+    if raw.writecache.is_some() || raw.cache.is_some() {
+        c.err(
+            &ep,
+            true,
+            format!("lv `{vg}/{lv}` has both `encryption` and a cache: hyraid does not put a LUKS layer on a cached LV"),
+            Some("encrypt the mirrors under it and the cache's PV instead (`encryption:` on each mirror), or drop the cache".into()),
+        );
+    }
+    Some(EncryptionSpec::from_raw(&default_lv_name(vg, lv), e))
+}
+
+/// The `encryption` of mirror `mirror` (at `p`).
 pub(super) fn encryption(
     c: &mut Ctx,
     p: &str,
@@ -15,6 +38,20 @@ pub(super) fn encryption(
     e: &RawEncryption,
 ) -> EncryptionSpec {
     let ep = format!("{p}/encryption");
+    checks(c, &ep, e);
+    if m.filesystem.is_some() {
+        c.err(
+            &ep,
+            true,
+            format!("mirror `{mirror}` has both `encryption` and `filesystem`: hyraid puts a volume group on an encrypted mirror, not a filesystem directly"),
+            Some("name the mirror in a volume group's `pvs` and give the filesystem to an LV (which may have `encryption` of its own)".into()),
+        );
+    }
+    EncryptionSpec::from_raw(&default_name(mirror), e)
+}
+
+/// Its paths, name and cipher.
+fn checks(c: &mut Ctx, ep: &str, e: &RawEncryption) {
     if let Some(why) = path_problem(&e.key_file) {
         c.err(
             &format!("{ep}/key_file"),
@@ -58,35 +95,50 @@ pub(super) fn encryption(
             Some("leave `cipher` out to take cryptsetup's default".into()),
         );
     }
-    if m.filesystem.is_some() {
-        c.err(
-            &ep,
-            true,
-            format!("mirror `{mirror}` has both `encryption` and `filesystem`: hyraid puts a volume group on an encrypted mirror, not a filesystem directly"),
-            Some("name the mirror in a volume group's `pvs` and give the filesystem to an LV".into()),
-        );
-    }
-    EncryptionSpec::from_raw(mirror, e)
 }
 
-/// Two mirrors opened under one name would be one device; a header backup shared by two mirrors,
+/// Each encryption of the file: where it is (its pointer), what it is (`mirror X`, `lv VG/LV`).
+fn all<'a>(
+    mirrors: &'a BTreeMap<String, MirrorSpec>,
+    vgs: &'a BTreeMap<String, VgSpec>,
+) -> Vec<(String, String, &'a EncryptionSpec)> {
+    let m = mirrors.iter().filter_map(|(n, s)| {
+        let e = s.encryption.as_ref()?;
+        Some((
+            format!("/mirrors/{}/encryption", seg(n)),
+            format!("mirror `{n}`"),
+            e,
+        ))
+    });
+    let l = vgs.values().flat_map(|vg| {
+        vg.lvs.values().filter_map(move |lv| {
+            let e = lv.encryption.as_ref()?;
+            let at = format!(
+                "/volume_groups/{}/lvs/{}/encryption",
+                seg(&vg.name),
+                seg(&lv.name)
+            );
+            Some((at, format!("lv `{}/{}`", vg.name, lv.name), e))
+        })
+    });
+    m.chain(l).collect()
+}
+
+/// Two devices opened under one name would be one device; a header backup shared by two,
 /// or at a key file's path, would be written over.
-pub(super) fn unique_names(c: &mut Ctx, mirrors: &BTreeMap<String, MirrorSpec>) {
-    let keys: Vec<&str> = mirrors
-        .values()
-        .filter_map(|m| m.encryption.as_ref())
-        .map(|e| e.key_file.as_str())
-        .collect();
+pub(super) fn unique_names(
+    c: &mut Ctx,
+    mirrors: &BTreeMap<String, MirrorSpec>,
+    vgs: &BTreeMap<String, VgSpec>,
+) {
+    let all = all(mirrors, vgs);
+    let keys: Vec<&str> = all.iter().map(|(_, _, e)| e.key_file.as_str()).collect();
     let mut backups: BTreeMap<&str, &str> = BTreeMap::new();
-    for (m, spec) in mirrors {
-        let Some(b) = spec
-            .encryption
-            .as_ref()
-            .and_then(|e| e.header_backup.as_deref())
-        else {
+    for (at, what, e) in &all {
+        let Some(b) = e.header_backup.as_deref() else {
             continue;
         };
-        let at = format!("/mirrors/{}/encryption/header_backup", seg(m));
+        let at = format!("{at}/header_backup");
         if keys.contains(&b) {
             c.err(
                 &at,
@@ -96,26 +148,23 @@ pub(super) fn unique_names(c: &mut Ctx, mirrors: &BTreeMap<String, MirrorSpec>) 
                 ),
                 Some("give the header backup a path of its own".into()),
             );
-        } else if let Some(first) = backups.insert(b, m) {
+        } else if let Some(first) = backups.insert(b, what) {
             c.err(
                 &at,
                 false,
-                format!(
-                    "mirrors `{first}` and `{m}` keep their header backups in the same file, {b}"
-                ),
-                Some("give each mirror a header backup of its own".into()),
+                format!("{first} and {what} keep their header backups in the same file, {b}"),
+                Some("give each a header backup of its own".into()),
             );
         }
     }
     let mut by_name: BTreeMap<&str, &str> = BTreeMap::new();
-    for (m, spec) in mirrors {
-        let Some(e) = &spec.encryption else { continue };
-        if let Some(first) = by_name.insert(&e.name, m) {
+    for (at, what, e) in &all {
+        if let Some(first) = by_name.insert(&e.name, what) {
             c.err(
-                &format!("/mirrors/{}/encryption", seg(m)),
+                at,
                 true,
                 format!(
-                    "mirrors `{first}` and `{m}` are both opened as /dev/mapper/{}",
+                    "{first} and {what} are both opened as /dev/mapper/{}",
                     e.name
                 ),
                 Some("give one of them another `name`".into()),
@@ -145,6 +194,10 @@ pub(super) fn plaintext_caches(
                 (None, None) => continue,
             };
             let data = lv.pvs.as_ref().unwrap_or(&vg.pvs);
+            // An encrypted LV's cache holds what LUKS wrote: ciphertext.
+            if lv.encryption.is_some() {
+                continue;
+            }
             let plain: Vec<&str> = cache_pvs
                 .iter()
                 .filter(|r| !encrypted(r))

@@ -276,6 +276,7 @@ fn lvs(
                 writecache,
                 cache,
                 filesystem: lv.filesystem.as_ref().map(|f| filesystem(c, &lp, f)),
+                encryption: super::encryption::lv_encryption(c, &lp, vg_name, lv_name, lv),
                 absent: lv.state == Some(ObjectState::Absent),
                 tags: vec![],
             },

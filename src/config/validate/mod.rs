@@ -78,7 +78,7 @@ pub(super) fn semantic(
     monitoring::checks(&mut c, raw, &mut mirrors);
     let alerts = monitoring::alerts(&mut c, raw);
     let vgs = lvm::volume_groups(&mut c, raw, &refs, &mirrors, &mut used_by);
-    encryption::unique_names(&mut c, &mirrors);
+    encryption::unique_names(&mut c, &mirrors, &vgs);
     encryption::plaintext_caches(&mut c, raw, &mirrors, &vgs);
     accepted_lints(&mut c, raw);
 

@@ -226,6 +226,7 @@ impl<'a> Planner<'a> {
             if lv.absent {
                 if self.ix.lv(&vg.name, &lv.name).is_some_and(|l| !l.hidden)
                     && !self.mounted_refused(&vg.name, Some(&lv.name))
+                    && !self.open_mapping_refused(&vg.name, &lv.name)
                 {
                     let step = Step::RemoveLv(RemoveLv {
                         vg: vg.name.clone(),

@@ -21,6 +21,9 @@ pub enum FsOn {
     Lv {
         vg: String,
         lv: String,
+        /// The LUKS mapping between the LV and the filesystem (`/dev/mapper/NAME`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        crypt: Option<String>,
     },
     Mirror {
         mirror: String,
@@ -34,7 +37,8 @@ impl FsOn {
     /// The block device the filesystem tools are given.
     pub fn path(&self) -> String {
         match self {
-            FsOn::Lv { vg, lv } => format!("/dev/{vg}/{lv}"),
+            FsOn::Lv { crypt: Some(c), .. } => format!("/dev/mapper/{c}"),
+            FsOn::Lv { vg, lv, .. } => format!("/dev/{vg}/{lv}"),
             FsOn::Mirror { mirror, device } => device
                 .clone()
                 .unwrap_or_else(|| format!("/dev/md/{mirror}")),
@@ -42,14 +46,14 @@ impl FsOn {
     }
     pub fn address(&self) -> Address {
         match self {
-            FsOn::Lv { vg, lv } => lv_address(vg, lv),
+            FsOn::Lv { vg, lv, .. } => lv_address(vg, lv),
             FsOn::Mirror { mirror, .. } => Address::Mirror(mirror.clone()),
         }
     }
     /// What the filesystem grows to the size of: `LV` or `array`.
     /// Whether this is the LV `vg`/`lv`.
     pub fn is_lv(&self, vg: &str, lv: &str) -> bool {
-        matches!(self, FsOn::Lv { vg: v, lv: l } if v == vg && l == lv)
+        matches!(self, FsOn::Lv { vg: v, lv: l, .. } if v == vg && l == lv)
     }
 
     pub fn noun(&self) -> &'static str {

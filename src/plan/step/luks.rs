@@ -5,6 +5,36 @@ use super::{Command, StepKind};
 use crate::plan::address::Address;
 use serde::{Deserialize, Serialize};
 
+/// What a LUKS header is on: a mirror's array, or an LV. Flattened into the steps, so a
+/// mirror's step keeps its `mirror` field and an LV's its `vg` and `lv`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum CryptOn {
+    Mirror { mirror: String },
+    Lv { vg: String, lv: String },
+}
+
+impl CryptOn {
+    pub fn address(&self) -> Address {
+        match self {
+            CryptOn::Mirror { mirror } => Address::Mirror(mirror.clone()),
+            CryptOn::Lv { vg, lv } => Address::LogicalVolume {
+                vg: vg.clone(),
+                lv: lv.clone(),
+            },
+        }
+    }
+}
+
+impl std::fmt::Display for CryptOn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CryptOn::Mirror { mirror } => write!(f, "mirror {mirror}"),
+            CryptOn::Lv { vg, lv } => write!(f, "lv {vg}/{lv}"),
+        }
+    }
+}
+
 /// The directory a file is in.
 fn parent(path: &str) -> String {
     match path.rsplit_once('/') {
@@ -21,7 +51,8 @@ pub const KEY_BYTES: &str = "512";
 /// else, even for a moment. Its content is never printed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CreateKeyFile {
-    pub mirror: String,
+    #[serde(flatten)]
+    pub on: CryptOn,
     pub path: String,
 }
 
@@ -64,8 +95,8 @@ impl StepKind for CreateKeyFile {
     }
     fn summary(&self) -> String {
         format!(
-            "create the key file of mirror {} ({KEY_BYTES} random bytes, mode 0400, root's; never printed)",
-            self.mirror
+            "create the key file of {} ({KEY_BYTES} random bytes, mode 0400, root's; never printed)",
+            self.on
         )
     }
 }
@@ -74,7 +105,8 @@ impl StepKind for CreateKeyFile {
 /// crypttab line is known at plan time).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FormatLuks {
-    pub mirror: String,
+    #[serde(flatten)]
+    pub on: CryptOn,
     pub device: String,
     pub uuid: String,
     pub key_file: String,
@@ -118,7 +150,7 @@ impl StepKind for FormatLuks {
         '+'
     }
     fn object(&self) -> Address {
-        Address::Mirror(self.mirror.clone())
+        self.on.address()
     }
     fn summary(&self) -> String {
         format!(
@@ -137,7 +169,8 @@ impl StepKind for FormatLuks {
 /// over it: the backup is whole or not there.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BackupLuksHeader {
-    pub mirror: String,
+    #[serde(flatten)]
+    pub on: CryptOn,
     pub device: String,
     pub path: String,
 }
@@ -173,8 +206,8 @@ impl StepKind for BackupLuksHeader {
     }
     fn summary(&self) -> String {
         format!(
-            "back up the LUKS header of mirror {} (mode 0400; copy it off the machine)",
-            self.mirror
+            "back up the LUKS header of {} (mode 0400; copy it off the machine)",
+            self.on
         )
     }
 }
@@ -182,7 +215,8 @@ impl StepKind for BackupLuksHeader {
 /// `cryptsetup open` of the array's LUKS header with the key file, as /dev/mapper/NAME.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OpenLuks {
-    pub mirror: String,
+    #[serde(flatten)]
+    pub on: CryptOn,
     pub device: String,
     pub name: String,
     pub key_file: String,
@@ -213,10 +247,41 @@ impl StepKind for OpenLuks {
         '~'
     }
     fn object(&self) -> Address {
-        Address::Mirror(self.mirror.clone())
+        self.on.address()
     }
     fn summary(&self) -> String {
         format!("open as /dev/mapper/{} with its key file", self.name)
+    }
+}
+
+/// `cryptsetup resize` of an open mapping to its grown device (the LV after lvextend), with the
+/// key file: LUKS2 keeps the volume key in the kernel keyring, where cryptsetup cannot read it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResizeLuks {
+    #[serde(flatten)]
+    pub on: CryptOn,
+    pub name: String,
+    pub key_file: String,
+}
+
+impl StepKind for ResizeLuks {
+    fn commands(&self) -> Vec<Command> {
+        vec![Command::run(&[
+            "cryptsetup",
+            "resize",
+            "--key-file",
+            &self.key_file,
+            &self.name,
+        ])]
+    }
+    fn symbol(&self) -> char {
+        '~'
+    }
+    fn object(&self) -> Address {
+        self.on.address()
+    }
+    fn summary(&self) -> String {
+        format!("grow /dev/mapper/{} to its device", self.name)
     }
 }
 
@@ -228,7 +293,9 @@ mod tests {
     #[test]
     fn the_key_is_private_before_it_is_written() {
         let s = CreateKeyFile {
-            mirror: "data0".into(),
+            on: CryptOn::Mirror {
+                mirror: "data0".into(),
+            },
             path: "/etc/hyraid/keys/data0.key".into(),
         };
         let lines: Vec<String> = s.commands().iter().map(command_line).collect();
@@ -239,7 +306,9 @@ mod tests {
             lines[3].contains("of=/etc/hyraid/keys/data0.key") && lines[3].contains("conv=notrunc")
         );
         let b = BackupLuksHeader {
-            mirror: "data0".into(),
+            on: CryptOn::Mirror {
+                mirror: "data0".into(),
+            },
             device: "/dev/md/data0".into(),
             path: "/root/data0.luks-header".into(),
         };

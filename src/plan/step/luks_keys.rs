@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 /// `cryptsetup luksAddKey`: the new key file into a free slot, unlocked with the old one.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AddLuksKey {
-    pub mirror: String,
+    #[serde(flatten)]
+    pub on: super::luks::CryptOn,
     pub device: String,
     /// A key file that opens the header now.
     pub with: String,
@@ -32,7 +33,7 @@ impl StepKind for AddLuksKey {
         '+'
     }
     fn object(&self) -> Address {
-        Address::Mirror(self.mirror.clone())
+        self.on.address()
     }
     fn summary(&self) -> String {
         format!(
@@ -45,7 +46,8 @@ impl StepKind for AddLuksKey {
 /// `cryptsetup open --test-passphrase`: the header opens with the key file (nothing is opened).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TestLuksKey {
-    pub mirror: String,
+    #[serde(flatten)]
+    pub on: super::luks::CryptOn,
     pub device: String,
     pub key_file: String,
 }
@@ -65,7 +67,7 @@ impl StepKind for TestLuksKey {
         '~'
     }
     fn object(&self) -> Address {
-        Address::Mirror(self.mirror.clone())
+        self.on.address()
     }
     fn summary(&self) -> String {
         format!("prove the key {} opens the header", self.key_file)
@@ -75,7 +77,8 @@ impl StepKind for TestLuksKey {
 /// `cryptsetup luksRemoveKey`: the slot the old key file opens is wiped.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RemoveLuksKey {
-    pub mirror: String,
+    #[serde(flatten)]
+    pub on: super::luks::CryptOn,
     pub device: String,
     pub key_file: String,
 }
@@ -94,7 +97,7 @@ impl StepKind for RemoveLuksKey {
         '-'
     }
     fn object(&self) -> Address {
-        Address::Mirror(self.mirror.clone())
+        self.on.address()
     }
     fn summary(&self) -> String {
         format!(

@@ -25,7 +25,7 @@ pub use command::{Command, command_line, quote, wait_path};
 pub use disk::{CacheTool, CreatePartitions, NewPartition, SetWriteCache, WipeSignatures};
 pub use fs::{FS_BLOCK_SIZE, FsOn, GrowFilesystem, MakeFilesystem, MountFilesystem, ShrinkLv};
 pub use fs_label::RelabelFilesystem;
-pub use luks::{BackupLuksHeader, CreateKeyFile, FormatLuks, OpenLuks};
+pub use luks::{BackupLuksHeader, CreateKeyFile, CryptOn, FormatLuks, OpenLuks, ResizeLuks};
 pub use luks_keys::{AddLuksKey, RemoveLuksKey, TestLuksKey};
 pub use lvm::{
     AttachWritecache, CreateCachevol, CreateLv, CreatePv, CreateVg, DeactivateLv, DetachWritecache,
@@ -151,6 +151,7 @@ pub enum Step {
     FormatLuks(FormatLuks),
     BackupLuksHeader(BackupLuksHeader),
     OpenLuks(OpenLuks),
+    ResizeLuks(ResizeLuks),
     AddLuksKey(AddLuksKey),
     TestLuksKey(TestLuksKey),
     RemoveLuksKey(RemoveLuksKey),
@@ -223,6 +224,7 @@ impl Step {
             Step::FormatLuks(s) => s,
             Step::BackupLuksHeader(s) => s,
             Step::OpenLuks(s) => s,
+            Step::ResizeLuks(s) => s,
             Step::AddLuksKey(s) => s,
             Step::TestLuksKey(s) => s,
             Step::RemoveLuksKey(s) => s,

@@ -98,16 +98,25 @@ fn lv_node(w: &Observed, i: usize, l: &Lv) -> Value {
     n
 }
 
-/// The FSTYPE, UUID and MOUNTPOINT of an LV's node, from the filesystem on it.
+/// The FSTYPE, UUID and MOUNTPOINT of an LV's node, from the filesystem on it or its LUKS
+/// header, and the mapping open on that (the model names the LV `vg/lv` as its parent).
 fn with_fs(w: &Observed, l: &Lv, n: &mut Value) {
     if let Some(f) = w
         .filesystems
         .iter()
-        .find(|f| !f.md && f.vg == l.vg && f.lv == l.name && !l.hidden)
+        .find(|f| !f.md && f.mapper.is_none() && f.vg == l.vg && f.lv == l.name && !l.hidden)
     {
         n["fstype"] = json!(f.fstype);
         n["uuid"] = s(&f.uuid);
         n["mountpoint"] = s(&f.mountpoint);
+    }
+    let key = format!("{}/{}", l.vg, l.name);
+    if let Some(h) = w.luks.iter().find(|h| h.device == key) {
+        n["fstype"] = json!(crate::observe::luks::LUKS_FSTYPE);
+        n["uuid"] = s(&h.uuid);
+        let mut children = n["children"].as_array().cloned().unwrap_or_default();
+        children.extend(other_children(w, Some(&key)));
+        n["children"] = json!(children);
     }
 }
 
@@ -167,6 +176,16 @@ fn other_children(w: &Observed, parent: Option<&str>) -> Vec<Value> {
             if let Some(name) = &o.name {
                 n["name"] = json!(name);
                 n["path"] = json!(format!("/dev/mapper/{name}"));
+                // A filesystem made inside the mapping.
+                if let Some(f) = w
+                    .filesystems
+                    .iter()
+                    .find(|f| f.mapper.as_ref() == Some(name))
+                {
+                    n["fstype"] = json!(f.fstype);
+                    n["uuid"] = s(&f.uuid);
+                    n["mountpoint"] = s(&f.mountpoint);
+                }
             }
             n
         })

@@ -81,6 +81,7 @@ pub fn cryptsetup(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostErr
                 None => fail(1, format!("Device {file} is not a valid LUKS device.\n")),
             }
         }
+        ["resize", "--key-file", key, name] => resize(st, key, name),
         ["luksAddKey", "--batch-mode", "--key-file", with, dev, new] => add_key(st, with, dev, new),
         ["luksRemoveKey", "--batch-mode", dev, key] => remove_key(st, dev, key),
         ["open", "--test-passphrase", "--key-file", key, dev] => match header(st, dev) {
@@ -153,13 +154,42 @@ fn dump_json(h: &LuksHeader) -> String {
     .to_string()
 }
 
-/// The array `dev` names and its header, if it has one.
+/// The model's name of the array or LV `dev` names (an LV as `vg/lv`).
+fn crypt_dev(st: &SimState, dev: &str) -> Option<Target> {
+    st.resolve(dev)
+        .filter(|t| matches!(t, Target::Md(_) | Target::Lv(..)))
+}
+
+/// The array or LV `dev` names and its header, if it has one.
 fn header(st: &SimState, dev: &str) -> Option<(String, usize)> {
-    let Some(Target::Md(k)) = st.resolve(dev) else {
-        return None;
-    };
+    let k = SimState::kname(&crypt_dev(st, dev)?);
     let i = st.world.luks.iter().position(|l| l.device == k)?;
     Some((k, i))
+}
+
+/// Whether something stands on the array or LV `t` (a mapping, a PV of a VG, a filesystem).
+fn in_use(st: &SimState, t: &Target) -> bool {
+    let k = SimState::kname(t);
+    let stacked = st
+        .world
+        .other_devices
+        .iter()
+        .any(|o| o.parents.contains(&k));
+    stacked
+        || match t {
+            Target::Lv(vg, lv) => st.world.filesystems.iter().any(|f| {
+                !f.md && f.mapper.is_none() && f.vg == *vg && f.lv == *lv && f.mountpoint.is_some()
+            }),
+            _ => st.busy(t),
+        }
+}
+
+/// The open mapping /dev/mapper/NAME.
+pub fn mapping<'a>(st: &'a SimState, name: &str) -> Option<&'a OtherDevice> {
+    st.world
+        .other_devices
+        .iter()
+        .find(|o| o.kind == "crypt" && o.name.as_deref() == Some(name))
 }
 
 fn format(
@@ -169,23 +199,17 @@ fn format(
     cipher: Option<&str>,
     dev: &str,
 ) -> Result<CmdOutput, HostError> {
-    let Some(Target::Md(k)) = st.resolve(dev) else {
+    let Some(t) = crypt_dev(st, dev) else {
         return fail(
             4,
             format!("Device {dev} does not exist or access denied.\n"),
         );
     };
-    let t = Target::Md(k.clone());
+    let k = SimState::kname(&t);
     if !key_ok(st, key) {
         return fail(1, format!("Failed to open key file {key}.\n"));
     }
-    if st.busy(&t)
-        || st
-            .world
-            .other_devices
-            .iter()
-            .any(|o| o.parents.contains(&k))
-    {
+    if in_use(st, &t) {
         return fail(5, format!("Cannot format device {dev} in use.\n"));
     }
     // --batch-mode: cryptsetup overwrites without asking; hyraid formats only blank arrays.
@@ -206,6 +230,12 @@ fn format(
         .insert(uuid.to_string(), [(0, key.to_string())].into());
     if let Some(a) = st.array_mut(&k) {
         a.fstype = Some(LUKS_FSTYPE.into());
+    }
+    // The header overwrites what the LV carried (lsblk then shows crypto_LUKS on it).
+    if let Target::Lv(vg, lv) = &t {
+        st.world
+            .filesystems
+            .retain(|f| f.md || f.mapper.is_some() || f.vg != *vg || f.lv != *lv);
     }
     out("")
 }
@@ -236,7 +266,11 @@ fn open(st: &mut SimState, key: &str, dev: &str, name: &str) -> Result<CmdOutput
         })
         .unwrap_or(100);
     let kname = format!("dm-{minor}");
-    let size = st.world.array(&k).map(|a| a.size_kib * 1024).unwrap_or(0);
+    let size = match k.split_once('/') {
+        Some((vg, lv)) => st.world.lv(vg, lv).map(|l| l.size),
+        None => st.world.array(&k).map(|a| a.size_kib * 1024),
+    }
+    .unwrap_or(0);
     st.world.other_devices.push(OtherDevice {
         kname: kname.clone(),
         kind: "crypt".into(),
@@ -345,13 +379,41 @@ pub fn file_tool(st: &mut SimState, args: &[&str]) -> Option<Result<CmdOutput, H
     })
 }
 
+/// `cryptsetup resize --key-file KEY NAME`: the mapping spans its device less the header.
+fn resize(st: &mut SimState, key: &str, name: &str) -> Result<CmdOutput, HostError> {
+    let Some(m) = mapping(st, name).cloned() else {
+        return fail(4, format!("Device {name} is not active.\n"));
+    };
+    let Some(i) = m
+        .parents
+        .first()
+        .and_then(|p| st.world.luks.iter().position(|l| l.device == *p))
+    else {
+        return fail(1, format!("Device {name} is not a valid LUKS device.\n"));
+    };
+    if !opens(st, i, key) {
+        return fail(2, "No key available with this passphrase.\n");
+    }
+    let k = &st.world.luks[i].device;
+    let size = match k.split_once('/') {
+        Some((vg, lv)) => st.world.lv(vg, lv).map(|l| l.size),
+        None => st.world.array(k).map(|a| a.size_kib * 1024),
+    }
+    .unwrap_or(0);
+    if let Some(o) = st
+        .world
+        .other_devices
+        .iter_mut()
+        .find(|o| o.name.as_deref() == Some(name))
+    {
+        o.size = size.saturating_sub(LUKS2_DATA_OFFSET);
+    }
+    out("")
+}
+
 /// /dev/mapper/NAME of an open mapping.
 pub fn resolve_mapper(st: &SimState, name: &str) -> Option<String> {
-    st.world
-        .other_devices
-        .iter()
-        .find(|o| o.kind == "crypt" && o.name.as_deref() == Some(name))
-        .map(|o| o.kname.clone())
+    mapping(st, name).map(|o| o.kname.clone())
 }
 
 /// Whether key file `key` opens header `i`: its key is in a slot (a header made outside the

@@ -14,12 +14,15 @@ use crate::sim::{fail, out};
 enum FsDev {
     Lv(String, String),
     Md(String),
+    /// An open LUKS mapping (/dev/mapper/NAME), by name.
+    Mapper(String),
 }
 
 fn fs_dev(st: &SimState, dev: &str) -> Option<FsDev> {
     match st.resolve(dev) {
         Some(Target::Lv(vg, lv)) => Some(FsDev::Lv(vg, lv)),
         Some(Target::Md(k)) => Some(FsDev::Md(k)),
+        Some(Target::Mapper(_)) => Some(FsDev::Mapper(dev.strip_prefix("/dev/mapper/")?.into())),
         _ => None,
     }
 }
@@ -27,8 +30,9 @@ fn fs_dev(st: &SimState, dev: &str) -> Option<FsDev> {
 impl FsDev {
     fn holds(&self, f: &Filesystem) -> bool {
         match self {
-            FsDev::Lv(vg, lv) => !f.md && f.vg == *vg && f.lv == *lv,
+            FsDev::Lv(vg, lv) => !f.md && f.mapper.is_none() && f.vg == *vg && f.lv == *lv,
             FsDev::Md(k) => f.md && f.kname == *k,
+            FsDev::Mapper(n) => f.mapper.as_deref() == Some(n.as_str()),
         }
     }
     /// Bytes of the device, in whole 4 KiB blocks.
@@ -36,13 +40,15 @@ impl FsDev {
         let bytes = match self {
             FsDev::Lv(vg, lv) => st.world.lv(vg, lv).map(|l| l.size),
             FsDev::Md(k) => st.world.array(k).map(|a| a.size_kib * 1024),
+            FsDev::Mapper(n) => crate::sim::tools::crypt::mapping(st, n).map(|o| o.size),
         };
         bytes.unwrap_or(0) / 4096 * 4096
     }
     fn of(f: &Filesystem) -> FsDev {
-        match f.md {
-            true => FsDev::Md(f.kname.clone()),
-            false => FsDev::Lv(f.vg.clone(), f.lv.clone()),
+        match (&f.mapper, f.md) {
+            (Some(n), _) => FsDev::Mapper(n.clone()),
+            (None, true) => FsDev::Md(f.kname.clone()),
+            (None, false) => FsDev::Lv(f.vg.clone(), f.lv.clone()),
         }
     }
 }
@@ -158,6 +164,14 @@ pub(in crate::sim) fn mkfs(
             }
             (String::new(), String::new(), k.clone())
         }
+        FsDev::Mapper(n) => {
+            let o = crate::sim::tools::crypt::mapping(st, n);
+            let (vg, lv) = o
+                .and_then(|o| o.parents.first()?.split_once('/'))
+                .map(|(v, l)| (v.to_string(), l.to_string()))
+                .unwrap_or_default();
+            (vg, lv, o.map(|o| o.kname.clone()).unwrap_or_default())
+        }
     };
     st.world.filesystems.retain(|f| !target.holds(f));
     st.world.filesystems.push(Filesystem {
@@ -171,6 +185,10 @@ pub(in crate::sim) fn mkfs(
         size: Some(size),
         min_size: None,
         label: option(args, "-L").map(str::to_string),
+        mapper: match &target {
+            FsDev::Mapper(n) => Some(n.clone()),
+            _ => None,
+        },
     });
     let blocks = size / 4096;
     match fstype {
