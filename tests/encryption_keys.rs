@@ -240,3 +240,87 @@ fn a_key_copied_to_a_new_path_keeps_its_one_slot() {
         ops(&p)
     );
 }
+
+#[test]
+fn status_says_when_the_header_backup_or_the_key_file_is_not_what_keeps_the_data() {
+    use hyraid::status::Severity;
+    let (d, h) = built();
+    let findings = |h: &SimHost| {
+        let o = observe(h, &d);
+        hyraid::status::status(&o, Some(&d), None)
+            .into_iter()
+            .filter(|f| f.object == "mirror data0")
+            .filter(|f| f.message.contains("key file") || f.message.contains("header backup"))
+            .map(|f| (f.severity, f.message))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(findings(&h), vec![], "a built box is clean");
+    // The backup gone: a lint, with how to take it again.
+    let mut w = h.world();
+    w.files.remove("/root/data0.luks-header");
+    let f = findings(&SimHost::new(w));
+    assert_eq!(
+        f,
+        vec![(
+            Severity::Lint,
+            "the header backup /root/data0.luks-header the file names is missing".to_string()
+        )]
+    );
+    // A key added since the backup was taken: it no longer matches.
+    let o = run(
+        &h,
+        &[
+            "install",
+            "-m",
+            "0400",
+            "-o",
+            "root",
+            "-g",
+            "root",
+            "/dev/null",
+            "/root/extra.key",
+        ],
+    );
+    assert_eq!(o.status, 0);
+    run(
+        &h,
+        &[
+            "dd",
+            "if=/dev/urandom",
+            "of=/root/extra.key",
+            "bs=512",
+            "count=1",
+            "iflag=fullblock",
+        ],
+    );
+    let o = run(
+        &h,
+        &[
+            "cryptsetup",
+            "luksAddKey",
+            "--batch-mode",
+            "--key-file",
+            "/etc/hyraid/keys/data0.key",
+            "/dev/md/data0",
+            "/root/extra.key",
+        ],
+    );
+    assert_eq!(o.status, 0, "{}", o.stderr);
+    let f = findings(&h);
+    assert!(
+        f.iter().any(|(s, m)| *s == Severity::Lint
+            && m.starts_with("the header backup /root/data0.luks-header no longer matches the header: its key slots are [0], the header's [0, 1]")),
+        "{f:?}"
+    );
+    // The key file gone: the data cannot be opened after a reboot.
+    let mut w = h.world();
+    w.files.remove("/etc/hyraid/keys/data0.key");
+    let f = findings(&SimHost::new(w));
+    assert!(
+        f.contains(&(
+            Severity::Degraded,
+            "its key file /etc/hyraid/keys/data0.key is missing or empty".to_string()
+        )),
+        "{f:?}"
+    );
+}

@@ -1,32 +1,6 @@
 //! What observation asks of the file's encryptions before a plan: key files, header backups,
 //! headers, and which key files open them.
 
-/// The device each encryption of the file is on, by kernel name when it is there (an array's,
-/// or an LV's as lsblk saw it carry a signature): the key files, backups and headers to probe.
-fn encryptions<'a>(
-    d: &'a crate::config::Desired,
-    obs: &crate::observe::Observed,
-) -> Vec<(
-    &'a crate::config::encryption::EncryptionSpec,
-    Option<String>,
-)> {
-    let mirrors = d.mirrors.values().filter_map(|m| {
-        let e = m.encryption.as_ref()?;
-        Some((e, crate::plan::array_for(obs, m).map(|a| a.kname.clone())))
-    });
-    let lvs = d.volume_groups.values().flat_map(|vg| {
-        vg.lvs.values().filter_map(move |l| {
-            let e = l.encryption.as_ref()?;
-            let own = obs
-                .filesystems
-                .iter()
-                .find(|f| !f.md && f.mapper.is_none() && f.vg == vg.name && f.lv == l.name);
-            Some((e, own.map(|f| f.kname.clone())))
-        })
-    });
-    mirrors.chain(lvs).collect()
-}
-
 /// What the plan needs to know of the file's encryptions: its key files and header backups
 /// (made, kept private, present; which header a backup holds), the headers (`luksDump`), and,
 /// for a key the file changes (or one no crypttab line names yet), which of the new and the
@@ -36,7 +10,10 @@ pub fn probe_for(
     d: &crate::config::Desired,
     obs: &mut crate::observe::Observed,
 ) {
-    let all = encryptions(d, obs);
+    let all: Vec<_> = crate::plan::encryption::encrypted_devices(d, obs)
+        .into_iter()
+        .map(|x| (x.spec, x.kname))
+        .collect();
     let secrets: Vec<String> = all
         .iter()
         .flat_map(|(e, _)| std::iter::once(e.key_file.clone()).chain(e.header_backup.clone()))

@@ -69,6 +69,52 @@ pub fn opens(l: &CrypttabLine, e: &EncryptionSpec, uuid: &str, device: &str) -> 
     l.name == e.name && source && l.key.as_deref() == Some(e.key_file.as_str()) && want == have
 }
 
+/// An encryption of the file and the device it is on.
+pub struct EncryptedDevice<'a> {
+    /// `mirror data0`, `lv vg0/home`.
+    pub object: String,
+    /// The path cryptsetup is given.
+    pub device: String,
+    pub spec: &'a EncryptionSpec,
+    /// Its kernel name when it is there (an array's, or an LV's as lsblk saw it carry a
+    /// signature).
+    pub kname: Option<String>,
+}
+
+/// Each encryption of the file (not of what it marks absent), with its device.
+pub fn encrypted_devices<'a>(
+    d: &'a crate::config::Desired,
+    obs: &crate::observe::Observed,
+) -> Vec<EncryptedDevice<'a>> {
+    let mirrors = d.mirrors.values().filter(|m| !m.absent).filter_map(|m| {
+        Some(EncryptedDevice {
+            object: format!("mirror {}", m.name),
+            device: m.md_path(),
+            spec: m.encryption.as_ref()?,
+            kname: super::array_for(obs, m).map(|a| a.kname.clone()),
+        })
+    });
+    let lvs = d
+        .volume_groups
+        .values()
+        .filter(|v| !v.absent)
+        .flat_map(|vg| {
+            vg.lvs.values().filter(|l| !l.absent).filter_map(move |l| {
+                let own = obs
+                    .filesystems
+                    .iter()
+                    .find(|f| !f.md && f.mapper.is_none() && f.vg == vg.name && f.lv == l.name);
+                Some(EncryptedDevice {
+                    object: format!("lv {}/{}", vg.name, l.name),
+                    device: format!("/dev/{}/{}", vg.name, l.name),
+                    spec: l.encryption.as_ref()?,
+                    kname: own.map(|f| f.kname.clone()),
+                })
+            })
+        });
+    mirrors.chain(lvs).collect()
+}
+
 impl<'a> Planner<'a> {
     /// The header on the file's mirror, when it has one.
     fn luks_of(&self, m: &MirrorSpec) -> Option<&'a Luks> {

@@ -6,6 +6,7 @@ mod arrays;
 mod boot;
 pub mod checks;
 mod drives;
+mod encryption;
 pub mod health;
 mod lvm;
 mod prometheus;
@@ -146,6 +147,7 @@ pub fn status(o: &Observed, desired: Option<&Desired>, mdadm_conf: Option<&str>)
     if let Some(d) = desired {
         drives::named_disks(o, d, &mut f);
         lvm::declared_lvs(o, d, &mut f);
+        encryption::encryption(o, d, &mut f);
     }
     let mut f = f.0;
     if let Some(d) = desired {

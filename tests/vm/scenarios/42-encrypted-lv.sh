@@ -52,6 +52,15 @@ if [ "$HYRAID_BOOT" = 1 ]; then
     expect "plan exits 0" "$(hy_rc plan /root/grown.yaml --detailed-exitcode)" 0
     [ -s /tmp/hy.out ] && cat /tmp/hy.out
 
+    say "the header backup gone: status says so, apply takes it again"
+    mv /root/home.luks-header /root/home.luks-header.away
+    hy status /root/grown.yaml; expect "status exits 2" $? 2
+    check "status: the header backup is missing, and what to do" sh -c 'grep -q "lv vg0/home: the header backup /root/home.luks-header the file names is missing" /tmp/hy.out && grep -q "cryptsetup luksHeaderBackup /dev/vg0/home" /tmp/hy.out'
+    hy apply /root/grown.yaml --yes; expect "apply exits 0" $? 0
+    expect "the backup taken again is this header" "$(cryptsetup luksUUID /root/home.luks-header)" "$U"
+    hy status /root/grown.yaml
+    check "status no longer names it" sh -c '! grep -q "header backup" /tmp/hy.out'
+
     say "import"
     hy import -o /tmp/imported.yaml; expect "import exits 0" $? 0
     cat /tmp/imported.yaml

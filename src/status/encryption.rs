@@ -1,0 +1,82 @@
+//! What keeps an encrypted mirror or LV readable: its key file (the header opens only with it)
+//! and the backup of its header the file names, which must be there, private, and a copy of the
+//! header as it is now (the same UUID and key slots).
+
+use super::{Findings, Severity};
+use crate::config::Desired;
+use crate::observe::Observed;
+
+pub(super) fn encryption(o: &Observed, d: &Desired, f: &mut Findings) {
+    for x in crate::plan::encryption::encrypted_devices(d, o) {
+        let Some(h) = x
+            .kname
+            .as_ref()
+            .and_then(|k| o.luks.iter().find(|l| l.device == *k))
+        else {
+            continue;
+        };
+        let e = x.spec;
+        let dev = &x.device;
+        match o.boot.secret_files.get(&e.key_file) {
+            Some(k) if k.size > 0 && k.exposed() => f.add(
+                Severity::Lint,
+                x.object.clone(),
+                format!("its key file {} can be read by users other than root, or is not root's", e.key_file),
+                "whoever reads the key file can read the data",
+                &format!("`chown root:root {0} && chmod 0400 {0}`", e.key_file),
+            ),
+            Some(k) if k.size > 0 => {}
+            _ => f.add(
+                Severity::Degraded,
+                x.object.clone(),
+                format!("its key file {} is missing or empty", e.key_file),
+                &format!("the LUKS header on {dev} opens only with its key: after the next reboot (or a close) the data cannot be read"),
+                "restore the key file from your copy (mode 0400, root's) before the next reboot",
+            ),
+        }
+        let Some(b) = &e.header_backup else { continue };
+        let uuid = h.uuid.clone().unwrap_or_default();
+        let slots = h.header.as_ref().map(|x| &x.keyslots);
+        let take = format!(
+            "`hyraid apply` takes it again (or `cryptsetup luksHeaderBackup {dev} --header-backup-file {b}`); then copy it off the machine"
+        );
+        match o.boot.secret_files.get(b) {
+            None => f.add(
+                Severity::Lint,
+                x.object.clone(),
+                format!("the header backup {b} the file names is missing"),
+                "a damaged header loses the data; the backup is what restores it (`cryptsetup luksHeaderRestore`)",
+                &take,
+            ),
+            Some(s) if s.header_uuid.as_ref().is_some_and(|u| *u != uuid) => f.add(
+                Severity::Lint,
+                x.object.clone(),
+                format!(
+                    "the header backup {b} holds another header (UUID {}, this one's is {uuid})",
+                    s.header_uuid.clone().unwrap_or_default()
+                ),
+                "restored, it would not open this device",
+                &format!("move {b} away (keep it if that header still matters); {take}"),
+            ),
+            Some(s) if s.header_slots.is_some() && slots.is_some() && s.header_slots.as_ref() != slots => f.add(
+                Severity::Lint,
+                x.object.clone(),
+                format!(
+                    "the header backup {b} no longer matches the header: its key slots are {:?}, the header's {:?}",
+                    s.header_slots.clone().unwrap_or_default(),
+                    slots.cloned().unwrap_or_default()
+                ),
+                "a key was added or removed since it was taken: restored, it would bring back a removed key or lack a new one",
+                &take,
+            ),
+            Some(s) if s.exposed() => f.add(
+                Severity::Lint,
+                x.object.clone(),
+                format!("the header backup {b} can be read by users other than root"),
+                "with a key that was ever in its slots, the backup opens the data",
+                &format!("`chown root:root {b} && chmod 0400 {b}`"),
+            ),
+            Some(_) => {}
+        }
+    }
+}
