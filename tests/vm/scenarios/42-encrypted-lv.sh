@@ -29,6 +29,7 @@ if [ "$HYRAID_BOOT" = 1 ]; then
     FU=$(blkid -s UUID -o value /dev/mapper/vg0-home_crypt)
     check "fstab lists the ext4 inside by its own UUID" grep -q "^UUID=$FU /srv/home ext4 " /etc/fstab
     lsblk --json --bytes -o NAME,KNAME,TYPE,FSTYPE,UUID,PKNAME,MAJ:MIN,MOUNTPOINT > /mnt/host/out/lsblk.json
+    lvm fullreport --all --reportformat json --units b --nosuffix > /mnt/host/out/lvm-fullreport.json 2>/dev/null
     expect "plan after apply exits 0" "$(hy_rc plan $CFG/encrypted-lv.yaml --detailed-exitcode)" 0
     [ -s /tmp/hy.out ] && cat /tmp/hy.out
     for i in $(seq 2000); do echo "$M $i"; done > /srv/home/f
