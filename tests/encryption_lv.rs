@@ -201,6 +201,22 @@ fn an_lv_removed_while_its_mapping_is_open_is_refused() {
         "{r}"
     );
     assert!(!ops(&p).contains(&"remove_lv".to_string()), "{:?}", ops(&p));
+    // The whole VG removed: the same.
+    let text = "version: 1\nhost: microserver8\ndisks:\n  ssd0: { id: ata-Samsung_SSD_870_EVO_1TB_S6PTNM0T100001A }\n  ssd1: { id: ata-Samsung_SSD_870_EVO_1TB_S6PTNM0T100002B }\n  hdd0: { id: ata-ST1000LM048-2E7172_WDE00001 }\n  hdd1: { id: ata-ST1000LM048-2E7172_WDE00002 }\nmirrors:\n  data0: { members: [ssd0, hdd0] }\n  data1: { members: [ssd1, hdd1] }\nvolume_groups:\n  vg0: { pvs: [data0, data1], state: absent }\n";
+    let p = plan_for(
+        &h,
+        &load_str("vg-gone.yaml", text).unwrap(),
+        Policy {
+            allow_destroy: true,
+            ..Policy::default()
+        },
+    );
+    let r = refusals(&p);
+    assert!(
+        r.contains("lv vg0/home: the LV is open as /dev/mapper/vg0-home_crypt"),
+        "{r}"
+    );
+    assert!(!ops(&p).contains(&"remove_vg".to_string()), "{:?}", ops(&p));
 }
 
 #[test]

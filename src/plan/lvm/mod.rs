@@ -356,6 +356,14 @@ impl<'a> Planner<'a> {
         if self.mounted_refused(&vg.name, None) {
             return out;
         }
+        // An LV of it with a LUKS mapping open: vgremove would fail ("in use").
+        let lvs: Vec<String> = (self.o.lvm.lvs.iter())
+            .filter(|l| l.vg == vg.name && !l.hidden)
+            .map(|l| l.name.clone())
+            .collect();
+        if lvs.iter().any(|l| self.open_mapping_refused(&vg.name, l)) {
+            return out;
+        }
         if let Some(o) = self.ix.vg(&vg.name) {
             let pvs: Vec<String> = self
                 .ix
