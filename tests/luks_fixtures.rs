@@ -1,6 +1,7 @@
 //! LUKS2 as Debian 12 (cryptsetup 2.6) and Debian 13 (cryptsetup 2.7) show it, captured by VM
-//! 40-encrypted-mirror (made by hyraid) and 41-encrypted-import (made by hand): lsblk's view of
-//! the header and the mapping on it, and `luksDump` in its JSON and text forms.
+//! 40-encrypted-mirror (made by hyraid), 41-encrypted-import (made by hand) and 42-encrypted-lv
+//! (an encrypted LV, with the LVM report): lsblk's view of the header and the mapping on it, the
+//! filesystem inside an LV's mapping, and `luksDump` in its JSON and text forms.
 
 use hyraid::observe::lsblk;
 use hyraid::observe::luks::from_lsblk;
@@ -53,5 +54,46 @@ fn luks_dump_json_and_text_say_the_same_on_both_releases() {
         // Neither form is mistaken for the other.
         assert_eq!(parse_json(&read(release, "luksDump.txt")), None);
         assert_eq!(parse_text(&read(release, "luksDump-json.txt")), None);
+    }
+}
+
+#[test]
+fn an_encrypted_lvs_filesystem_is_seen_inside_its_mapping_on_both_releases() {
+    use hyraid::observe::filesystems::{in_mappings, on_lvs};
+    use hyraid::observe::lvm::parse_fullreport;
+    for release in ["bookworm", "trixie"] {
+        // Captured by VM 42-encrypted-lv: vg0/home -> LUKS2 -> ext4 mounted at /srv/home.
+        let nodes = lsblk::parse(&read(release, "lsblk-lv.json")).unwrap();
+        let lvm = parse_fullreport(&read(release, "lvm-fullreport-lv.json"), &|_, n| {
+            n.rsplit('/').next().unwrap_or(n).to_string()
+        })
+        .unwrap();
+        let inside = in_mappings(&nodes, &lvm);
+        assert_eq!(inside.len(), 1, "{release}: {inside:?}");
+        let f = &inside[0];
+        assert_eq!(
+            (f.vg.as_str(), f.lv.as_str(), f.fstype.as_str()),
+            ("vg0", "home", "ext4"),
+            "{release}"
+        );
+        assert_eq!(f.mapper.as_deref(), Some("vg0-home_crypt"), "{release}");
+        assert_eq!(f.mountpoint.as_deref(), Some("/srv/home"), "{release}");
+        assert_eq!(f.device_path(), "/dev/mapper/vg0-home_crypt");
+        // The LV itself carries the header; the header's mapping is the one the filesystem is in.
+        let all = on_lvs(&nodes, &lvm);
+        let own = all
+            .iter()
+            .find(|x| x.lv == "home" && x.mapper.is_none())
+            .unwrap();
+        assert_eq!(own.fstype, "crypto_LUKS", "{release}");
+        let l = from_lsblk(&nodes);
+        let h = l.iter().find(|h| h.device == own.kname).unwrap();
+        assert_eq!(
+            h.mapping
+                .as_ref()
+                .map(|m| (m.name.as_str(), m.kname.as_str())),
+            Some(("vg0-home_crypt", f.kname.as_str())),
+            "{release}"
+        );
     }
 }

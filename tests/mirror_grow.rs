@@ -3,6 +3,7 @@
 //! converges, and what md could not follow is refused at plan time.
 
 mod common;
+use common::luks::encrypted_partitions_file;
 use common::*;
 use hyraid::config::Desired;
 use hyraid::host::Host;
@@ -229,4 +230,75 @@ fn the_plan_reads_as_growpart_twice_mdadm_and_pvresize() {
     assert!(text.contains("grow the array from 499.87 GiB to"), "{text}");
     let p = plan_for(&h, &file("rest", "500GiB"), Policy::default());
     eprintln!("{}", hyraid::render::text(&p, false));
+}
+
+#[test]
+fn an_encrypted_mirror_grows_its_mapping_then_its_pv_and_every_stop_converges() {
+    let built = || {
+        let (_, h) = example("microserver-partitioned");
+        apply(
+            &h,
+            &encrypted_partitions_file("500GiB", "500GiB"),
+            Policy::default(),
+        )
+        .unwrap();
+        h.finish_syncs();
+        h
+    };
+    let d = encrypted_partitions_file("rest", "rest");
+    let h = built();
+    let p = plan_for(&h, &d, Policy::default());
+    assert!(p.refused.is_empty(), "{:?}", p.refused);
+    let o = ops(&p);
+    assert_eq!(
+        o[o.len() - 3..],
+        ["wait_idle", "resize_luks", "resize_pv"],
+        "{o:?}"
+    );
+    let a = argvs(&p);
+    assert_eq!(
+        a[a.len() - 2..],
+        [
+            "cryptsetup resize --key-file /etc/hyraid/keys/data.key data_crypt".to_string(),
+            "pvresize /dev/mapper/data_crypt".to_string()
+        ]
+    );
+    let grown = |h: &SimHost| {
+        let w = h.world();
+        let arr = w.array_named("data").unwrap().clone();
+        let map = w
+            .other_devices
+            .iter()
+            .find(|o| o.name.as_deref() == Some("data_crypt"))
+            .unwrap()
+            .clone();
+        assert_eq!(map.size, arr.size_kib * 1024 - (16 << 20));
+        assert_eq!(w.pv(&map.kname).unwrap().dev_size, map.size);
+        assert!(arr.size_kib > 900 << 20, "{}", arr.size_kib);
+    };
+    apply(&h, &d, Policy::default()).unwrap();
+    grown(&h);
+    assert!(plan_for(&h, &d, Policy::default()).steps.is_empty());
+    // Stopped after the array grew, or after the mapping did: the next apply completes it.
+    for needle in ["cryptsetup resize", "pvresize"] {
+        let h = built();
+        h.inject_fault(Fault {
+            needle: needle.into(),
+            status: 137,
+            stderr: "Killed".into(),
+        });
+        assert!(apply(&h, &d, Policy::default()).is_err(), "{needle}");
+        h.clear_faults();
+        let p = plan_for(&h, &d, Policy::default());
+        assert!(
+            ops(&p).contains(&"resize_pv".to_string()),
+            "{needle}: {:?}",
+            ops(&p)
+        );
+        apply(&h, &d, Policy::default()).unwrap();
+        h.finish_syncs();
+        grown(&h);
+        let again = plan_for(&h, &d, Policy::default());
+        assert!(again.steps.is_empty(), "{needle}: {:?}", ops(&again));
+    }
 }

@@ -127,7 +127,7 @@ impl<'a> Planner<'a> {
         self.o.luks.iter().find(|l| l.device == *k)
     }
 
-    fn mirror_sealed(&self, m: &MirrorSpec) -> Sealed {
+    pub(in crate::plan) fn mirror_sealed(&self, m: &MirrorSpec) -> Sealed {
         Sealed {
             on: CryptOn::Mirror {
                 mirror: m.name.clone(),

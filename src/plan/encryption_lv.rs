@@ -1,11 +1,12 @@
 //! Encrypted LVs (LV → LUKS2 → filesystem): the LV as an encrypted device, its LUKS layer
 //! after the VG's LV steps, its mapping grown with the LV, and an LV never removed while its
-//! mapping is open. The plaintext lint of caches in front of encrypted mirrors.
+//! mapping is open. An encrypted mirror's mapping and PV grown with its array. The plaintext
+//! lint of caches in front of encrypted mirrors.
 
 use super::encryption::Sealed;
 use super::*;
 use crate::config::encryption::EncryptionSpec;
-use crate::plan::step::{CryptOn, ResizeLuks};
+use crate::plan::step::{CryptOn, ResizeLuks, ResizePv, WaitIdle};
 
 impl<'a> Planner<'a> {
     /// LV `vg/lv` as an encrypted device (its kernel name from what lsblk saw on it).
@@ -125,6 +126,71 @@ impl<'a> Planner<'a> {
         };
         self.refuse(&t.object, format!("the LV is open as /dev/mapper/{}: hyraid does not close an encrypted mapping to remove its LV", map.name), format!("once nothing on it is used, `cryptsetup close {}` and remove its line from /etc/crypttab, then plan again", map.name));
         true
+    }
+}
+
+impl Planner<'_> {
+    /// The mapping of an encrypted mirror whose array grows in this plan (to `size`), or that
+    /// an earlier apply left smaller than its array, then its PV: `cryptsetup resize`, then
+    /// `pvresize` of the mapping (after the resync of the new region when one still runs).
+    pub(in crate::plan) fn follow_encrypted_mirror(
+        &mut self,
+        m: &MirrorSpec,
+        a: &crate::observe::MdArray,
+        to: Option<u64>,
+        size: u64,
+    ) -> Vec<PlannedStep> {
+        let Some(e) = &m.encryption else {
+            return vec![];
+        };
+        // Closed: it is opened first, and grown in the plan after that.
+        let Some(have) = self.mapping_size(&e.name) else {
+            return vec![];
+        };
+        let t = self.mirror_sealed(m);
+        let offset = self
+            .luks_at(&t)
+            .and_then(|h| h.header.as_ref())
+            .map(|x| x.data_offset)
+            .unwrap_or(crate::observe::luks::LUKS2_DATA_OFFSET);
+        let target = size.saturating_sub(offset);
+        let resize = to.is_some() || target.saturating_sub(have) >= 1 << 20;
+        let pv = self.mapping_kname(m).and_then(|k| self.ix.pv(&k));
+        let pv_short = pv.is_some_and(|p| p.dev_size + (1 << 20) < target);
+        let mut steps = Vec::new();
+        if (resize || pv_short) && to.is_none() && !a.is_idle() {
+            steps.push(ps(
+                Step::WaitIdle(WaitIdle {
+                    array: m.name.clone(),
+                    md_device: m.md_device(),
+                }),
+                Risk::Safe,
+                "the array grew and its new region is being resynced; its mapping takes it once every member holds it",
+            ));
+        }
+        if resize {
+            steps.push(ps(
+                Step::ResizeLuks(ResizeLuks {
+                    on: t.on.clone(),
+                    name: e.name.clone(),
+                    key_file: e.key_file.clone(),
+                }),
+                Risk::Safe,
+                "the array under the LUKS header has grown; the mapping takes the new space",
+            ));
+        }
+        if let Some(pv) = pv.filter(|_| resize || pv_short) {
+            steps.push(ps(
+                Step::ResizePv(ResizePv {
+                    device: e.mapper_path(),
+                    from: pv.dev_size,
+                    to: target,
+                }),
+                Risk::Safe,
+                "the mapping under the PV has grown; the PV takes the new space",
+            ));
+        }
+        steps
     }
 }
 

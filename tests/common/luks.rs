@@ -26,3 +26,11 @@ pub fn built() -> (hyraid::config::Desired, SimHost) {
     h.finish_syncs();
     (d, h)
 }
+
+/// [`mirrored_partitions_file`]'s mirror, encrypted (md → LUKS2 → PV).
+pub fn encrypted_partitions_file(size0: &str, size1: &str) -> Desired {
+    let text = format!(
+        "version: 1\nhost: microserver8\ndisks:\n  hdd0:\n    id: ata-ST1000LM048-2E7172_WDE00001\n    partitions: [{{ name: raid, size: {size0} }}]\n  hdd1:\n    id: ata-ST1000LM048-2E7172_WDE00002\n    partitions: [{{ name: raid, size: {size1} }}]\nmirrors:\n  data: {{ members: [\"hdd0:raid\", \"hdd1:raid\"], bitmap: {{ chunk: 64MiB }}, encryption: {{ key_file: /etc/hyraid/keys/data.key }} }}\nvolume_groups:\n  vg0:\n    pvs: [data]\n    lvs:\n      files: {{ size: 100GiB }}\n"
+    );
+    hyraid::config::load_str("encrypted-grow.yaml", &text).unwrap()
+}

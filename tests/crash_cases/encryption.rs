@@ -64,9 +64,34 @@ pub fn cases() -> Vec<Case> {
         }),
         policy: Policy::default(),
     };
+    // An encrypted mirror of partitions grows: growpart, mdadm --grow, cryptsetup resize, pvresize.
+    let (_, parts) = example("microserver-partitioned");
+    let small = crate::common::luks::encrypted_partitions_file("500GiB", "500GiB");
+    crate::common::apply(&parts, &small, Policy::default()).unwrap();
+    parts.finish_syncs();
+    let mirror = Case {
+        name: "grow an encrypted mirror of partitions, its mapping and its PV".into(),
+        desired: crate::common::luks::encrypted_partitions_file("rest", "rest"),
+        before: parts.world(),
+        allowed_removals: vec![],
+        finally: Some(|w| {
+            let Some(m) = w
+                .other_devices
+                .iter()
+                .find(|o| o.name.as_deref() == Some("data_crypt"))
+            else {
+                return false;
+            };
+            w.array_named("data")
+                .is_some_and(|a| m.size == a.size_kib * 1024 - (16 << 20))
+                && w.pv(&m.kname).is_some_and(|p| p.dev_size == m.size)
+        }),
+        policy: Policy::default(),
+    };
     vec![
         lv,
         grow,
+        mirror,
         Case {
             name: "rotate the key of an encrypted mirror".into(),
             desired: d,

@@ -170,7 +170,12 @@ impl<'a> Planner<'a> {
             .steps
             .iter()
             .any(|s| s.step.object() == crate::plan::address::Address::Mirror(m.name.clone()));
-        let content = a.fstype.as_deref().filter(|t| *t != "LVM2_member");
+        // A PV grows with its array; so does the LUKS header of an encrypted mirror (its mapping
+        // and the PV on that follow).
+        let content = a.fstype.as_deref().filter(|t| {
+            *t != "LVM2_member"
+                && !(m.encryption.is_some() && *t == crate::observe::luks::LUKS_FSTYPE)
+        });
         let (reason, fix) = if a.superblock_version() == "1.0" {
             (
                 format!(
@@ -277,14 +282,11 @@ impl<'a> Planner<'a> {
     /// new region when one still runs. `to` is the array's size once this plan grows it.
     /// A filesystem made on the mirror directly would grow here too, once the file can say so.
     fn follow_mirror(&mut self, m: &MirrorSpec, a: &MdArray, to: Option<u64>) -> Vec<PlannedStep> {
-        // An encrypted mirror's PV is its mapping, which does not grow with the array.
-        if let Some(e) = &m.encryption {
-            if to.is_some() {
-                self.notes.push(format!("mirror {}: the array grows, its LUKS mapping and PV do not (hyraid does not resize a mapping yet): afterwards `cryptsetup resize {} --key-file {}` then `pvresize {}`", m.name, e.name, e.key_file, e.mapper_path()));
-            }
-            return vec![];
-        }
         let size = to.unwrap_or(a.size_kib * 1024);
+        // An encrypted mirror's PV is its mapping: the mapping follows the array, then the PV.
+        if m.encryption.is_some() {
+            return self.follow_encrypted_mirror(m, a, to, size);
+        }
         let Some(pv) = self
             .ix
             .pv(&a.kname)
