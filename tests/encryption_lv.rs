@@ -300,3 +300,110 @@ fn an_encrypted_lv_that_grows_takes_its_mapping_and_filesystem_along() {
     let again = plan_for(&h, &d, Policy::default());
     assert!(again.steps.is_empty(), "{:?}", ops(&again));
 }
+
+#[test]
+fn what_the_review_found_is_refused_or_kept_out() {
+    // A partition table inside the open mapping (no FSTYPE): not blank, so mkfs is destroying.
+    let (d, h) = built();
+    let mut w = h.world();
+    for f in w.filesystems.iter_mut().filter(|f| f.mapper.is_some()) {
+        f.fstype = "gpt partition table".into();
+        f.mountpoint = None;
+        f.uuid = None;
+    }
+    let p = plan_for(&SimHost::new(w), &d, Policy::default());
+    let r = refusals(&p);
+    assert!(
+        r.contains("carries gpt partition table"),
+        "{r} {:?}",
+        ops(&p)
+    );
+    assert!(
+        !ops(&p).contains(&"make_filesystem".to_string()),
+        "{:?}",
+        ops(&p)
+    );
+    // An encrypted LV that is not active: neither blank nor a header that is gone.
+    let mut w = h.world();
+    w.filesystems.retain(|f| f.vg != "vg0");
+    w.luks.retain(|l| l.device != "vg0/home");
+    w.other_devices.retain(|o| o.kind != "crypt");
+    for l in w.lvm.lvs.iter_mut() {
+        l.active = false;
+    }
+    let p = plan_for(&SimHost::new(w), &d, Policy::default());
+    let r = refusals(&p);
+    assert!(
+        r.contains("lv vg0/home: the LV is not active or its device was not seen")
+            && r.contains("lvchange -ay vg0/home"),
+        "{r}"
+    );
+    assert!(!r.contains("its header is gone"), "{r}");
+    assert!(
+        !ops(&p).contains(&"format_luks".to_string()),
+        "{:?}",
+        ops(&p)
+    );
+    // /usr on an encrypted LV with a key file: Debian's initramfs would not open it.
+    // (validate keeps / and /usr out of a file; a Desired built otherwise is checked again).
+    let mut root = file(HOME);
+    let home = root
+        .volume_groups
+        .get_mut("vg0")
+        .unwrap()
+        .lvs
+        .get_mut("home")
+        .unwrap();
+    home.filesystem.as_mut().unwrap().mount = Some("/usr".into());
+    let (_, blank) = example("microserver-gen8");
+    let p = plan_for(&blank, &root, Policy::default());
+    assert!(
+        refusals(&p).contains("lv vg0/home would be mounted by the initramfs"),
+        "{}",
+        refusals(&p)
+    );
+    // Shrinking an encrypted LV is refused, never run.
+    let p = plan_for(
+        &h,
+        &file(&HOME.replace("size: 20GiB", "size: 10GiB")),
+        Policy {
+            allow_destroy: true,
+            ..Policy::default()
+        },
+    );
+    assert!(
+        refusals(&p).contains("hyraid does not shrink an encrypted LV"),
+        "{}",
+        refusals(&p)
+    );
+    // The whole VG removed, its LVs not listed, the mapping closed: hyraid's crypttab line goes.
+    let mut w = h.world();
+    for f in w.filesystems.iter_mut() {
+        f.mountpoint = None;
+    }
+    w.filesystems.retain(|f| f.mapper.is_none());
+    w.other_devices.retain(|o| o.kind != "crypt");
+    for l in w.luks.iter_mut() {
+        l.mapping = None;
+    }
+    let text = "version: 1\nhost: microserver8\ndisks:\n  ssd0: { id: ata-Samsung_SSD_870_EVO_1TB_S6PTNM0T100001A }\n  ssd1: { id: ata-Samsung_SSD_870_EVO_1TB_S6PTNM0T100002B }\n  hdd0: { id: ata-ST1000LM048-2E7172_WDE00001 }\n  hdd1: { id: ata-ST1000LM048-2E7172_WDE00002 }\nmirrors:\n  data0: { members: [ssd0, hdd0] }\n  data1: { members: [ssd1, hdd1] }\nvolume_groups:\n  vg0: { pvs: [data0, data1], state: absent }\n";
+    let p = plan_for(
+        &SimHost::new(w),
+        &load_str("vg-gone.yaml", text).unwrap(),
+        Policy {
+            allow_destroy: true,
+            ..Policy::default()
+        },
+    );
+    let tab = p.steps.iter().find_map(|s| match &s.step {
+        Step::WriteFile(w) if w.path == "/etc/crypttab" => Some(w.content.clone()),
+        _ => None,
+    });
+    assert!(
+        tab.as_ref().is_some_and(|t| !t.contains("vg0-home_crypt")),
+        "{tab:?} {:?} {}",
+        ops(&p),
+        refusals(&p)
+    );
+    assert!(ops(&p).contains(&"remove_vg".to_string()), "{:?}", ops(&p));
+}

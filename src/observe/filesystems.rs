@@ -86,7 +86,7 @@ pub fn on_lvs(nodes: &[Node], lvm: &Lvm) -> Vec<Filesystem> {
                 lv: l.name.clone(),
                 md: false,
                 kname: n.kname.clone(),
-                fstype: n.fstype.clone()?,
+                fstype: signature(n)?,
                 uuid: n.uuid.clone(),
                 mountpoint: n.mountpoint.clone(),
                 size: None,
@@ -101,14 +101,21 @@ pub fn on_lvs(nodes: &[Node], lvm: &Lvm) -> Vec<Filesystem> {
     out
 }
 
-/// The filesystems inside open LUKS mappings (lsblk TYPE `crypt`), each with the LV under it
-/// when it is on one; not a PV's label (an encrypted mirror's PV is LVM's).
+/// What lsblk says a device carries: its FSTYPE, else its partition table (`gpt partition
+/// table`): a device with either is not blank.
+pub fn signature(n: &Node) -> Option<String> {
+    n.fstype
+        .clone()
+        .or_else(|| n.pttype.as_ref().map(|p| format!("{p} partition table")))
+}
+
+/// What is inside open LUKS mappings (lsblk TYPE `crypt`): a filesystem or any other signature,
+/// each with the LV under it when it is on one; not an encrypted mirror's PV label (LVM's).
 pub fn in_mappings(nodes: &[Node], lvm: &Lvm) -> Vec<Filesystem> {
     nodes
         .iter()
         .filter(|n| n.kind == "crypt")
-        .filter(|n| !matches!(n.fstype.as_deref(), Some("LVM2_member") | None))
-        .map(|n| {
+        .filter_map(|n| {
             let under = nodes
                 .iter()
                 .find(|p| p.kind == "lvm" && n.parents.contains(&p.kname))
@@ -117,19 +124,23 @@ pub fn in_mappings(nodes: &[Node], lvm: &Lvm) -> Vec<Filesystem> {
                         .iter()
                         .find(|l| !l.hidden && dm_name(&l.vg, &l.name) == p.name)
                 });
-            Filesystem {
+            let fstype = signature(n)?;
+            if fstype == "LVM2_member" && under.is_none() {
+                return None;
+            }
+            Some(Filesystem {
                 vg: under.map(|l| l.vg.clone()).unwrap_or_default(),
                 lv: under.map(|l| l.name.clone()).unwrap_or_default(),
                 md: false,
                 kname: n.kname.clone(),
-                fstype: n.fstype.clone().unwrap_or_default(),
+                fstype,
                 uuid: n.uuid.clone(),
                 mountpoint: n.mountpoint.clone(),
                 size: None,
                 min_size: None,
                 label: None,
                 mapper: Some(n.name.clone()),
-            }
+            })
         })
         .collect()
 }

@@ -359,18 +359,36 @@ impl<'a> Planner<'a> {
             CryptOn::Lv { .. } => "LV",
         };
         if !t.created {
+            // An array that is not there: what the file names and the machine lacks is refused
+            // once, by the mirror's own planning.
+            if matches!(t.on, CryptOn::Mirror { .. }) && t.kname.is_none() {
+                return None;
+            }
+            // What cannot be seen is neither blank nor a header that is gone.
+            let what = match self.carries(t) {
+                Ok(what) => what,
+                Err(why) => {
+                    let fix = match t.on {
+                        CryptOn::Mirror { .. } => format!(
+                            "assemble and start the array (`mdadm --run {device}`), then plan again"
+                        ),
+                        CryptOn::Lv { .. } => format!(
+                            "activate the LV (`lvchange -ay {}`), then plan again",
+                            t.key
+                        ),
+                    };
+                    self.refuse(object, format!("{why}: hyraid cannot tell whether it carries a LUKS header or anything else"), fix);
+                    self.blocked.insert(t.key.clone());
+                    return None;
+                }
+            };
             if let Some(r) = recorded {
                 self.refuse(object, format!("{device} has no LUKS header, but hyraid's line in {CRYPTTAB_PATH} says it had one ({}): its header is gone", r.device), format!("restore the header from its backup (`cryptsetup luksHeaderRestore`); hyraid formats only an {noun} it never formatted"));
                 self.blocked.insert(t.key.clone());
                 return None;
             }
-            let why = match self.carries(t) {
-                Ok(what) if what.is_empty() => None,
-                Ok(what) => Some(format!("{device} carries {}", what.join(", "))),
-                Err(why) => Some(why),
-            };
-            if let Some(why) = why {
-                self.refuse(object, format!("{why}: hyraid formats LUKS only on a blank {noun}, and never encrypts data in place"), format!("move the data away and empty the {noun} by hand, or remove `encryption` from it"));
+            if !what.is_empty() {
+                self.refuse(object, format!("{device} carries {}: hyraid formats LUKS only on a blank {noun}, and never encrypts data in place", what.join(", ")), format!("move the data away and empty the {noun} by hand, or remove `encryption` from it"));
                 self.blocked.insert(t.key.clone());
                 return None;
             }
@@ -507,9 +525,27 @@ impl<'a> Planner<'a> {
                 .filter(move |l| l.absent || v.absent)
                 .filter_map(|l| l.encryption.as_ref().map(|e| &e.name))
         });
+        // The headers on the LVs of a VG the file removes, whether the file lists them or not.
+        let gone: Vec<String> = (self.d.volume_groups.values().filter(|v| v.absent))
+            .flat_map(|v| {
+                self.o
+                    .lvm
+                    .lvs
+                    .iter()
+                    .filter(move |l| l.vg == v.name && !l.hidden)
+            })
+            .filter_map(|l| self.luks_at(&self.lv_sealed(&l.vg, &l.name))?.uuid.clone())
+            .map(|u| format!("UUID={u}"))
+            .collect();
+        let of_gone: Vec<String> = hyraid_lines(old.as_deref().unwrap_or(""))
+            .into_iter()
+            .filter(|l| gone.contains(&l.device))
+            .map(|l| l.name)
+            .collect();
         let names: Vec<&String> = wanted
             .iter()
             .map(|(e, _, _)| &e.name)
+            .chain(&of_gone)
             .chain(
                 self.d
                     .mirrors

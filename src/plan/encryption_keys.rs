@@ -108,22 +108,21 @@ impl Planner<'_> {
         };
         self.refuse(
             format!("lv {lv}"),
-            format!("lv {lv} would be mounted by the initramfs (at / or /usr) from an encrypted mirror opened with a key file: Debian's initramfs skips a root device with a key file (the key would lie on the filesystem it unlocks), so the box would not boot"),
-            "keep / and /usr off encrypted mirrors (hyraid encrypts data volumes, opened by systemd after the initramfs)",
+            format!("lv {lv} would be mounted by the initramfs (at / or /usr) from a LUKS device (an encrypted mirror or the LV itself) opened with a key file: Debian's initramfs skips a root device with a key file (the key would lie on the filesystem it unlocks), so the box would not boot"),
+            "keep / and /usr off encrypted mirrors and LVs (hyraid encrypts data volumes, opened by systemd after the initramfs)",
         );
     }
 
     /// An LV (`vg/lv`) mounted at `/` or `/usr` (by the file or on the machine) in a VG with an
-    /// encrypted mirror among its PVs.
+    /// encrypted mirror among its PVs, or with encryption of its own.
     fn early_lv_on_encrypted(&self) -> Option<String> {
         let encrypted = |r: &DeviceRef| matches!(r, DeviceRef::Mirror(n) if self.d.mirrors.get(n).is_some_and(|m| m.encryption.is_some()));
-        for vg in self
-            .d
-            .volume_groups
-            .values()
-            .filter(|v| !v.absent && v.pvs.iter().any(encrypted))
-        {
-            for lv in vg.lvs.values().filter(|l| !l.absent) {
+        for vg in self.d.volume_groups.values().filter(|v| !v.absent) {
+            let on_encrypted = vg.pvs.iter().any(encrypted);
+            // On encrypted mirrors, or encrypted itself.
+            for lv in
+                (vg.lvs.values()).filter(|l| !l.absent && (on_encrypted || l.encryption.is_some()))
+            {
                 let wanted = lv.filesystem.as_ref().and_then(|f| f.mount.as_deref());
                 // A box that already boots so (its own initramfs settings) is left as it is.
                 let there = self.o.filesystems.iter().any(|f| {

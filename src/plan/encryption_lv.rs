@@ -168,12 +168,25 @@ impl Planner<'_> {
                 "the array grew and its new region is being resynced; its mapping takes it once every member holds it",
             ));
         }
+        // While the file changes the key (its steps come later in the plan), the key that opens
+        // the header now: the new one once it is in a slot, else the one crypttab names.
+        let h = self.luks_at(&t);
+        let old = self
+            .recorded_lines()
+            .into_iter()
+            .find(|l| l.name == e.name)
+            .and_then(|l| l.key);
+        let opens = |k: &str| h.and_then(|h| h.opens_with.get(k).copied());
+        let key = match old {
+            Some(old) if old != e.key_file && opens(&e.key_file) != Some(true) => old,
+            _ => e.key_file.clone(),
+        };
         if resize {
             steps.push(ps(
                 Step::ResizeLuks(ResizeLuks {
                     on: t.on.clone(),
                     name: e.name.clone(),
-                    key_file: e.key_file.clone(),
+                    key_file: key,
                 }),
                 Risk::Safe,
                 "the array under the LUKS header has grown; the mapping takes the new space",

@@ -16,6 +16,10 @@ impl<'a> Planner<'a> {
     ) {
         let object = format!("lv {}/{}", vg.name, lv.name);
         let cur = have.size;
+        if lv.encryption.is_some() {
+            self.refuse(&object, format!("is {}, larger than the file's {}; hyraid does not shrink an encrypted LV (its filesystem, then its mapping, then the LV)", human(cur), human(want)), format!("set its size to {} in the file", crate::config::size::writable(cur)));
+            return;
+        }
         if have.writecache.is_some() {
             self.refuse(&object, format!("is {}, larger than the file's {}; hyraid never shrinks an LV with a writecache (LVM does not reduce one)", human(cur), human(want)), format!("set its size to {} in the file; or remove `writecache`, apply, shrink, then add it back", crate::config::size::writable(cur)));
             return;
@@ -24,7 +28,7 @@ impl<'a> Planner<'a> {
             .o
             .filesystems
             .iter()
-            .find(|f| f.vg == vg.name && f.lv == lv.name);
+            .find(|f| f.mapper.is_none() && f.vg == vg.name && f.lv == lv.name);
         let ext4 = match fs.map(|f| f.fstype.as_str()) {
             Some("xfs") => {
                 self.refuse(&object, format!("is {}, larger than the file's {}, and carries xfs, which cannot shrink", human(cur), human(want)), format!("set its size to {} in the file (an xfs can only be copied to a smaller LV)", crate::config::size::writable(cur)));

@@ -124,6 +124,8 @@ pub(super) fn filesystems(o: &Observed, desired: Option<&Desired>, f: &mut Findi
         .filesystems
         .iter()
         .filter(|x| matches!(x.fstype.as_str(), "ext4" | "xfs"))
+        // Inside a LUKS mapping that is on no LV (a mirror's, or a device hyraid does not name).
+        .filter(|x| x.md || !x.vg.is_empty())
     {
         // An array's filesystem is listed for a mirror the file names (one used without LVM),
         // by the mirror's name.

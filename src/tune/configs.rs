@@ -218,7 +218,9 @@ pub fn configs(
             },
         ));
     }
-    // A writecache: detached when the LV has one; attached on a fast PV with room when not.
+    // A writecache: detached when the LV has one; attached on a fast PV with room when not
+    // (never on an LV with encryption of its own: the file cannot cache one).
+    let cache_pv = cache_pv.filter(|_| spec.encryption.is_none());
     match (&spec.writecache, cache_pv) {
         (Some(_), _) => out.push(with(
             "no writecache".into(),
