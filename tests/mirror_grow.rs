@@ -302,3 +302,46 @@ fn an_encrypted_mirror_grows_its_mapping_then_its_pv_and_every_stop_converges() 
         assert!(again.steps.is_empty(), "{needle}: {:?}", ops(&again));
     }
 }
+
+#[test]
+fn an_encrypted_mirror_grown_while_its_key_changes_is_resized_with_the_key_that_opens_it() {
+    let (_, h) = example("microserver-partitioned");
+    apply(
+        &h,
+        &encrypted_partitions_file("500GiB", "500GiB"),
+        Policy::default(),
+    )
+    .unwrap();
+    h.finish_syncs();
+    let mut d = encrypted_partitions_file("rest", "rest");
+    let e = d
+        .mirrors
+        .get_mut("data")
+        .unwrap()
+        .encryption
+        .as_mut()
+        .unwrap();
+    e.key_file = "/etc/hyraid/keys/data-new.key".into();
+    let p = plan_for(&h, &d, Policy::default());
+    let a = argvs(&p);
+    assert!(
+        a.contains(
+            &"cryptsetup resize --key-file /etc/hyraid/keys/data.key data_crypt".to_string()
+        ),
+        "{a:?}"
+    );
+    apply(&h, &d, Policy::default()).unwrap();
+    h.finish_syncs();
+    let again = plan_for(&h, &d, Policy::default());
+    assert!(again.steps.is_empty(), "{:?}", ops(&again));
+    let w = h.world();
+    let map = w
+        .other_devices
+        .iter()
+        .find(|o| o.name.as_deref() == Some("data_crypt"))
+        .unwrap();
+    assert_eq!(
+        map.size,
+        w.array_named("data").unwrap().size_kib * 1024 - (16 << 20)
+    );
+}
