@@ -24,6 +24,24 @@ fn lines(p: &hyraid::plan::Plan) -> Vec<String> {
         .collect()
 }
 
+/// The plan, with --allow-destroy, of the box's file with vg0 marked absent (its LVs unlisted).
+fn vg_gone(h: &SimHost) -> hyraid::plan::Plan {
+    let text = "version: 1\nhost: microserver8\ndisks:\n  ssd0: { id: ata-Samsung_SSD_870_EVO_1TB_S6PTNM0T100001A }\n  ssd1: { id: ata-Samsung_SSD_870_EVO_1TB_S6PTNM0T100002B }\n  hdd0: { id: ata-ST1000LM048-2E7172_WDE00001 }\n  hdd1: { id: ata-ST1000LM048-2E7172_WDE00002 }\nmirrors:\n  data0: { members: [ssd0, hdd0] }\n  data1: { members: [ssd1, hdd1] }\nvolume_groups:\n  vg0: { pvs: [data0, data1], state: absent }\n";
+    destroying(h, &load_str("vg-gone.yaml", text).unwrap())
+}
+
+/// The plan of `d` with --allow-destroy.
+fn destroying(h: &SimHost, d: &hyraid::config::Desired) -> hyraid::plan::Plan {
+    plan_for(
+        h,
+        d,
+        Policy {
+            allow_destroy: true,
+            ..Policy::default()
+        },
+    )
+}
+
 /// The box with `home` built on it.
 fn built() -> (hyraid::config::Desired, SimHost) {
     let (_, h) = example("microserver-gen8");
@@ -111,14 +129,7 @@ fn an_lv_that_carries_a_filesystem_is_never_formatted() {
     let plain =
         file("{ home: { size: 20GiB, pvs: [data0], filesystem: { type: ext4, mount: /home } } }");
     apply(&h, &plain, Policy::default()).unwrap();
-    let p = plan_for(
-        &h,
-        &file(HOME),
-        Policy {
-            allow_destroy: true,
-            ..Policy::default()
-        },
-    );
+    let p = destroying(&h, &file(HOME));
     let r = refusals(&p);
     assert!(
         r.contains("lv vg0/home: /dev/vg0/home carries a ext4 signature: hyraid formats LUKS only on a blank LV, and never encrypts data in place"),
@@ -187,14 +198,7 @@ fn an_lv_removed_while_its_mapping_is_open_is_refused() {
     let gone = file(
         "{ home: { size: 20GiB, state: absent, encryption: { key_file: /etc/hyraid/keys/home.key } } }",
     );
-    let p = plan_for(
-        &h,
-        &gone,
-        Policy {
-            allow_destroy: true,
-            ..Policy::default()
-        },
-    );
+    let p = destroying(&h, &gone);
     let r = refusals(&p);
     assert!(
         r.contains("lv vg0/home: the LV is open as /dev/mapper/vg0-home_crypt"),
@@ -202,15 +206,7 @@ fn an_lv_removed_while_its_mapping_is_open_is_refused() {
     );
     assert!(!ops(&p).contains(&"remove_lv".to_string()), "{:?}", ops(&p));
     // The whole VG removed: the same.
-    let text = "version: 1\nhost: microserver8\ndisks:\n  ssd0: { id: ata-Samsung_SSD_870_EVO_1TB_S6PTNM0T100001A }\n  ssd1: { id: ata-Samsung_SSD_870_EVO_1TB_S6PTNM0T100002B }\n  hdd0: { id: ata-ST1000LM048-2E7172_WDE00001 }\n  hdd1: { id: ata-ST1000LM048-2E7172_WDE00002 }\nmirrors:\n  data0: { members: [ssd0, hdd0] }\n  data1: { members: [ssd1, hdd1] }\nvolume_groups:\n  vg0: { pvs: [data0, data1], state: absent }\n";
-    let p = plan_for(
-        &h,
-        &load_str("vg-gone.yaml", text).unwrap(),
-        Policy {
-            allow_destroy: true,
-            ..Policy::default()
-        },
-    );
+    let p = vg_gone(&h);
     let r = refusals(&p);
     assert!(
         r.contains("lv vg0/home: the LV is open as /dev/mapper/vg0-home_crypt"),
@@ -386,15 +382,7 @@ fn what_the_review_found_is_refused_or_kept_out() {
     for l in w.luks.iter_mut() {
         l.mapping = None;
     }
-    let text = "version: 1\nhost: microserver8\ndisks:\n  ssd0: { id: ata-Samsung_SSD_870_EVO_1TB_S6PTNM0T100001A }\n  ssd1: { id: ata-Samsung_SSD_870_EVO_1TB_S6PTNM0T100002B }\n  hdd0: { id: ata-ST1000LM048-2E7172_WDE00001 }\n  hdd1: { id: ata-ST1000LM048-2E7172_WDE00002 }\nmirrors:\n  data0: { members: [ssd0, hdd0] }\n  data1: { members: [ssd1, hdd1] }\nvolume_groups:\n  vg0: { pvs: [data0, data1], state: absent }\n";
-    let p = plan_for(
-        &SimHost::new(w),
-        &load_str("vg-gone.yaml", text).unwrap(),
-        Policy {
-            allow_destroy: true,
-            ..Policy::default()
-        },
-    );
+    let p = vg_gone(&SimHost::new(w));
     let tab = p.steps.iter().find_map(|s| match &s.step {
         Step::WriteFile(w) if w.path == "/etc/crypttab" => Some(w.content.clone()),
         _ => None,

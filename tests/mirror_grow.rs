@@ -232,19 +232,18 @@ fn the_plan_reads_as_growpart_twice_mdadm_and_pvresize() {
     eprintln!("{}", hyraid::render::text(&p, false));
 }
 
+/// The encrypted mirror built on 500 GiB partitions, in sync.
+fn encrypted_built() -> SimHost {
+    let (_, h) = example("microserver-partitioned");
+    let d = encrypted_partitions_file("500GiB", "500GiB");
+    apply(&h, &d, Policy::default()).unwrap();
+    h.finish_syncs();
+    h
+}
+
 #[test]
 fn an_encrypted_mirror_grows_its_mapping_then_its_pv_and_every_stop_converges() {
-    let built = || {
-        let (_, h) = example("microserver-partitioned");
-        apply(
-            &h,
-            &encrypted_partitions_file("500GiB", "500GiB"),
-            Policy::default(),
-        )
-        .unwrap();
-        h.finish_syncs();
-        h
-    };
+    let built = encrypted_built;
     let d = encrypted_partitions_file("rest", "rest");
     let h = built();
     let p = plan_for(&h, &d, Policy::default());
@@ -305,14 +304,7 @@ fn an_encrypted_mirror_grows_its_mapping_then_its_pv_and_every_stop_converges() 
 
 #[test]
 fn an_encrypted_mirror_grown_while_its_key_changes_is_resized_with_the_key_that_opens_it() {
-    let (_, h) = example("microserver-partitioned");
-    apply(
-        &h,
-        &encrypted_partitions_file("500GiB", "500GiB"),
-        Policy::default(),
-    )
-    .unwrap();
-    h.finish_syncs();
+    let h = encrypted_built();
     let mut d = encrypted_partitions_file("rest", "rest");
     let e = d
         .mirrors
