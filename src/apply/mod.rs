@@ -143,14 +143,14 @@ fn fs_keys(
         vg.lvs
             .values()
             .filter(|l| l.filesystem.as_ref().is_some_and(&pick))
-            .map(|l| match &l.encryption {
+            .filter_map(|l| match &l.encryption {
+                // A closed mapping shows no filesystem: nothing to read.
                 Some(e) => obs
                     .filesystems
                     .iter()
                     .find(|f| f.mapper.as_ref() == Some(&e.name))
-                    .map(|f| (String::new(), f.kname.clone()))
-                    .unwrap_or_default(),
-                None => (vg.name.clone(), l.name.clone()),
+                    .map(|f| (String::new(), f.kname.clone())),
+                None => Some((vg.name.clone(), l.name.clone())),
             })
     });
     let mirrors = d

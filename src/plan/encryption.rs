@@ -118,13 +118,20 @@ pub fn encrypted_devices<'a>(
 impl<'a> Planner<'a> {
     /// The header on the file's mirror, when it has one.
     fn luks_of(&self, m: &MirrorSpec) -> Option<&'a Luks> {
-        let a = self.array_of(m)?;
-        self.o.luks.iter().find(|l| l.device == a.kname)
+        self.luks_at(&self.mirror_sealed(m))
     }
 
     pub(in crate::plan) fn luks_at(&self, t: &Sealed) -> Option<&'a Luks> {
         let k = t.kname.as_ref()?;
         self.o.luks.iter().find(|l| l.device == *k)
+    }
+
+    /// Where the data starts on `t`: its header's offset (LUKS2's default before it is read).
+    pub(in crate::plan) fn data_offset(&self, t: &Sealed) -> u64 {
+        self.luks_at(t)
+            .and_then(|h| h.header.as_ref())
+            .map(|x| x.data_offset)
+            .unwrap_or(crate::observe::luks::LUKS2_DATA_OFFSET)
     }
 
     pub(in crate::plan) fn mirror_sealed(&self, m: &MirrorSpec) -> Sealed {

@@ -34,12 +34,7 @@ impl<'a> Planner<'a> {
 
     /// Bytes the open mapping of LV `vg/lv` spans once grown to it: the LV less its header.
     pub(in crate::plan) fn mapping_target(&self, vg: &str, lv: &str) -> Option<u64> {
-        let t = self.lv_sealed(vg, lv);
-        let offset = self
-            .luks_at(&t)
-            .and_then(|h| h.header.as_ref())
-            .map(|x| x.data_offset)
-            .unwrap_or(crate::observe::luks::LUKS2_DATA_OFFSET);
+        let offset = self.data_offset(&self.lv_sealed(vg, lv));
         self.ix.lv(vg, lv).map(|l| l.size.saturating_sub(offset))
     }
 
@@ -148,12 +143,7 @@ impl Planner<'_> {
             return vec![];
         };
         let t = self.mirror_sealed(m);
-        let offset = self
-            .luks_at(&t)
-            .and_then(|h| h.header.as_ref())
-            .map(|x| x.data_offset)
-            .unwrap_or(crate::observe::luks::LUKS2_DATA_OFFSET);
-        let target = size.saturating_sub(offset);
+        let target = size.saturating_sub(self.data_offset(&t));
         let resize = to.is_some() || target.saturating_sub(have) >= 1 << 20;
         let pv = self.mapping_kname(m).and_then(|k| self.ix.pv(&k));
         let pv_short = pv.is_some_and(|p| p.dev_size + (1 << 20) < target);
