@@ -99,7 +99,7 @@ fn run_cmd(h: &SimHost, c: &Command) {
         // Waiting is time passing until the array is idle.
         Command::WaitIdle { .. } | Command::WaitMove { .. } => h.finish_syncs(),
         Command::ReplaceFile { path, content } => h.replace_file(path, content).unwrap(),
-        Command::Run { argv, ok_exit } => {
+        Command::Run { argv, ok_exit, .. } => {
             let o = h.run(argv).unwrap();
             assert!(
                 ok_exit.contains(&o.status),

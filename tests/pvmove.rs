@@ -147,6 +147,7 @@ fn no_wait_stops_at_the_wait_and_the_next_apply_goes_on() {
         &hyraid::apply::ExecOptions {
             no_wait: true,
             progress_bar: false,
+            ..Default::default()
         },
     )
     .unwrap_err()

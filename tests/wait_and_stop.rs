@@ -116,6 +116,7 @@ fn waits_with_progress_stops_on_no_wait_and_on_interrupt() {
         &ExecOptions {
             no_wait: true,
             progress_bar: false,
+            ..Default::default()
         },
     )
     .unwrap_err();

@@ -45,6 +45,10 @@ pub struct Applied {
     pub warnings: Vec<(usize, String)>,
 }
 
+/// How long a cryptsetup command that reads a passphrase may run (a format's key derivation
+/// takes seconds; a device that hangs must not hold the apply for ever).
+const CRYPT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(600);
+
 /// A line a tool printed that warns (LVM's `WARNING:`, mdadm's `mdadm: ... warning`).
 fn is_warning(line: &str) -> bool {
     line.to_ascii_lowercase().contains("warning")
@@ -103,8 +107,26 @@ pub fn execute_report(
             let line = command_line(c);
             let _ = writeln!(out, "      $ {line}");
             let (status, stdout, stderr, ok) = match c {
-                Command::Run { argv, ok_exit } => {
-                    let r = host.run(argv).map_err(|error| ApplyError::StepHost {
+                Command::Run {
+                    argv,
+                    ok_exit,
+                    passphrase_of,
+                } => {
+                    let r = match passphrase_of {
+                        None => host.run(argv),
+                        Some(of) => {
+                            let pass = opts.passphrases.of(of).ok_or_else(|| {
+                                ApplyError::Passphrase {
+                                    object: of.clone(),
+                                    detail: format!(
+                                        "step {index}/{total} reads it, and it was not asked for"
+                                    ),
+                                }
+                            })?;
+                            host.run_input(argv, &pass, &[], CRYPT_TIMEOUT)
+                        }
+                    }
+                    .map_err(|error| ApplyError::StepHost {
                         index,
                         total,
                         object: object.clone(),

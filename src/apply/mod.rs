@@ -6,6 +6,7 @@
 mod execute;
 mod journal;
 pub mod lock;
+pub mod passphrase;
 pub mod preview;
 mod probe_luks;
 pub mod saved;
@@ -15,6 +16,7 @@ mod wait_move;
 
 pub use execute::{Applied, execute, execute_report, execute_with};
 pub use journal::Journal;
+pub use passphrase::{PassphraseSource, Passphrases};
 pub use saved::check_saved;
 pub use signal::{clear_stop, install_interrupt_handler, request_stop, stop_requested};
 
@@ -124,6 +126,12 @@ pub enum ApplyError {
         "interrupted after step {done}/{total}; the command that was running finished, nothing after it ran. The machine is consistent: run apply again to continue."
     )]
     Interrupted { done: usize, total: usize },
+    #[error(
+        "the plan reads the passphrase of {objects} from the terminal, and this apply has none to ask on (--yes, or stdin is not a terminal); nothing was run. Run apply at a terminal without --yes, or give --passphrase-file FILE (its first line is the passphrase)."
+    )]
+    NoPassphrase { objects: String },
+    #[error("the passphrase of {object}: {detail}; nothing was run.")]
+    Passphrase { object: String, detail: String },
     /// The confirmation said no; the reason is its own (`not applied`, no terminal to ask on).
     #[error("{0}")]
     NotConfirmed(String),
@@ -316,12 +324,14 @@ pub fn check_destroy(p: &Plan, allow_destroy: bool) -> Result<(), ApplyError> {
 }
 
 /// How the executor behaves around waits.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct ExecOptions {
     /// Stop instead of waiting for a resync/recovery (`--no-wait`).
     pub no_wait: bool,
     /// Draw a progress bar (a terminal); otherwise print a line every 30 seconds.
     pub progress_bar: bool,
+    /// Where the passphrases come from, and those gathered.
+    pub passphrases: Passphrases,
 }
 
 /// After a plan that opened encrypted mirrors whose content it could not see: what stands on
@@ -471,7 +481,9 @@ pub fn apply_started(
         });
     }
     check_runnable(&p, allow_destroy)?;
+    opts.exec.passphrases.check(&p)?;
     confirm(&p).map_err(ApplyError::NotConfirmed)?;
+    opts.exec.passphrases.gather(&p)?;
     let _ = writeln!(out);
     if opts.handle_interrupts {
         install_interrupt_handler();

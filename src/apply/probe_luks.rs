@@ -16,7 +16,11 @@ pub fn probe_for(
         .collect();
     let secrets: Vec<String> = all
         .iter()
-        .flat_map(|(e, _)| std::iter::once(e.key_file.clone()).chain(e.header_backup.clone()))
+        .flat_map(|(e, _)| {
+            (e.key_path().map(str::to_string))
+                .into_iter()
+                .chain(e.header_backup.clone())
+        })
         .collect();
     crate::observe::luks::probe_secret_files(host, &mut obs.boot, &secrets);
     let backups: Vec<String> = all
@@ -41,7 +45,9 @@ pub fn probe_for(
         if old.as_deref() == Some(e.key_file.as_str()) {
             continue;
         }
-        let keys: Vec<String> = std::iter::once(e.key_file.clone())
+        // A passphrase is not on the machine to try.
+        let keys: Vec<String> = (e.key_path().map(str::to_string))
+            .into_iter()
             .chain(old)
             .filter(|k| {
                 obs.boot.secret_files.get(k).is_some_and(|f| f.size > 0) || !secrets.contains(k)

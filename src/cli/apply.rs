@@ -3,7 +3,7 @@
 
 use super::{Machine, color, early_reads, machine, write_out};
 use crate::apply::lock::{Lock, LockError};
-use crate::apply::{self, ApplyError, ExecOptions, Journal, Source};
+use crate::apply::{self, ApplyError, ExecOptions, Journal, PassphraseSource, Passphrases, Source};
 use crate::error::Error;
 use crate::observe::EarlyReads;
 use crate::plan::Plan;
@@ -40,6 +40,11 @@ pub(super) struct ApplyArgs {
     /// Stop at a step that needs an idle array instead of waiting for the resync to finish.
     #[arg(long)]
     no_wait: bool,
+    /// Read the passphrase of `encryption: {passphrase: true}` from the first line of FILE (for
+    /// every device that needs one) instead of asking at the terminal; the one way to give it
+    /// under --yes. Keep FILE off disk (a pipe, `/dev/stdin`, a tmpfs) or delete it after.
+    #[arg(long, value_name = "FILE")]
+    passphrase_file: Option<PathBuf>,
 }
 
 impl ApplyArgs {
@@ -96,6 +101,12 @@ pub(super) fn run(
         exec: ExecOptions {
             no_wait: a.no_wait,
             progress_bar: std::io::stdout().is_terminal(),
+            passphrases: Passphrases::new(match (&a.passphrase_file, a.yes) {
+                (Some(f), _) => PassphraseSource::File(f.clone()),
+                // `--yes` asks nothing; without a terminal there is no one to ask.
+                (None, false) if std::io::stdin().is_terminal() => PassphraseSource::Terminal,
+                (None, _) => PassphraseSource::None,
+            }),
         },
         color: color(),
         handle_interrupts: true,

@@ -9,8 +9,12 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawEncryption {
-    /// Absolute path of the key file (e.g. `/etc/hyraid/keys/data0.key`): hyraid creates it when absent (512 random bytes, mode 0400, root's) and never prints it; an existing one is used as it is. Keep a copy off the machine: without it the data is lost.
-    pub key_file: String,
+    /// Absolute path of the key file (e.g. `/etc/hyraid/keys/data0.key`): hyraid creates it when absent (512 random bytes, mode 0400, root's) and never prints it; an existing one is used as it is. Keep a copy off the machine: without it the data is lost. Give this or `passphrase: true`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_file: Option<String>,
+    /// `true`: the key is a passphrase a person types: at the terminal during `hyraid apply` (or from `--passphrase-file`; refused under `--yes` without one), and on the console at boot (crypttab's key field `none`). For a box someone is at when it boots. Give this or `key_file`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passphrase: Option<bool>,
     /// device-mapper name of the opened device, `/dev/mapper/NAME` (default `MIRROR_crypt`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
@@ -28,11 +32,16 @@ pub struct RawEncryption {
 /// The lint a file accepts for an LV whose cache holds its data in plaintext.
 pub const PLAINTEXT_CACHE: &str = "plaintext-cache";
 
+/// The `key_file` of a passphrase: cryptsetup's `--key-file -`, the key read from standard
+/// input, where hyraid writes the passphrase typed at the terminal.
+pub const PASSPHRASE: &str = "-";
+
 /// The validated `encryption:` of a mirror.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct EncryptionSpec {
     /// /dev/mapper/NAME.
     pub name: String,
+    /// The key file's path, or [`PASSPHRASE`] (`-`) for a passphrase typed at the terminal.
     pub key_file: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cipher: Option<String>,
@@ -47,10 +56,29 @@ impl EncryptionSpec {
     pub fn from_raw(default: &str, r: &RawEncryption) -> EncryptionSpec {
         EncryptionSpec {
             name: r.name.clone().unwrap_or_else(|| default.to_string()),
-            key_file: r.key_file.clone(),
+            key_file: r.key_file.clone().unwrap_or_else(|| PASSPHRASE.to_string()),
             cipher: r.cipher.clone(),
             discard: r.discard.unwrap_or(false),
             header_backup: r.header_backup.clone(),
+        }
+    }
+    /// The key file, when the key is one (not a passphrase).
+    pub fn key_path(&self) -> Option<&str> {
+        (!self.is_passphrase()).then_some(self.key_file.as_str())
+    }
+    /// Whether the key is a passphrase typed at the terminal.
+    pub fn is_passphrase(&self) -> bool {
+        self.key_file == PASSPHRASE
+    }
+    /// The key field of its crypttab line: the key file, or `none` (asked at boot).
+    pub fn crypttab_key(&self) -> &str {
+        self.key_path().unwrap_or("none")
+    }
+    /// The key as a person reads it: `the key file PATH`, `the passphrase`.
+    pub fn key_words(&self) -> String {
+        match self.key_path() {
+            Some(k) => format!("the key file {k}"),
+            None => "the passphrase".into(),
         }
     }
     /// The opened device.
@@ -160,7 +188,8 @@ mod tests {
     #[test]
     fn crypttab_options_and_default_name() {
         let r = RawEncryption {
-            key_file: "/etc/k".into(),
+            key_file: Some("/etc/k".into()),
+            passphrase: None,
             name: None,
             cipher: None,
             discard: Some(true),

@@ -46,12 +46,6 @@ pub(super) fn encryption(
             map.name, line.device
         ));
     }
-    let Some(key) = &line.key else {
-        return Err(format!(
-            "{} is opened with a passphrase (crypttab names no key file); hyraid manages key files only",
-            map.name
-        ));
-    };
     let known = ["luks", "discard"];
     if let Some(o) = line.options.iter().find(|o| !known.contains(&o.as_str())) {
         return Err(format!(
@@ -61,7 +55,9 @@ pub(super) fn encryption(
     }
     Ok(Some((
         RawEncryption {
-            key_file: key.clone(),
+            // No key file in crypttab: a passphrase asked at boot.
+            passphrase: line.key.is_none().then_some(true),
+            key_file: line.key.clone(),
             name: (map.name != default).then(|| map.name.clone()),
             cipher: None,
             discard: line.options.iter().any(|o| o == "discard").then_some(true),

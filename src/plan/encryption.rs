@@ -5,7 +5,7 @@
 use super::filesystem::derived_uuid;
 use super::fstab::{lines_between, managed_block};
 use super::*;
-use crate::config::encryption::EncryptionSpec;
+use crate::config::encryption::{EncryptionSpec, PASSPHRASE};
 use crate::observe::luks::{CRYPTTAB_PATH, CrypttabLine, Luks, crypttab_lines};
 use crate::plan::step::{
     BackupLuksHeader, CreateKeyFile, CryptOn, FormatLuks, OpenLuks, WriteFile,
@@ -40,7 +40,7 @@ fn crypttab_line(e: &EncryptionSpec, uuid: &str) -> String {
     format!(
         "{} UUID={uuid} {} {}",
         e.name,
-        e.key_file,
+        e.crypttab_key(),
         e.crypttab_options()
     )
 }
@@ -66,7 +66,7 @@ pub fn opens(l: &CrypttabLine, e: &EncryptionSpec, uuid: &str, device: &str) -> 
     let mut have: Vec<String> = l.options.iter().filter(|o| *o != "luks").cloned().collect();
     want.sort();
     have.sort();
-    l.name == e.name && source && l.key.as_deref() == Some(e.key_file.as_str()) && want == have
+    l.name == e.name && source && l.key.as_deref() == e.key_path() && want == have
 }
 
 /// An encryption of the file and the device it is on.
@@ -199,8 +199,9 @@ impl<'a> Planner<'a> {
     ) -> Option<String> {
         let object = t.object.clone();
         let device = t.device.clone();
-        let key = self.o.boot.secret_files.get(&e.key_file);
-        let key_there = key.is_some_and(|k| k.size > 0);
+        // A passphrase is typed at apply: nothing on the machine holds it.
+        let key = e.key_path().and_then(|k| self.o.boot.secret_files.get(k));
+        let key_there = e.is_passphrase() || key.is_some_and(|k| k.size > 0);
         if key.is_some_and(|k| k.exposed()) {
             self.refuse(
                 &object,
@@ -234,8 +235,9 @@ impl<'a> Planner<'a> {
             self.blocked.insert(t.key.clone());
             return None;
         }
+        // hyraid's line opens it with another key: a key file, or a passphrase (`-`).
         let old = recorded
-            .and_then(|r| r.key.clone())
+            .map(|r| r.key.clone().unwrap_or_else(|| PASSPHRASE.to_string()))
             .filter(|k| *k != e.key_file);
         let Some(rekeyed) = self.keys(t, e, h, key_there, old.as_deref()) else {
             self.blocked.insert(t.key.clone());
@@ -413,7 +415,7 @@ impl<'a> Planner<'a> {
             self.blocked.insert(t.key.clone());
             return None;
         }
-        if !key_there && !made {
+        if !key_there && !made && !e.is_passphrase() {
             self.steps.push(ps(
                 Step::CreateKeyFile(CreateKeyFile { on: t.on.clone(), path: e.key_file.clone() }),
                 Risk::Safe,
@@ -590,7 +592,7 @@ impl<'a> Planner<'a> {
                     purpose: "crypttab lines of the encrypted mirrors and LVs".into(),
                 }),
                 Risk::Safe,
-                "the encrypted mirrors and LVs are opened at boot, by the header's UUID and the key file",
+                "the encrypted mirrors and LVs are opened at boot, by the header's UUID and the key file (a passphrase is asked on the console)",
             ));
         }
     }

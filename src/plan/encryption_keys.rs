@@ -2,7 +2,7 @@
 //! from the key file hyraid's crypttab line names (add, prove, remove the old), each a step.
 
 use super::*;
-use crate::config::encryption::EncryptionSpec;
+use crate::config::encryption::{EncryptionSpec, PASSPHRASE};
 use crate::observe::luks::Luks;
 use crate::plan::step::{AddLuksKey, CreateKeyFile, RemoveLuksKey, TestLuksKey};
 
@@ -21,6 +21,9 @@ impl Planner<'_> {
         let (object, device) = (t.object.clone(), t.device.as_str());
         let opens = |k: &str| h.opens_with.get(k).copied();
         let new_opens = key_there && opens(&e.key_file) == Some(true);
+        if let Some(refused) = self.passphrase_keys(t, e, old, new_opens) {
+            return refused;
+        }
         let Some(old) = old else {
             if !key_there {
                 self.refuse(&object, format!("the key file {} is missing or empty: the LUKS header on {device} opens only with its key", e.key_file), "restore the key file from your copy (mode 0400, root's), then plan again");
@@ -92,6 +95,39 @@ impl Planner<'_> {
                 self.refuse(&object, format!("neither the file's key file {} nor the one /etc/crypttab names ({old}) opens the LUKS header on {device}", e.key_file), "restore a key file that opens it, then plan again");
                 None
             }
+        }
+    }
+}
+
+impl Planner<'_> {
+    /// The key steps where a passphrase is the file's key or hyraid's crypttab line's: a
+    /// passphrase cannot be tried at plan time, and hyraid does not turn one kind of key into
+    /// the other. None when the key-file rules apply.
+    fn passphrase_keys(
+        &mut self,
+        t: &super::encryption::Sealed,
+        e: &EncryptionSpec,
+        old: Option<&str>,
+        new_opens: bool,
+    ) -> Option<Option<bool>> {
+        let (object, device) = (t.object.clone(), t.device.as_str());
+        let name = &e.name;
+        match (e.is_passphrase(), old) {
+            // The passphrase is proven when apply opens the header with it.
+            (true, None) => Some(Some(false)),
+            (true, Some(old)) => {
+                self.refuse(&object, format!("the file gives {device} a passphrase, and hyraid's line in /etc/crypttab opens it with the key file {old}: hyraid does not turn a key file into a passphrase"), format!("add the passphrase by hand (`cryptsetup luksAddKey --key-file {old} {device}`), prove it (`cryptsetup open --test-passphrase {device}`), remove hyraid's line for {name} from /etc/crypttab, and plan again (the key file's slot stays until you `cryptsetup luksRemoveKey {device} {old}`)"));
+                Some(None)
+            }
+            (false, Some(PASSPHRASE)) if new_opens => {
+                self.notes.push(format!("{object}: the key file {} opens the header, and crypttab now names it; the passphrase it was opened with still opens it too (remove it with `cryptsetup luksRemoveKey {device}` if no one should)", e.key_file));
+                Some(Some(false))
+            }
+            (false, Some(PASSPHRASE)) => {
+                self.refuse(&object, format!("the file gives {device} the key file {}, which does not open it (or is not there), and hyraid's line in /etc/crypttab opens it with a passphrase: hyraid does not turn a passphrase into a key file", e.key_file), format!("add the key file by hand (`cryptsetup luksAddKey {device} {}`, which asks the passphrase), then plan again", e.key_file));
+                Some(None)
+            }
+            (false, _) => None,
         }
     }
 }

@@ -22,6 +22,7 @@ pub mod fstab;
 mod lvm;
 mod mirror;
 mod monitoring;
+pub mod passphrases;
 pub mod persist;
 pub mod planfile;
 mod shrink;

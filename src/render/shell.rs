@@ -9,6 +9,11 @@ pub fn shell(plan: &Plan) -> String {
     ));
     o.push_str("# The exact commands `hyraid apply` runs, in order. hyraid runs them with stdin from\n# /dev/null and LC_ALL=C, and verifies the result afterwards; this script does not verify.\n");
     o.push_str("set -eu\nexport LC_ALL=C LVM_SUPPRESS_FD_WARNINGS=1\nexec </dev/null\n");
+    if !crate::plan::passphrases::needed(plan).is_empty() {
+        o.push_str("# A passphrase is asked at the terminal and written to the command without a newline,\n# as `hyraid apply` does (which asks it once, before the first step).\n");
+        o.push_str(crate::plan::step::PASSPHRASE_FUNCTION);
+        o.push('\n');
+    }
     if !plan.refused.is_empty() {
         // As `hyraid apply` does: a refused change stops everything before the first command.
         for r in &plan.refused {

@@ -523,6 +523,24 @@ impl Host for SimHost {
         _timeout: std::time::Duration,
     ) -> Result<CmdOutput, HostError> {
         let mut st = self.st();
+        // cryptsetup reading a passphrase (`--key-file -`): logged and faulted as `run` does;
+        // the passphrase stands where the `-` was, as the key it is.
+        if argv.first().map(String::as_str) == Some("cryptsetup") {
+            st.log.push(argv.to_vec());
+            let joined = argv.join(" ");
+            if let Some(i) = st.faults.iter().position(|f| joined.contains(&f.needle)) {
+                let f = st.faults.remove(i);
+                return fail(f.status, f.stderr);
+            }
+            let key = tools::crypt::typed(input);
+            let args: Vec<&str> = (argv[1..].iter())
+                .map(|a| match a.as_str() {
+                    crate::config::encryption::PASSPHRASE => key.as_str(),
+                    a => a,
+                })
+                .collect();
+            return tools::crypt::cryptsetup(&mut st, &args);
+        }
         let mut entry = vec!["(input)".to_string()];
         entry.extend(argv.iter().cloned());
         entry.push(input.to_string());

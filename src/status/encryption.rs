@@ -17,16 +17,18 @@ pub(super) fn encryption(o: &Observed, d: &Desired, f: &mut Findings) {
         };
         let e = x.spec;
         let dev = &x.device;
-        match o.boot.secret_files.get(&e.key_file) {
-            Some(k) if k.size > 0 && k.exposed() => f.add(
+        // A passphrase is in a person's head: nothing here to check.
+        match e.key_path().map(|k| o.boot.secret_files.get(k)) {
+            None => {}
+            Some(Some(k)) if k.size > 0 && k.exposed() => f.add(
                 Severity::Lint,
                 x.object.clone(),
                 format!("its key file {} can be read by users other than root, or is not root's", e.key_file),
                 "whoever reads the key file can read the data",
                 &format!("`chown root:root {0} && chmod 0400 {0}`", e.key_file),
             ),
-            Some(k) if k.size > 0 => {}
-            _ => f.add(
+            Some(Some(k)) if k.size > 0 => {}
+            Some(_) => f.add(
                 Severity::Degraded,
                 x.object.clone(),
                 format!("its key file {} is missing or empty", e.key_file),

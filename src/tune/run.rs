@@ -64,6 +64,7 @@ fn apply_opts(journal: &Option<std::path::PathBuf>) -> apply::Options {
         exec: ExecOptions {
             no_wait: false,
             progress_bar: false,
+            ..Default::default()
         },
         ..Default::default()
     }

@@ -58,6 +58,25 @@ pub fn apply(h: &SimHost, d: &Desired, policy: Policy) -> Result<Plan, ApplyErro
     apply::apply(source, h, &opts, &mut |_| Ok(()), &mut std::io::sink()).map(|o| o.plan)
 }
 
+/// [`apply`] with `passphrase` given for every device whose key is one.
+pub fn apply_with_passphrase(
+    h: &SimHost,
+    d: &Desired,
+    passphrase: &str,
+) -> Result<Plan, ApplyError> {
+    let opts = apply::Options {
+        exec: apply::ExecOptions {
+            passphrases: apply::Passphrases::new(apply::PassphraseSource::Given(
+                passphrase.to_string().into(),
+            )),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let source = apply::Source::Desired(Box::new(d.clone()));
+    apply::apply(source, h, &opts, &mut |_| Ok(()), &mut std::io::sink()).map(|o| o.plan)
+}
+
 /// A saved plan as `hyraid plan FILE -o` writes it: reviewed, carrying FILE's text (`file`
 /// names it in errors).
 pub fn saved_plan(file: &str, text: &str, obs: &Observed, policy: Policy) -> Plan {

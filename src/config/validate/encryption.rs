@@ -52,13 +52,30 @@ pub(super) fn encryption(
 
 /// Its paths, name and cipher.
 fn checks(c: &mut Ctx, ep: &str, e: &RawEncryption) {
-    if let Some(why) = path_problem(&e.key_file) {
-        c.err(
-            &format!("{ep}/key_file"),
+    match (&e.key_file, e.passphrase) {
+        (Some(_), Some(true)) => c.err(
+            &format!("{ep}/passphrase"),
             false,
-            why,
-            Some("give the key file's absolute path, e.g. /etc/hyraid/keys/NAME.key".into()),
-        );
+            "`key_file` and `passphrase: true` are both given: the key is one or the other",
+            Some("keep `key_file` for a box that opens at boot by itself, or `passphrase: true` for one a person unlocks".into()),
+        ),
+        (Some(k), _) => {
+            if let Some(why) = path_problem(k) {
+                c.err(
+                    &format!("{ep}/key_file"),
+                    false,
+                    why,
+                    Some("give the key file's absolute path, e.g. /etc/hyraid/keys/NAME.key".into()),
+                );
+            }
+        }
+        (None, Some(true)) => {}
+        (None, _) => c.err(
+            ep,
+            false,
+            "no key: `encryption` needs `key_file` or `passphrase: true`",
+            Some("add `key_file: /etc/hyraid/keys/NAME.key` (hyraid makes it), or `passphrase: true` (typed at apply and at boot)".into()),
+        ),
     }
     if let Some(b) = &e.header_backup {
         if let Some(why) = path_problem(b) {
@@ -71,7 +88,7 @@ fn checks(c: &mut Ctx, ep: &str, e: &RawEncryption) {
                         .into(),
                 ),
             );
-        } else if *b == e.key_file {
+        } else if e.key_file.as_deref() == Some(b.as_str()) {
             c.err(
                 &format!("{ep}/header_backup"),
                 false,
@@ -132,7 +149,7 @@ pub(super) fn unique_names(
     vgs: &BTreeMap<String, VgSpec>,
 ) {
     let all = all(mirrors, vgs);
-    let keys: Vec<&str> = all.iter().map(|(_, _, e)| e.key_file.as_str()).collect();
+    let keys: Vec<&str> = all.iter().filter_map(|(_, _, e)| e.key_path()).collect();
     let mut backups: BTreeMap<&str, &str> = BTreeMap::new();
     for (at, what, e) in &all {
         let Some(b) = e.header_backup.as_deref() else {

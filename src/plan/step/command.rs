@@ -11,6 +11,10 @@ pub enum Command {
         argv: Vec<String>,
         /// Exit codes that mean success (mdadm --wait exits 1 when nothing was running).
         ok_exit: Vec<i32>,
+        /// Whose passphrase goes to its standard input (`mirror data0`), as the person typed it
+        /// (no newline); the command reads it as `--key-file -`. Never written in a plan.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        passphrase_of: Option<String>,
     },
     Write {
         path: String,
@@ -37,12 +41,26 @@ impl Command {
         Command::Run {
             argv: argv.iter().map(|s| s.to_string()).collect(),
             ok_exit: vec![0],
+            passphrase_of: None,
         }
     }
     pub(super) fn run_owned(argv: Vec<String>) -> Command {
         Command::Run {
             argv,
             ok_exit: vec![0],
+            passphrase_of: None,
+        }
+    }
+    /// A cryptsetup command: one that names the key `-` reads the passphrase of `of` on stdin.
+    pub(super) fn crypt(argv: Vec<String>, of: &impl std::fmt::Display) -> Command {
+        let passphrase_of = argv
+            .iter()
+            .any(|a| a == crate::config::encryption::PASSPHRASE)
+            .then(|| of.to_string());
+        Command::Run {
+            argv,
+            ok_exit: vec![0],
+            passphrase_of,
         }
     }
 }
@@ -55,6 +73,10 @@ pub fn wait_path(array: &str) -> String {
         format!("/dev/md/{array}")
     }
 }
+
+/// The shell function a script's passphrase commands call: it asks at the terminal, without
+/// echo, and writes the passphrase without a newline (as `hyraid apply` gives it).
+pub const PASSPHRASE_FUNCTION: &str = "hyraid_passphrase() { printf 'Passphrase of %s: ' \"$1\" >/dev/tty; stty -echo </dev/tty; IFS= read -r p </dev/tty; stty echo </dev/tty; echo >/dev/tty; printf '%s' \"$p\"; }";
 
 /// Quote one word for a POSIX shell (single quotes; plain words stay bare).
 pub fn quote(s: &str) -> String {
@@ -71,8 +93,17 @@ pub fn quote(s: &str) -> String {
 /// One command as a shell line, exactly as the executor runs it.
 pub fn command_line(c: &Command) -> String {
     match c {
-        Command::Run { argv, ok_exit } => {
-            let line = argv.iter().map(|a| quote(a)).collect::<Vec<_>>().join(" ");
+        Command::Run {
+            argv,
+            ok_exit,
+            passphrase_of,
+        } => {
+            let mut line = argv.iter().map(|a| quote(a)).collect::<Vec<_>>().join(" ");
+            // The shell script defines the function (`PASSPHRASE_FUNCTION`); apply reads the
+            // passphrase at the terminal once, before the first step, and writes it alike.
+            if let Some(of) = passphrase_of {
+                line = format!("hyraid_passphrase {} | {line}", quote(of));
+            }
             let extra: Vec<String> = ok_exit
                 .iter()
                 .filter(|c| **c != 0)

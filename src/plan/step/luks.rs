@@ -43,6 +43,27 @@ fn parent(path: &str) -> String {
     }
 }
 
+/// Owned words of an argv.
+pub(super) fn strings(argv: &[&str]) -> Vec<String> {
+    argv.iter().map(|s| s.to_string()).collect()
+}
+
+/// A step's key as a noun: `key file`, or `passphrase` (`-`).
+pub(super) fn key_noun(key_file: &str) -> &'static str {
+    match key_file == crate::config::encryption::PASSPHRASE {
+        true => "passphrase",
+        false => "key file",
+    }
+}
+
+/// A step's key as a person reads it: its path, or `passphrase` (`-`).
+pub(super) fn key_name(key_file: &str) -> &str {
+    match key_file == crate::config::encryption::PASSPHRASE {
+        true => "passphrase",
+        false => key_file,
+    }
+}
+
 /// Size of a key file hyraid makes, in bytes (cryptsetup reads at most 8 MiB of one).
 pub const KEY_BYTES: &str = "512";
 
@@ -136,7 +157,7 @@ impl StepKind for FormatLuks {
         argv.push(self.device.clone());
         // udev probes the new header (lsblk's FSTYPE and UUID) before anything reads it.
         vec![
-            Command::run_owned(argv),
+            Command::crypt(argv, &self.on),
             Command::run(&[
                 "udevadm",
                 "trigger",
@@ -241,7 +262,7 @@ impl StepKind for OpenLuks {
             argv.push("--allow-discards".into());
         }
         argv.extend([self.device.clone(), self.name.clone()]);
-        vec![Command::run_owned(argv)]
+        vec![Command::crypt(argv, &self.on)]
     }
     fn symbol(&self) -> char {
         '~'
@@ -250,7 +271,11 @@ impl StepKind for OpenLuks {
         self.on.address()
     }
     fn summary(&self) -> String {
-        format!("open as /dev/mapper/{} with its key file", self.name)
+        format!(
+            "open as /dev/mapper/{} with its {}",
+            self.name,
+            key_noun(&self.key_file)
+        )
     }
 }
 
@@ -266,13 +291,16 @@ pub struct ResizeLuks {
 
 impl StepKind for ResizeLuks {
     fn commands(&self) -> Vec<Command> {
-        vec![Command::run(&[
-            "cryptsetup",
-            "resize",
-            "--key-file",
-            &self.key_file,
-            &self.name,
-        ])]
+        vec![Command::crypt(
+            strings(&[
+                "cryptsetup",
+                "resize",
+                "--key-file",
+                &self.key_file,
+                &self.name,
+            ]),
+            &self.on,
+        )]
     }
     fn symbol(&self) -> char {
         '~'

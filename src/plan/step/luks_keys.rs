@@ -2,6 +2,7 @@
 //! slot with the old one, proven by opening the header with it, and only then is the old key's
 //! slot removed.
 
+use super::luks::{key_name, strings};
 use super::{Command, StepKind};
 use crate::plan::address::Address;
 use serde::{Deserialize, Serialize};
@@ -19,15 +20,18 @@ pub struct AddLuksKey {
 
 impl StepKind for AddLuksKey {
     fn commands(&self) -> Vec<Command> {
-        vec![Command::run(&[
-            "cryptsetup",
-            "luksAddKey",
-            "--batch-mode",
-            "--key-file",
-            &self.with,
-            &self.device,
-            &self.key_file,
-        ])]
+        vec![Command::crypt(
+            strings(&[
+                "cryptsetup",
+                "luksAddKey",
+                "--batch-mode",
+                "--key-file",
+                &self.with,
+                &self.device,
+                &self.key_file,
+            ]),
+            &self.on,
+        )]
     }
     fn symbol(&self) -> char {
         '+'
@@ -38,7 +42,8 @@ impl StepKind for AddLuksKey {
     fn summary(&self) -> String {
         format!(
             "add the key {} (unlocked with {})",
-            self.key_file, self.with
+            key_name(&self.key_file),
+            key_name(&self.with)
         )
     }
 }
@@ -54,14 +59,17 @@ pub struct TestLuksKey {
 
 impl StepKind for TestLuksKey {
     fn commands(&self) -> Vec<Command> {
-        vec![Command::run(&[
-            "cryptsetup",
-            "open",
-            "--test-passphrase",
-            "--key-file",
-            &self.key_file,
-            &self.device,
-        ])]
+        vec![Command::crypt(
+            strings(&[
+                "cryptsetup",
+                "open",
+                "--test-passphrase",
+                "--key-file",
+                &self.key_file,
+                &self.device,
+            ]),
+            &self.on,
+        )]
     }
     fn symbol(&self) -> char {
         '~'
@@ -70,7 +78,10 @@ impl StepKind for TestLuksKey {
         self.on.address()
     }
     fn summary(&self) -> String {
-        format!("prove the key {} opens the header", self.key_file)
+        format!(
+            "prove the key {} opens the header",
+            key_name(&self.key_file)
+        )
     }
 }
 
@@ -85,13 +96,16 @@ pub struct RemoveLuksKey {
 
 impl StepKind for RemoveLuksKey {
     fn commands(&self) -> Vec<Command> {
-        vec![Command::run(&[
-            "cryptsetup",
-            "luksRemoveKey",
-            "--batch-mode",
-            &self.device,
-            &self.key_file,
-        ])]
+        vec![Command::crypt(
+            strings(&[
+                "cryptsetup",
+                "luksRemoveKey",
+                "--batch-mode",
+                &self.device,
+                &self.key_file,
+            ]),
+            &self.on,
+        )]
     }
     fn symbol(&self) -> char {
         '-'
@@ -102,7 +116,7 @@ impl StepKind for RemoveLuksKey {
     fn summary(&self) -> String {
         format!(
             "remove the old key {} (its file is left in place: delete it once no copy needs it)",
-            self.key_file
+            key_name(&self.key_file)
         )
     }
 }

@@ -21,7 +21,7 @@ mod unit;
 
 pub use boot::{RegenerateInitramfs, ReloadUdev, WriteFile};
 pub use cache::{AttachCache, DetachCache, SetCacheMode};
-pub use command::{Command, command_line, quote, wait_path};
+pub use command::{Command, PASSPHRASE_FUNCTION, command_line, quote, wait_path};
 pub use disk::{CacheTool, CreatePartitions, NewPartition, SetWriteCache, WipeSignatures};
 pub use fs::{FS_BLOCK_SIZE, FsOn, GrowFilesystem, MakeFilesystem, MountFilesystem, ShrinkLv};
 pub use fs_label::RelabelFilesystem;

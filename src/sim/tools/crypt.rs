@@ -18,8 +18,19 @@ pub fn is_secret(st: &SimState, path: &str) -> bool {
         || path.contains("luks-header")
 }
 
+/// Prefix of a key typed as a passphrase (`--key-file -`), in the model's key slots.
+const TYPED: &str = "passphrase:";
+
+/// The key a passphrase given on stdin stands for in the model.
+pub fn typed(passphrase: &str) -> String {
+    format!("{TYPED}{passphrase}")
+}
+
 fn key_ok(st: &SimState, key: &str) -> bool {
-    st.world.files.get(key).is_some_and(|k| k.size > 0)
+    match key.strip_prefix(TYPED) {
+        Some(p) => !p.is_empty(),
+        None => st.world.files.get(key).is_some_and(|k| k.size > 0),
+    }
 }
 
 pub fn cryptsetup(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> {
