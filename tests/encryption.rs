@@ -183,7 +183,7 @@ fn a_closed_mapping_is_opened_and_what_is_inside_planned_once_open() {
     );
     assert_eq!(
         p.behind_open,
-        vec!["data0".to_string(), "data1".to_string()]
+        vec!["mirror data0".to_string(), "mirror data1".to_string()]
     );
     assert!(
         !ops(&p).contains(&"create_pv".to_string()),

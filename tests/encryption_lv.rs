@@ -157,7 +157,7 @@ fn a_closed_mapping_is_opened_before_its_filesystem_is_planned() {
     let p = plan_for(&closed, &d, Policy::default());
     assert!(p.refused.is_empty(), "{}", refusals(&p));
     assert_eq!(ops(&p), vec!["open_luks".to_string()], "{:?}", ops(&p));
-    assert_eq!(p.behind_open, vec!["vg0/home".to_string()]);
+    assert_eq!(p.behind_open, vec!["lv vg0/home".to_string()]);
     assert!(
         p.notes
             .iter()

@@ -346,3 +346,36 @@ fn the_command_line_refuses_yes_without_a_passphrase_and_reads_passphrase_file()
     let o = hyraid(&["plan", "--sim", snap, "--detailed-exitcode", yaml]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o).0);
 }
+
+#[test]
+fn the_format_runs_only_when_blkid_finds_nothing_on_the_device() {
+    let (_, h) = example("microserver-gen8");
+    let d = file("passphrase: true");
+    let p = plan_for(&h, &d, Policy::default());
+    let l = lines(&p);
+    let at = |pre: &str| l.iter().position(|x| x.contains(pre)).unwrap();
+    assert_eq!(
+        l[at("blkid -p /dev/vg0/home")],
+        "if blkid -p /dev/vg0/home; then false; else case $? in 2) ;; *) false ;; esac; fi"
+    );
+    assert_eq!(at("blkid -p /dev/vg0/home") + 1, at("luksFormat"), "{l:?}");
+    // A signature udev never recorded: blkid finds it (exit 0), and the apply stops there.
+    h.inject_fault(Fault {
+        needle: "blkid -p /dev/vg0/home".into(),
+        status: 0,
+        stderr: String::new(),
+    });
+    h.clear_log();
+    let e = apply_with_passphrase(&h, &d, PASS).unwrap_err();
+    assert!(
+        matches!(&e, ApplyError::StepFailed { command, status: 0, .. } if command.contains("blkid -p /dev/vg0/home")),
+        "{e}"
+    );
+    assert!(
+        !h.commands()
+            .iter()
+            .any(|c| c.iter().any(|a| a == "luksFormat")),
+        "{:?}",
+        h.commands()
+    );
+}

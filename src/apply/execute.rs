@@ -211,7 +211,12 @@ pub fn execute_report(
                     summary: s.step.summary(),
                     command: line,
                     status,
-                    stderr: stderr.trim().to_string(),
+                    // What the tool said: stderr, or stdout when it wrote only there (`blkid -p`
+                    // naming what it found).
+                    stderr: match stderr.trim() {
+                        "" => stdout.trim().to_string(),
+                        e => e.to_string(),
+                    },
                 });
             }
         }

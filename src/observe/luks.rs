@@ -86,6 +86,37 @@ impl SecretFile {
     }
 }
 
+/// What a header backup is, against the header (UUID `uuid`, key slots `slots`) it backs up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BackupState {
+    Missing,
+    /// It holds the header with this other UUID.
+    OtherHeader(String),
+    /// Its key slots (first) are not the header's (second): a key was added or removed since.
+    SlotsDiffer(Vec<u32>, Vec<u32>),
+    /// This header, readable by others than root.
+    Exposed,
+    Current,
+}
+
+/// The state of the backup `file` (None: not there) of the header `uuid` with `slots`; a
+/// backup whose UUID or slots could not be read is taken as matching in them.
+pub fn backup_state(
+    file: Option<&SecretFile>,
+    uuid: &str,
+    slots: Option<&Vec<u32>>,
+) -> BackupState {
+    let Some(f) = file else {
+        return BackupState::Missing;
+    };
+    match (&f.header_uuid, &f.header_slots, slots) {
+        (Some(u), _, _) if u != uuid => BackupState::OtherHeader(u.clone()),
+        (_, Some(b), Some(h)) if b != h => BackupState::SlotsDiffer(b.clone(), h.clone()),
+        _ if f.exposed() => BackupState::Exposed,
+        _ => BackupState::Current,
+    }
+}
+
 /// `stat` of one file: octal mode, owner's uid and size.
 pub fn stat_argv(path: &str) -> Vec<String> {
     ["stat", "--format=%a %u %s", "--", path]

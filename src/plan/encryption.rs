@@ -1,20 +1,13 @@
 //! The LUKS2 layer of encrypted mirrors and LVs: the key file, the format of a blank array or
-//! LV (never of one that carries anything), the header backup, opening it, and hyraid's block
-//! of /etc/crypttab that opens it at boot.
+//! LV (never of one that carries anything), the header backup and opening it (hyraid's block of
+//! /etc/crypttab is in `crypttab`).
 
+pub use super::crypttab::{CRYPTTAB_BEGIN, CRYPTTAB_END, hyraid_lines, opens};
 use super::filesystem::derived_uuid;
-use super::fstab::{lines_between, managed_block};
 use super::*;
 use crate::config::encryption::{EncryptionSpec, PASSPHRASE};
-use crate::observe::luks::{CRYPTTAB_PATH, CrypttabLine, Luks, crypttab_lines};
-use crate::plan::step::{
-    BackupLuksHeader, CreateKeyFile, CryptOn, FormatLuks, OpenLuks, WriteFile,
-};
-
-/// First line of hyraid's block of /etc/crypttab.
-pub const CRYPTTAB_BEGIN: &str = "# hyraid: the encrypted mirrors of hyraid.yaml; `hyraid apply` keeps the lines up to the end mark";
-/// Last line of hyraid's block.
-pub const CRYPTTAB_END: &str = "# hyraid: end";
+use crate::observe::luks::{BackupState, CRYPTTAB_PATH, CrypttabLine, Luks, backup_state};
+use crate::plan::step::{BackupLuksHeader, CreateKeyFile, CryptOn, FormatLuks, OpenLuks};
 
 /// An encrypted device's wanted crypttab entry: its encryption, header UUID and the device's
 /// paths (space-separated).
@@ -35,38 +28,14 @@ pub(in crate::plan) struct Sealed {
     pub created: bool,
 }
 
-/// The crypttab line of an encrypted mirror.
-fn crypttab_line(e: &EncryptionSpec, uuid: &str) -> String {
-    format!(
-        "{} UUID={uuid} {} {}",
-        e.name,
-        e.crypttab_key(),
-        e.crypttab_options()
-    )
-}
-
-/// The lines of hyraid's block of a crypttab.
-pub fn hyraid_lines(text: &str) -> Vec<CrypttabLine> {
-    crypttab_lines(&lines_between(text, CRYPTTAB_BEGIN, CRYPTTAB_END).join("\n"))
-}
-
-/// Whether a crypttab line (hyraid's or the box's own) opens `e` on the header `uuid` (by
-/// `UUID=`, its by-uuid path, or the array's device) with the same key and options.
-pub fn opens(l: &CrypttabLine, e: &EncryptionSpec, uuid: &str, device: &str) -> bool {
-    let source = l.device == format!("UUID={uuid}")
-        || l.device == format!("/dev/disk/by-uuid/{uuid}")
-        || device.split(' ').any(|d| l.device == d);
-    // systemd-cryptsetup detects LUKS by itself: `luks` may be there or not.
-    let mut want: Vec<String> = e
-        .crypttab_options()
-        .split(',')
-        .filter(|o| *o != "luks")
-        .map(str::to_string)
-        .collect();
-    let mut have: Vec<String> = l.options.iter().filter(|o| *o != "luks").cloned().collect();
-    want.sort();
-    have.sort();
-    l.name == e.name && source && l.key.as_deref() == e.key_path() && want == have
+impl Sealed {
+    /// What the header is on: `array`, `LV`.
+    pub fn noun(&self) -> &'static str {
+        match self.on {
+            CryptOn::Mirror { .. } => "array",
+            CryptOn::Lv { .. } => "LV",
+        }
+    }
 }
 
 /// An encryption of the file and the device it is on.
@@ -252,7 +221,7 @@ impl<'a> Planner<'a> {
             }
             None => {
                 self.open(t, e, "the LUKS header is there and not open");
-                self.opening.insert(t.key.clone());
+                self.opening.insert(t.key.clone(), t.object.clone());
             }
         }
         if let (Some(want), Some(have)) = (&e.cipher, h.header.as_ref().map(|x| &x.cipher))
@@ -265,39 +234,35 @@ impl<'a> Planner<'a> {
             );
             return None;
         }
-        let backup = e
-            .header_backup
-            .as_ref()
-            .map(|b| (b, self.o.boot.secret_files.get(b)));
+        let Some(b) = &e.header_backup else {
+            return Some(uuid);
+        };
         let slots = h.header.as_ref().map(|x| &x.keyslots);
-        match backup {
-            Some((b, Some(f))) if f.header_uuid.as_ref().is_some_and(|u| *u != uuid) => {
+        match backup_state(self.o.boot.secret_files.get(b), &uuid, slots) {
+            BackupState::OtherHeader(other) => {
                 self.refuse(
                     &object,
-                    format!("the header backup {b} holds the header with UUID {}, not this array's ({uuid})", f.header_uuid.clone().unwrap_or_default()),
+                    format!("the header backup {b} holds the header with UUID {other}, not this {}'s ({uuid})", t.noun()),
                     format!("move {b} away (keep it if that header still matters); the next apply backs up this header there"),
                 );
                 return None;
             }
-            Some((b, _)) if rekeyed => self.backup(
+            _ if rekeyed => self.backup(
                 t,
                 b,
                 "the key slots change: the backup must not keep the old key's",
             ),
-            Some((b, None)) => self.backup(t, b, "the header backup the file names is not there"),
-            Some((b, Some(f)))
-                if f.header_slots.is_some()
-                    && slots.is_some()
-                    && f.header_slots.as_ref() != slots =>
-            {
+            BackupState::Missing => {
+                self.backup(t, b, "the header backup the file names is not there")
+            }
+            BackupState::SlotsDiffer(have, want) => {
                 let why = format!(
-                    "the backup's key slots ({:?}) are not the header's ({:?}): a key was added or removed since it was taken",
-                    f.header_slots.clone().unwrap_or_default(),
-                    slots.cloned().unwrap_or_default()
+                    "the backup's key slots ({have:?}) are not the header's ({want:?}): a key was added or removed since it was taken"
                 );
                 self.backup(t, b, &why);
             }
-            _ => {}
+            // Readable by others: `hyraid status` says so; the backup itself is right.
+            BackupState::Exposed | BackupState::Current => {}
         }
         Some(uuid)
     }
@@ -363,10 +328,7 @@ impl<'a> Planner<'a> {
         recorded: Option<&CrypttabLine>,
     ) -> Option<String> {
         let (object, device) = (t.object.as_str(), t.device.as_str());
-        let noun = match t.on {
-            CryptOn::Mirror { .. } => "array",
-            CryptOn::Lv { .. } => "LV",
-        };
+        let noun = t.noun();
         if !t.created {
             // An array that is not there: what the file names and the machine lacks is refused
             // once, by the mirror's own planning.
@@ -494,106 +456,6 @@ impl<'a> Planner<'a> {
         if let Some(map) = self.luks_of(m).and_then(|h| h.mapping.as_ref()) {
             self.refuse(format!("mirror {}", m.name), format!("the mirror is open as /dev/mapper/{}: hyraid does not close an encrypted mapping to remove its array", map.name), format!("once nothing on it is used, `cryptsetup close {}` and remove its line from /etc/crypttab, then plan again", e.name));
             self.blocked.insert(m.name.clone());
-        }
-    }
-
-    /// hyraid's block of /etc/crypttab: one line per encrypted mirror and LV, unless the box's own line
-    /// (outside the block) already opens it the same way; the block's lines for mappings the file
-    /// does not name are kept.
-    pub(in crate::plan) fn crypttab_block(&mut self) {
-        let old = self.o.boot.crypttab.clone();
-        let wanted = std::mem::take(&mut self.crypttab_wanted);
-        let foreign: Vec<CrypttabLine> = old
-            .as_deref()
-            .map(|t| {
-                let inside =
-                    crypttab_lines(&lines_between(t, CRYPTTAB_BEGIN, CRYPTTAB_END).join("\n"));
-                crypttab_lines(t)
-                    .into_iter()
-                    .filter(|l| !inside.contains(l))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let mut lines = Vec::new();
-        for (e, uuid, device) in &wanted {
-            let line = crypttab_line(e, uuid);
-            match foreign.iter().find(|l| l.name == e.name) {
-                Some(f) if opens(f, e, uuid, device) => {}
-                Some(f) => self.refuse(
-                    format!("file {CRYPTTAB_PATH}"),
-                    format!("its own line for {} (outside hyraid's block) opens {} with {}, not as the file says: `{line}`", e.name, f.device, f.key.as_deref().unwrap_or("a passphrase")),
-                    format!("remove that line from {CRYPTTAB_PATH} (hyraid then writes its own), or make the file match it"),
-                ),
-                None => lines.push(line),
-            }
-        }
-        // A mirror or LV marked absent loses its line: boot must not wait for a device that is gone.
-        let absent_lvs = self.d.volume_groups.values().flat_map(|v| {
-            v.lvs
-                .values()
-                .filter(move |l| l.absent || v.absent)
-                .filter_map(|l| l.encryption.as_ref().map(|e| &e.name))
-        });
-        // The headers on the LVs of a VG the file removes, whether the file lists them or not.
-        let gone: Vec<String> = (self.d.volume_groups.values().filter(|v| v.absent))
-            .flat_map(|v| {
-                self.o
-                    .lvm
-                    .lvs
-                    .iter()
-                    .filter(move |l| l.vg == v.name && !l.hidden)
-            })
-            .filter_map(|l| self.luks_at(&self.lv_sealed(&l.vg, &l.name))?.uuid.clone())
-            .map(|u| format!("UUID={u}"))
-            .collect();
-        let of_gone: Vec<String> = hyraid_lines(old.as_deref().unwrap_or(""))
-            .into_iter()
-            .filter(|l| gone.contains(&l.device))
-            .map(|l| l.name)
-            .collect();
-        let names: Vec<&String> = wanted
-            .iter()
-            .map(|(e, _, _)| &e.name)
-            .chain(&of_gone)
-            .chain(
-                self.d
-                    .mirrors
-                    .values()
-                    .filter(|m| m.absent)
-                    .filter_map(|m| m.encryption.as_ref().map(|e| &e.name)),
-            )
-            .chain(absent_lvs)
-            .collect();
-        let kept: Vec<String> = old
-            .as_deref()
-            .map(|t| lines_between(t, CRYPTTAB_BEGIN, CRYPTTAB_END))
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|l| !l.starts_with('#'))
-            .filter(|l| {
-                crypttab_lines(l)
-                    .first()
-                    .is_some_and(|c| !names.contains(&&c.name))
-            })
-            .map(str::to_string)
-            .collect();
-        let all: Vec<String> = kept.into_iter().chain(lines).collect();
-        let owned = old.as_deref().is_some_and(|t| t.contains(CRYPTTAB_BEGIN));
-        if all.is_empty() && !owned {
-            return;
-        }
-        let new = managed_block(old.as_deref(), CRYPTTAB_BEGIN, CRYPTTAB_END, all);
-        if old.as_deref() != Some(new.as_str()) {
-            self.steps.push(ps(
-                Step::WriteFile(WriteFile {
-                    path: CRYPTTAB_PATH.into(),
-                    old,
-                    content: new,
-                    purpose: "crypttab lines of the encrypted mirrors and LVs".into(),
-                }),
-                Risk::Safe,
-                "the encrypted mirrors and LVs are opened at boot, by the header's UUID and the key file (a passphrase is asked on the console)",
-            ));
         }
     }
 }

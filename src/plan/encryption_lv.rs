@@ -105,7 +105,7 @@ impl<'a> Planner<'a> {
         let dm = crate::observe::filesystems::dm_name(vg, lv);
         self.crypttab_wanted
             .push((e.clone(), uuid, format!("{} /dev/mapper/{dm}", t.device)));
-        if self.opening.contains(&t.key) {
+        if self.opening.contains_key(&t.key) {
             self.notes.push(format!("{}: its LUKS header is opened by this plan; what is inside is seen only then, so its filesystem is checked once it is open (apply plans again)", t.object));
             return None;
         }

@@ -137,7 +137,7 @@ impl<'a> Planner<'a> {
                     );
                 let key = format!("{vg}/{lv}");
                 lv_there
-                    && !self.opening.contains(&key)
+                    && !self.opening.contains_key(&key)
                     && !self.blocked.contains(&key)
                     && crypt.as_ref().is_none_or(|c| {
                         self.mapping_size(c).is_some()

@@ -8,6 +8,7 @@
 pub mod address;
 mod boot;
 pub mod capacity;
+mod crypttab;
 mod disk;
 pub mod encryption;
 mod encryption_keys;
@@ -200,9 +201,10 @@ struct Planner<'a> {
     /// Mirror members' partitions that can grow (by kernel name): their growpart waits for the
     /// mirror's grow to be planned as a whole (`mirror/size.rs`).
     member_growth: BTreeMap<String, step::GrowPartition>,
-    /// Encrypted mirrors whose existing LUKS header this plan opens: what is inside is seen
-    /// only once it is open, so what stands on them is planned then.
-    opening: BTreeSet<String>,
+    /// Encrypted mirrors and LVs whose existing LUKS header this plan opens (by the mirror's
+    /// name or `vg/lv`, to what a person reads: `mirror data0`, `lv vg0/home`): what is inside is
+    /// seen only once it is open, so what stands on them is planned then.
+    opening: BTreeMap<String, String>,
     /// The crypttab lines of the encrypted mirrors and LVs, written once every one is planned.
     crypttab_wanted: Vec<encryption::Wanted>,
 }
@@ -264,7 +266,7 @@ pub fn plan(d: &Desired, o: &Observed, policy: Policy) -> Result<Plan, PlanError
         foreign,
         notes: p.notes,
         waiting: p.waiting,
-        behind_open: p.opening.iter().cloned().collect(),
+        behind_open: p.opening.values().cloned().collect(),
         desired: d.clone(),
         observed: None,
         withheld,
@@ -313,7 +315,7 @@ impl<'a> Planner<'a> {
             basis: fingerprint::Basis::of(o),
             file_knames: BTreeSet::new(),
             member_growth: BTreeMap::new(),
-            opening: BTreeSet::new(),
+            opening: BTreeMap::new(),
             crypttab_wanted: vec![],
         }
     }

@@ -257,7 +257,7 @@ impl<'a> Planner<'a> {
             let opening = vg
                 .pvs
                 .iter()
-                .any(|r| matches!(r, DeviceRef::Mirror(n) if self.opening.contains(n)));
+                .any(|r| matches!(r, DeviceRef::Mirror(n) if self.opening.contains_key(n)));
             if opening {
                 continue;
             }

@@ -210,6 +210,7 @@ impl Host for SimHost {
                 answer::wipefs(&st, devs)
             }
             ["wipefs", "--all", dev] => tools::wipefs_all(&mut st, dev),
+            ["blkid", "-p", dev] => answer::blkid_probe(&st, dev),
             ["hdparm", flag, dev] if flag.starts_with("-W") => tools::hdparm(&mut st, flag, dev),
             ["sdparm", flag @ ("--set=WCE" | "--clear=WCE"), dev] => {
                 tools::sdparm(&mut st, *flag == "--set=WCE", dev)

@@ -42,43 +42,39 @@ pub(super) fn encryption(o: &Observed, d: &Desired, f: &mut Findings) {
         let take = format!(
             "`hyraid apply` takes it again (or `cryptsetup luksHeaderBackup {dev} --header-backup-file {b}`); then copy it off the machine"
         );
-        match o.boot.secret_files.get(b) {
-            None => f.add(
+        use crate::observe::luks::{BackupState, backup_state};
+        match backup_state(o.boot.secret_files.get(b), &uuid, slots) {
+            BackupState::Missing => f.add(
                 Severity::Lint,
                 x.object.clone(),
                 format!("the header backup {b} the file names is missing"),
                 "a damaged header loses the data; the backup is what restores it (`cryptsetup luksHeaderRestore`)",
                 &take,
             ),
-            Some(s) if s.header_uuid.as_ref().is_some_and(|u| *u != uuid) => f.add(
+            BackupState::OtherHeader(other) => f.add(
                 Severity::Lint,
                 x.object.clone(),
-                format!(
-                    "the header backup {b} holds another header (UUID {}, this one's is {uuid})",
-                    s.header_uuid.clone().unwrap_or_default()
-                ),
+                format!("the header backup {b} holds another header (UUID {other}, this one's is {uuid})"),
                 "restored, it would not open this device",
                 &format!("move {b} away (keep it if that header still matters); {take}"),
             ),
-            Some(s) if s.header_slots.is_some() && slots.is_some() && s.header_slots.as_ref() != slots => f.add(
+            BackupState::SlotsDiffer(have, want) => f.add(
                 Severity::Lint,
                 x.object.clone(),
                 format!(
-                    "the header backup {b} no longer matches the header: its key slots are {:?}, the header's {:?}",
-                    s.header_slots.clone().unwrap_or_default(),
-                    slots.cloned().unwrap_or_default()
+                    "the header backup {b} no longer matches the header: its key slots are {have:?}, the header's {want:?}"
                 ),
                 "a key was added or removed since it was taken: restored, it would bring back a removed key or lack a new one",
                 &take,
             ),
-            Some(s) if s.exposed() => f.add(
+            BackupState::Exposed => f.add(
                 Severity::Lint,
                 x.object.clone(),
                 format!("the header backup {b} can be read by users other than root"),
                 "with a key that was ever in its slots, the backup opens the data",
                 &format!("`chown root:root {b} && chmod 0400 {b}`"),
             ),
-            Some(_) => {}
+            BackupState::Current => {}
         }
     }
 }

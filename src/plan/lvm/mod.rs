@@ -64,7 +64,7 @@ impl<'a> Planner<'a> {
             .pvs
             .iter()
             .filter_map(|r| match r {
-                DeviceRef::Mirror(n) if self.opening.contains(n) => Some(n.as_str()),
+                DeviceRef::Mirror(n) if self.opening.contains_key(n) => Some(n.as_str()),
                 _ => None,
             })
             .collect();

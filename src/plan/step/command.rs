@@ -51,6 +51,14 @@ impl Command {
             passphrase_of: None,
         }
     }
+    /// A program whose success is one of `codes` (and not 0, unless listed).
+    pub(super) fn run_expecting(argv: &[&str], codes: &[i32]) -> Command {
+        Command::Run {
+            argv: argv.iter().map(|s| s.to_string()).collect(),
+            ok_exit: codes.to_vec(),
+            passphrase_of: None,
+        }
+    }
     /// A cryptsetup command: one that names the key `-` reads the passphrase of `of` on stdin.
     pub(super) fn crypt(argv: Vec<String>, of: &impl std::fmt::Display) -> Command {
         let passphrase_of = argv
@@ -103,6 +111,14 @@ pub fn command_line(c: &Command) -> String {
             // passphrase at the terminal once, before the first step, and writes it alike.
             if let Some(of) = passphrase_of {
                 line = format!("hyraid_passphrase {} | {line}", quote(of));
+            }
+            // Success is not 0 (`blkid -p` finding nothing exits 2): a 0 stops the script too.
+            if !ok_exit.contains(&0) {
+                let codes: Vec<String> = ok_exit.iter().map(i32::to_string).collect();
+                return format!(
+                    "if {line}; then false; else case $? in {}) ;; *) false ;; esac; fi",
+                    codes.join("|")
+                );
             }
             let extra: Vec<String> = ok_exit
                 .iter()

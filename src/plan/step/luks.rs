@@ -122,8 +122,8 @@ impl StepKind for CreateKeyFile {
     }
 }
 
-/// `cryptsetup luksFormat` of a blank array with LUKS2, by the UUID the plan gives it (so the
-/// crypttab line is known at plan time).
+/// `cryptsetup luksFormat` of a blank array or LV with LUKS2, by the UUID the plan gives it (so
+/// the crypttab line is known at plan time), once `blkid -p` finds nothing on it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FormatLuks {
     #[serde(flatten)]
@@ -155,9 +155,13 @@ impl StepKind for FormatLuks {
             argv.extend(["--cipher".to_string(), c.clone()]);
         }
         argv.push(self.device.clone());
-        // udev probes the new header (lsblk's FSTYPE and UUID) before anything reads it.
         vec![
+            // The plan saw the device blank in lsblk (udev's record); the device itself is probed
+            // now, and the format runs only when libblkid finds nothing on it (exit 2): a
+            // signature udev never recorded is not written over.
+            Command::run_expecting(&["blkid", "-p", &self.device], &[2]),
             Command::crypt(argv, &self.on),
+            // udev probes the new header (lsblk's FSTYPE and UUID) before anything reads it.
             Command::run(&[
                 "udevadm",
                 "trigger",

@@ -15,4 +15,4 @@ pub(super) use mdstat::mdstat;
 pub(super) use pvmove::moves;
 pub(super) use smart::smartctl;
 pub(super) use sysfs::sysfs_read;
-pub(super) use wipefs::wipefs;
+pub(super) use wipefs::{blkid_probe, wipefs};
