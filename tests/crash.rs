@@ -99,8 +99,22 @@ fn run_cmd(h: &SimHost, c: &Command) {
         // Waiting is time passing until the array is idle.
         Command::WaitIdle { .. } | Command::WaitMove { .. } => h.finish_syncs(),
         Command::ReplaceFile { path, content } => h.replace_file(path, content).unwrap(),
-        Command::Run { argv, ok_exit, .. } => {
-            let o = h.run(argv).unwrap();
+        Command::Run {
+            argv,
+            ok_exit,
+            passphrase_of,
+        } => {
+            let o = match passphrase_of {
+                None => h.run(argv).unwrap(),
+                Some(_) => h
+                    .run_input(
+                        argv,
+                        common::TEST_PASSPHRASE,
+                        &[],
+                        std::time::Duration::from_secs(5),
+                    )
+                    .unwrap(),
+            };
             assert!(
                 ok_exit.contains(&o.status),
                 "{}: {}",

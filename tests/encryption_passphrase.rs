@@ -96,7 +96,7 @@ fn an_apply_without_a_passphrase_is_refused_before_anything_runs() {
     let (_, h) = example("microserver-gen8");
     h.clear_log();
     let d = file("passphrase: true");
-    let e = apply(&h, &d, Policy::default()).unwrap_err();
+    let e = apply_with_passphrase(&h, &d, "").unwrap_err();
     assert!(
         matches!(&e, ApplyError::NoPassphrase { objects } if objects == "lv vg0/home"),
         "{e}"

@@ -23,6 +23,9 @@ pub fn probe_for(
         })
         .collect();
     crate::observe::luks::probe_secret_files(host, &mut obs.boot, &secrets);
+    if all.iter().any(|(e, _)| e.tpm2) {
+        crate::observe::tpm2::probe(host, &mut obs.boot);
+    }
     let backups: Vec<String> = all
         .iter()
         .filter_map(|(e, _)| e.header_backup.clone())

@@ -15,6 +15,9 @@ pub struct RawEncryption {
     /// `true`: the key is a passphrase a person types: at the terminal during `hyraid apply` (or from `--passphrase-file`; refused under `--yes` without one), and on the console at boot (crypttab's key field `none`). For a box someone is at when it boots. Give this or `key_file`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub passphrase: Option<bool>,
+    /// `true`: also enrol the machine's TPM2 (`systemd-cryptenroll --tpm2-device=auto --tpm2-pcrs=7`) in a key slot, so that systemd opens the device at boot without anyone typing; the passphrase (`passphrase: true`, required with it) stays as the recovery key when the TPM cannot unseal (a firmware update, a new board). Data volumes only: Debian's initramfs does not unlock with a TPM2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tpm2: Option<bool>,
     /// device-mapper name of the opened device, `/dev/mapper/NAME` (default `MIRROR_crypt`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
@@ -49,7 +52,16 @@ pub struct EncryptionSpec {
     pub discard: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub header_backup: Option<String>,
+    /// A TPM2 enrolled beside the passphrase; crypttab's `tpm2-device=auto`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tpm2: bool,
 }
+
+/// The type of the LUKS2 token systemd-cryptenroll writes for a TPM2 enrolment.
+pub const TPM2_TOKEN: &str = "systemd-tpm2";
+/// The PCRs hyraid binds a TPM2 enrolment to: 7, the Secure Boot state (systemd's default),
+/// given explicitly so that every release binds the same.
+pub const TPM2_PCRS: &str = "7";
 
 impl EncryptionSpec {
     /// `default`: the mapping name when the file gives none ([`default_name`], [`default_lv_name`]).
@@ -60,6 +72,7 @@ impl EncryptionSpec {
             cipher: r.cipher.clone(),
             discard: r.discard.unwrap_or(false),
             header_backup: r.header_backup.clone(),
+            tpm2: r.tpm2.unwrap_or(false),
         }
     }
     /// The key file, when the key is one (not a passphrase).
@@ -90,6 +103,9 @@ impl EncryptionSpec {
         let mut o = vec!["luks"];
         if self.discard {
             o.push("discard");
+        }
+        if self.tpm2 {
+            o.push("tpm2-device=auto");
         }
         o.join(",")
     }
@@ -190,6 +206,7 @@ mod tests {
         let r = RawEncryption {
             key_file: Some("/etc/k".into()),
             passphrase: None,
+            tpm2: None,
             name: None,
             cipher: None,
             discard: Some(true),

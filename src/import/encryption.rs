@@ -46,10 +46,16 @@ pub(super) fn encryption(
             map.name, line.device
         ));
     }
-    let known = ["luks", "discard"];
+    let known = ["luks", "discard", "tpm2-device=auto"];
     if let Some(o) = line.options.iter().find(|o| !known.contains(&o.as_str())) {
         return Err(format!(
             "its crypttab line for {} has the option `{o}`, which hyraid does not manage",
+            map.name
+        ));
+    }
+    if line.key.is_some() && line.options.iter().any(|o| o == "tpm2-device=auto") {
+        return Err(format!(
+            "its crypttab line for {} unlocks with a TPM2 and names a key file; hyraid pairs a TPM2 with a passphrase only",
             map.name
         ));
     }
@@ -57,6 +63,11 @@ pub(super) fn encryption(
         RawEncryption {
             // No key file in crypttab: a passphrase asked at boot.
             passphrase: line.key.is_none().then_some(true),
+            tpm2: line
+                .options
+                .iter()
+                .any(|o| o == "tpm2-device=auto")
+                .then_some(true),
             key_file: line.key.clone(),
             name: (map.name != default).then(|| map.name.clone()),
             cipher: None,

@@ -16,6 +16,9 @@ pub struct LuksHeader {
     pub data_offset: u64,
     /// The key slots in use, by number.
     pub keyslots: Vec<u32>,
+    /// The types of its tokens (`systemd-tpm2`: a TPM2 enrolled by systemd-cryptenroll).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tokens: Vec<String>,
 }
 
 pub fn argv(device: &str) -> Vec<String> {
@@ -37,6 +40,14 @@ pub fn text_argv(device: &str) -> Vec<String> {
 struct Json {
     keyslots: BTreeMap<String, serde_json::Value>,
     segments: BTreeMap<String, Segment>,
+    #[serde(default)]
+    tokens: BTreeMap<String, Token>,
+}
+
+#[derive(Deserialize)]
+struct Token {
+    #[serde(rename = "type")]
+    kind: String,
 }
 
 #[derive(Deserialize)]
@@ -61,6 +72,7 @@ pub fn parse_json(text: &str) -> Option<LuksHeader> {
         cipher: seg.encryption.clone()?,
         data_offset: seg.offset.parse().ok()?,
         keyslots: j.keyslots.keys().filter_map(|k| k.parse().ok()).collect(),
+        tokens: j.tokens.values().map(|t| t.kind.clone()).collect(),
     })
 }
 
@@ -68,7 +80,7 @@ pub fn parse_json(text: &str) -> Option<LuksHeader> {
 /// `Keyslots:` then `  0: luks2`.
 pub fn parse_text(text: &str) -> Option<LuksHeader> {
     let mut section = "";
-    let (mut cipher, mut offset, mut slots) = (None, None, Vec::new());
+    let (mut cipher, mut offset, mut slots, mut tokens) = (None, None, Vec::new(), Vec::new());
     for line in text.lines() {
         if !line.starts_with([' ', '\t']) {
             section = line.trim_end_matches(':').trim();
@@ -86,6 +98,16 @@ pub fn parse_text(text: &str) -> Option<LuksHeader> {
                     slots.push(n);
                 }
             }
+            // `  0: systemd-tpm2`, its fields indented further.
+            "Tokens" => {
+                if let Some((n, kind)) = l.split_once(':')
+                    && line.starts_with("  ")
+                    && !line.starts_with("   ")
+                    && n.trim().parse::<u32>().is_ok()
+                {
+                    tokens.push(kind.trim().to_string());
+                }
+            }
             "Data segments" => {
                 if let Some(v) = l.strip_prefix("offset:") {
                     offset = offset.or(v.split_whitespace().next().and_then(|x| x.parse().ok()));
@@ -100,5 +122,6 @@ pub fn parse_text(text: &str) -> Option<LuksHeader> {
         cipher: cipher?,
         data_offset: offset?,
         keyslots: slots,
+        tokens,
     })
 }

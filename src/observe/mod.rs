@@ -23,6 +23,7 @@ pub mod parse_util;
 pub mod partx;
 mod probe;
 pub mod smart;
+pub mod tpm2;
 pub mod wipefs;
 pub mod write_cache;
 

@@ -153,6 +153,9 @@ pub struct Boot {
     /// path, as `stat` shows them; a path not here does not exist.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub secret_files: BTreeMap<String, super::luks::SecretFile>,
+    /// The TPM2 devices systemd can use; asked only when the file enrols one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tpm2: Option<super::tpm2::Tpm2>,
 }
 
 fn is_default<T: Default + PartialEq>(v: &T) -> bool {

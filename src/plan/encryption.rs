@@ -212,6 +212,11 @@ impl<'a> Planner<'a> {
             self.blocked.insert(t.key.clone());
             return None;
         };
+        let Some(enrolled) = self.tpm2(t, e, Some(h)) else {
+            self.blocked.insert(t.key.clone());
+            return None;
+        };
+        let rekeyed = rekeyed || enrolled;
         match &h.mapping {
             Some(map) if map.name == e.name => {}
             Some(map) => {
@@ -410,6 +415,11 @@ impl<'a> Planner<'a> {
                 format!("the {noun} is blank: no signature, PV, holder or mount")
             },
         ));
+        // Before the backup, which then keeps the TPM2's slot.
+        if self.tpm2(t, e, None).is_none() {
+            self.blocked.insert(t.key.clone());
+            return None;
+        }
         if let Some(b) = &e.header_backup {
             self.backup(
                 t,

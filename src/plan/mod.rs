@@ -13,6 +13,7 @@ mod disk;
 pub mod encryption;
 mod encryption_keys;
 mod encryption_lv;
+mod encryption_tpm2;
 mod filesystem;
 pub mod fingerprint;
 mod foreign;

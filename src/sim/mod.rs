@@ -211,6 +211,7 @@ impl Host for SimHost {
             }
             ["wipefs", "--all", dev] => tools::wipefs_all(&mut st, dev),
             ["blkid", "-p", dev] => answer::blkid_probe(&st, dev),
+            ["systemd-cryptenroll", "--tpm2-device=list"] => tools::tpm2::list(&st),
             ["hdparm", flag, dev] if flag.starts_with("-W") => tools::hdparm(&mut st, flag, dev),
             ["sdparm", flag @ ("--set=WCE" | "--clear=WCE"), dev] => {
                 tools::sdparm(&mut st, *flag == "--set=WCE", dev)
@@ -526,7 +527,10 @@ impl Host for SimHost {
         let mut st = self.st();
         // cryptsetup reading a passphrase (`--key-file -`): logged and faulted as `run` does;
         // the passphrase stands where the `-` was, as the key it is.
-        if argv.first().map(String::as_str) == Some("cryptsetup") {
+        if matches!(
+            argv.first().map(String::as_str),
+            Some("cryptsetup" | "systemd-cryptenroll")
+        ) {
             st.log.push(argv.to_vec());
             let joined = argv.join(" ");
             if let Some(i) = st.faults.iter().position(|f| joined.contains(&f.needle)) {
@@ -540,6 +544,9 @@ impl Host for SimHost {
                     a => a,
                 })
                 .collect();
+            if argv[0] == "systemd-cryptenroll" {
+                return tools::tpm2::enroll(&mut st, &args, &key);
+            }
             return tools::crypt::cryptsetup(&mut st, &args);
         }
         let mut entry = vec!["(input)".to_string()];

@@ -87,6 +87,15 @@ impl SimState {
             {
                 return Some(Target::Lv(vg.into(), lv.into()));
             }
+            // An active LV by its kernel name, as lsblk numbers them (`dm-N`: its place in the
+            // LVM report).
+            if let Some(l) = (k.strip_prefix("dm-"))
+                .and_then(|n| n.parse::<usize>().ok())
+                .and_then(|n| w.lvm.lvs.get(n))
+                .filter(|l| !l.hidden && l.active)
+            {
+                return Some(Target::Lv(l.vg.clone(), l.name.clone()));
+            }
         }
         None
     }

@@ -48,27 +48,39 @@ pub fn plan_for(h: &SimHost, d: &Desired, policy: Policy) -> Plan {
 
 /// Plan, run and verify, as `hyraid apply --yes` does: the apply verb, answering yes, without a
 /// journal or output.
+/// The passphrase [`apply`] gives every device whose key is one (`passphrase: true`).
+pub const TEST_PASSPHRASE: &str = "hyraid test passphrase";
+
 pub fn apply(h: &SimHost, d: &Desired, policy: Policy) -> Result<Plan, ApplyError> {
     let opts = apply::Options {
         allow_destroy: policy.allow_destroy,
         re_add: policy.re_add.clone(),
+        exec: apply::ExecOptions {
+            passphrases: apply::Passphrases::new(apply::PassphraseSource::Given(
+                TEST_PASSPHRASE.to_string().into(),
+            )),
+            ..Default::default()
+        },
         ..Default::default()
     };
     let source = apply::Source::Desired(Box::new(d.clone()));
     apply::apply(source, h, &opts, &mut |_| Ok(()), &mut std::io::sink()).map(|o| o.plan)
 }
 
-/// [`apply`] with `passphrase` given for every device whose key is one.
+/// [`apply`] with `passphrase` given for every device whose key is one (`""`: none given, as
+/// under `--yes` without `--passphrase-file`).
 pub fn apply_with_passphrase(
     h: &SimHost,
     d: &Desired,
     passphrase: &str,
 ) -> Result<Plan, ApplyError> {
+    let source = match passphrase {
+        "" => apply::PassphraseSource::None,
+        p => apply::PassphraseSource::Given(p.to_string().into()),
+    };
     let opts = apply::Options {
         exec: apply::ExecOptions {
-            passphrases: apply::Passphrases::new(apply::PassphraseSource::Given(
-                passphrase.to_string().into(),
-            )),
+            passphrases: apply::Passphrases::new(source),
             ..Default::default()
         },
         ..Default::default()

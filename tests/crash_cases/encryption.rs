@@ -1,6 +1,7 @@
 //! Crash cases of encryption: an encrypted mirror's key changed in the file (the new key added,
 //! proven, the old removed, the header backup taken again and crypttab rewritten), and an
-//! encrypted LV built from blank disks (LV, key file, format, backup, open, mkfs, mount).
+//! encrypted LV built from blank disks (LV, key file, format, backup, open, mkfs, mount), grown,
+//! an encrypted mirror grown, and a TPM2 enrolled in an LV opened with a passphrase.
 
 use super::{Case, converged};
 use crate::common::{example, two_pair_file};
@@ -88,10 +89,51 @@ pub fn cases() -> Vec<Case> {
         }),
         policy: Policy::default(),
     };
+    // A TPM2 enrolled in an LV whose key is a passphrase: the enrolment, the backup taken
+    // again (it must keep the TPM2's slot) and crypttab's tpm2-device=auto, interrupted at each.
+    let tpm_lv = |tpm2: bool| {
+        two_pair_file(
+            "data0, data1",
+            &format!(
+                "{{ home: {{ size: 20GiB, pvs: [data0], filesystem: {{ type: ext4, mount: /home }}, encryption: {{ passphrase: true, tpm2: {tpm2}, header_backup: /root/home.luks-header }} }} }}"
+            ),
+        )
+    };
+    let (_, with_tpm) = example("microserver-gen8");
+    let mut w = with_tpm.world();
+    w.boot.tpm2 = Some(hyraid::observe::tpm2::Tpm2 {
+        devices: vec!["/dev/tpmrm0".into()],
+        error: None,
+    });
+    let with_tpm = hyraid::sim::SimHost::new(w);
+    crate::common::apply(&with_tpm, &tpm_lv(false), Policy::default()).unwrap();
+    with_tpm.finish_syncs();
+    let tpm2 = Case {
+        name: "enrol a TPM2 in an encrypted LV opened with a passphrase".into(),
+        desired: tpm_lv(true),
+        before: with_tpm.world(),
+        allowed_removals: vec![],
+        finally: Some(|w| {
+            w.luks.iter().any(|l| {
+                l.header
+                    .as_ref()
+                    .is_some_and(|h| h.tokens == ["systemd-tpm2"] && h.keyslots == [0, 1])
+            }) && w
+                .files
+                .get("/root/home.luks-header")
+                .is_some_and(|f| f.header_slots.as_deref() == Some(&[0, 1][..]))
+                && w.boot
+                    .crypttab
+                    .as_deref()
+                    .is_some_and(|t| t.contains(" none luks,tpm2-device=auto\n"))
+        }),
+        policy: Policy::default(),
+    };
     vec![
         lv,
         grow,
         mirror,
+        tpm2,
         Case {
             name: "rotate the key of an encrypted mirror".into(),
             desired: d,

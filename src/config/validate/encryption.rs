@@ -77,6 +77,14 @@ fn checks(c: &mut Ctx, ep: &str, e: &RawEncryption) {
             Some("add `key_file: /etc/hyraid/keys/NAME.key` (hyraid makes it), or `passphrase: true` (typed at apply and at boot)".into()),
         ),
     }
+    if e.tpm2 == Some(true) && e.passphrase != Some(true) {
+        c.err(
+            &format!("{ep}/tpm2"),
+            false,
+            "`tpm2: true` needs `passphrase: true`: the passphrase is the recovery key when the TPM cannot unseal (a firmware update, a new board), and what enrols it",
+            Some("add `passphrase: true` (and drop `key_file`)".into()),
+        );
+    }
     if let Some(b) = &e.header_backup {
         if let Some(why) = path_problem(b) {
             c.err(

@@ -59,6 +59,14 @@ impl Command {
             passphrase_of: None,
         }
     }
+    /// A program that reads the passphrase of `of` on stdin.
+    pub(super) fn with_passphrase(argv: Vec<String>, of: &impl std::fmt::Display) -> Command {
+        Command::Run {
+            argv,
+            ok_exit: vec![0],
+            passphrase_of: Some(of.to_string()),
+        }
+    }
     /// A cryptsetup command: one that names the key `-` reads the passphrase of `of` on stdin.
     pub(super) fn crypt(argv: Vec<String>, of: &impl std::fmt::Display) -> Command {
         let passphrase_of = argv

@@ -120,3 +120,41 @@ impl StepKind for RemoveLuksKey {
         )
     }
 }
+
+/// `systemd-cryptenroll`: the machine's TPM2 into a free key slot (a `systemd-tpm2` token) bound
+/// to PCR 7, unlocked with the passphrase on stdin, which stays as the recovery key.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EnrollTpm2 {
+    #[serde(flatten)]
+    pub on: super::luks::CryptOn,
+    pub device: String,
+}
+
+impl StepKind for EnrollTpm2 {
+    fn commands(&self) -> Vec<Command> {
+        use crate::config::encryption::TPM2_PCRS;
+        vec![Command::with_passphrase(
+            strings(&[
+                "systemd-cryptenroll",
+                "--unlock-key-file=/dev/stdin",
+                "--tpm2-device=auto",
+                &format!("--tpm2-pcrs={TPM2_PCRS}"),
+                &self.device,
+            ]),
+            &self.on,
+        )]
+    }
+    fn symbol(&self) -> char {
+        '+'
+    }
+    fn object(&self) -> Address {
+        self.on.address()
+    }
+    fn summary(&self) -> String {
+        format!(
+            "enrol the TPM2 in a key slot of {} (PCR {}): opened at boot without typing; the passphrase stays for recovery",
+            self.device,
+            crate::config::encryption::TPM2_PCRS
+        )
+    }
+}

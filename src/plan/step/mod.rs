@@ -26,7 +26,7 @@ pub use disk::{CacheTool, CreatePartitions, NewPartition, SetWriteCache, WipeSig
 pub use fs::{FS_BLOCK_SIZE, FsOn, GrowFilesystem, MakeFilesystem, MountFilesystem, ShrinkLv};
 pub use fs_label::RelabelFilesystem;
 pub use luks::{BackupLuksHeader, CreateKeyFile, CryptOn, FormatLuks, OpenLuks, ResizeLuks};
-pub use luks_keys::{AddLuksKey, RemoveLuksKey, TestLuksKey};
+pub use luks_keys::{AddLuksKey, EnrollTpm2, RemoveLuksKey, TestLuksKey};
 pub use lvm::{
     AttachWritecache, CreateCachevol, CreateLv, CreatePv, CreateVg, DeactivateLv, DetachWritecache,
     ExtendLv, ExtendVg, RemoveLv, RemoveVg, SetWritecacheSettings, SizeArg,
@@ -155,6 +155,7 @@ pub enum Step {
     AddLuksKey(AddLuksKey),
     TestLuksKey(TestLuksKey),
     RemoveLuksKey(RemoveLuksKey),
+    EnrollTpm2(EnrollTpm2),
 }
 
 impl Step {
@@ -228,6 +229,7 @@ impl Step {
             Step::AddLuksKey(s) => s,
             Step::TestLuksKey(s) => s,
             Step::RemoveLuksKey(s) => s,
+            Step::EnrollTpm2(s) => s,
         }
     }
 

@@ -130,11 +130,12 @@ fn unsupported(args: &[&str]) -> Result<CmdOutput, HostError> {
 }
 
 /// cryptsetup 2.6's LUKS2 defaults: aes-xts-plain64, data after 16 MiB, the key in slot 0.
-fn default_header() -> LuksHeader {
+pub(super) fn default_header() -> LuksHeader {
     LuksHeader {
         cipher: "aes-xts-plain64".into(),
         data_offset: LUKS2_DATA_OFFSET,
         keyslots: vec![0],
+        tokens: vec![],
     }
 }
 
@@ -155,9 +156,22 @@ fn dump_json(h: &LuksHeader) -> String {
         })
         .collect();
     let digest_slots: Vec<String> = h.keyslots.iter().map(|k| k.to_string()).collect();
+    // A TPM2 token holds the last slot (the one systemd-cryptenroll added).
+    let tokens: serde_json::Map<String, serde_json::Value> = h
+        .tokens
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let slot = h.keyslots.last().copied().unwrap_or(0).to_string();
+            (
+                i.to_string(),
+                json!({"type": t, "keyslots": [slot], "tpm2-blob": "YmxvYg==", "tpm2-pcrs": [7], "tpm2-pcr-bank": "sha256", "tpm2-primary-alg": "ecc", "tpm2-policy-hash": "00", "tpm2-pin": false}),
+            )
+        })
+        .collect();
     json!({
         "keyslots": slots,
-        "tokens": {},
+        "tokens": tokens,
         "segments": {"0": {"type": "crypt", "offset": h.data_offset.to_string(), "size": "dynamic", "iv_tweak": "0", "encryption": h.cipher, "sector_size": 512}},
         "digests": {"0": {"type": "pbkdf2", "keyslots": digest_slots, "segments": ["0"], "hash": "sha256", "iterations": 100000, "salt": "c2FsdA==", "digest": "ZGlnZXN0"}},
         "config": {"json_size": "12288", "keyslots_size": "16744448"}
@@ -172,7 +186,7 @@ fn crypt_dev(st: &SimState, dev: &str) -> Option<Target> {
 }
 
 /// The array or LV `dev` names and its header, if it has one.
-fn header(st: &SimState, dev: &str) -> Option<(String, usize)> {
+pub(super) fn header(st: &SimState, dev: &str) -> Option<(String, usize)> {
     let k = SimState::kname(&crypt_dev(st, dev)?);
     let i = st.world.luks.iter().position(|l| l.device == k)?;
     Some((k, i))
@@ -429,7 +443,7 @@ pub fn resolve_mapper(st: &SimState, name: &str) -> Option<String> {
 
 /// Whether key file `key` opens header `i`: its key is in a slot (a header made outside the
 /// simulator, with no slots recorded, opens with any key file there).
-fn opens(st: &SimState, i: usize, key: &str) -> bool {
+pub(super) fn opens(st: &SimState, i: usize, key: &str) -> bool {
     let slots = st.world.luks[i]
         .uuid
         .as_ref()

@@ -21,6 +21,7 @@ mod partx;
 mod pvmove;
 mod sgdisk;
 pub(super) mod systemd;
+pub(super) mod tpm2;
 mod wipefs;
 
 pub(super) use drive_cache::{hdparm, sdparm};
