@@ -14,6 +14,7 @@ use hyraid::plan::{Command, Policy, StepKindName};
 use hyraid::render::command_line;
 use hyraid::sim::{Fault, SimHost};
 use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
 use strum::IntoEnumIterator;
 
 /// One command of a plan, with the kind of step it belongs to and its place in that step.
@@ -103,16 +104,14 @@ fn run_cmd(h: &SimHost, c: &Command) {
             argv,
             ok_exit,
             passphrase_of,
+            passphrase_env,
         } => {
-            let o = match passphrase_of {
-                None => h.run(argv).unwrap(),
-                Some(_) => h
-                    .run_input(
-                        argv,
-                        common::TEST_PASSPHRASE,
-                        &[],
-                        std::time::Duration::from_secs(5),
-                    )
+            let p = common::TEST_PASSPHRASE;
+            let o = match (passphrase_of, passphrase_env) {
+                (None, _) => h.run(argv).unwrap(),
+                (Some(_), None) => h.run_input(argv, p, &[], Duration::from_secs(5)).unwrap(),
+                (Some(_), Some(var)) => h
+                    .run_input(argv, "", &[(var.clone(), p.into())], Duration::from_secs(5))
                     .unwrap(),
             };
             assert!(

@@ -42,7 +42,7 @@ fn lines(p: &hyraid::plan::Plan) -> Vec<String> {
         .collect()
 }
 
-const ENROL: &str = "hyraid_passphrase 'lv vg0/home' | systemd-cryptenroll --unlock-key-file=/dev/stdin --tpm2-device=auto --tpm2-pcrs=7 /dev/vg0/home";
+const ENROL: &str = "PASSWORD=\"$(hyraid_passphrase 'lv vg0/home')\" systemd-cryptenroll --tpm2-device=auto --tpm2-pcrs=7 /dev/vg0/home";
 
 #[test]
 fn the_tpm2_is_enrolled_after_the_format_and_before_the_header_backup() {

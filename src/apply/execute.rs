@@ -111,6 +111,7 @@ pub fn execute_report(
                     argv,
                     ok_exit,
                     passphrase_of,
+                    passphrase_env,
                 } => {
                     let r = match passphrase_of {
                         None => host.run(argv),
@@ -123,7 +124,15 @@ pub fn execute_report(
                                     ),
                                 }
                             })?;
-                            host.run_input(argv, &pass, &[], CRYPT_TIMEOUT)
+                            match passphrase_env {
+                                None => host.run_input(argv, &pass, &[], CRYPT_TIMEOUT),
+                                Some(var) => host.run_input(
+                                    argv,
+                                    "",
+                                    &[(var.clone(), pass.to_string())],
+                                    CRYPT_TIMEOUT,
+                                ),
+                            }
                         }
                     }
                     .map_err(|error| ApplyError::StepHost {

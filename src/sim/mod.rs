@@ -521,7 +521,7 @@ impl Host for SimHost {
         &self,
         argv: &[String],
         input: &str,
-        _env: &[(String, String)],
+        env: &[(String, String)],
         _timeout: std::time::Duration,
     ) -> Result<CmdOutput, HostError> {
         let mut st = self.st();
@@ -545,6 +545,9 @@ impl Host for SimHost {
                 })
                 .collect();
             if argv[0] == "systemd-cryptenroll" {
+                // It reads the passphrase from $PASSWORD, never from stdin.
+                let password = env.iter().find(|(k, _)| k == "PASSWORD");
+                let key = tools::crypt::typed(password.map(|(_, v)| v.as_str()).unwrap_or(""));
                 return tools::tpm2::enroll(&mut st, &args, &key);
             }
             return tools::crypt::cryptsetup(&mut st, &args);

@@ -15,6 +15,10 @@ pub enum Command {
         /// (no newline); the command reads it as `--key-file -`. Never written in a plan.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         passphrase_of: Option<String>,
+        /// The environment variable the passphrase goes to instead of stdin (`PASSWORD`, which
+        /// systemd-cryptenroll reads and erases: it cannot read a key file from a pipe).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        passphrase_env: Option<String>,
     },
     Write {
         path: String,
@@ -42,6 +46,7 @@ impl Command {
             argv: argv.iter().map(|s| s.to_string()).collect(),
             ok_exit: vec![0],
             passphrase_of: None,
+            passphrase_env: None,
         }
     }
     pub(super) fn run_owned(argv: Vec<String>) -> Command {
@@ -49,6 +54,7 @@ impl Command {
             argv,
             ok_exit: vec![0],
             passphrase_of: None,
+            passphrase_env: None,
         }
     }
     /// A program whose success is one of `codes` (and not 0, unless listed).
@@ -57,14 +63,20 @@ impl Command {
             argv: argv.iter().map(|s| s.to_string()).collect(),
             ok_exit: codes.to_vec(),
             passphrase_of: None,
+            passphrase_env: None,
         }
     }
-    /// A program that reads the passphrase of `of` on stdin.
-    pub(super) fn with_passphrase(argv: Vec<String>, of: &impl std::fmt::Display) -> Command {
+    /// A program that reads the passphrase of `of` from the environment variable `var`.
+    pub(super) fn with_passphrase_env(
+        argv: Vec<String>,
+        of: &impl std::fmt::Display,
+        var: &str,
+    ) -> Command {
         Command::Run {
             argv,
             ok_exit: vec![0],
             passphrase_of: Some(of.to_string()),
+            passphrase_env: Some(var.to_string()),
         }
     }
     /// A cryptsetup command: one that names the key `-` reads the passphrase of `of` on stdin.
@@ -77,6 +89,7 @@ impl Command {
             argv,
             ok_exit: vec![0],
             passphrase_of,
+            passphrase_env: None,
         }
     }
 }
@@ -113,12 +126,17 @@ pub fn command_line(c: &Command) -> String {
             argv,
             ok_exit,
             passphrase_of,
+            passphrase_env,
         } => {
             let mut line = argv.iter().map(|a| quote(a)).collect::<Vec<_>>().join(" ");
             // The shell script defines the function (`PASSPHRASE_FUNCTION`); apply reads the
-            // passphrase at the terminal once, before the first step, and writes it alike.
-            if let Some(of) = passphrase_of {
-                line = format!("hyraid_passphrase {} | {line}", quote(of));
+            // passphrase at the terminal once, before the first step, and gives it alike.
+            match (passphrase_of, passphrase_env) {
+                (Some(of), Some(var)) => {
+                    line = format!("{var}=\"$(hyraid_passphrase {})\" {line}", quote(of))
+                }
+                (Some(of), None) => line = format!("hyraid_passphrase {} | {line}", quote(of)),
+                _ => {}
             }
             // Success is not 0 (`blkid -p` finding nothing exits 2): a 0 stops the script too.
             if !ok_exit.contains(&0) {

@@ -122,7 +122,7 @@ impl StepKind for RemoveLuksKey {
 }
 
 /// `systemd-cryptenroll`: the machine's TPM2 into a free key slot (a `systemd-tpm2` token) bound
-/// to PCR 7, unlocked with the passphrase on stdin, which stays as the recovery key.
+/// to PCR 7, unlocked with the passphrase (in `$PASSWORD`), which stays as the recovery key.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EnrollTpm2 {
     #[serde(flatten)]
@@ -133,15 +133,17 @@ pub struct EnrollTpm2 {
 impl StepKind for EnrollTpm2 {
     fn commands(&self) -> Vec<Command> {
         use crate::config::encryption::TPM2_PCRS;
-        vec![Command::with_passphrase(
+        // The passphrase in $PASSWORD: systemd-cryptenroll reads it (and erases it from its
+        // environment); it cannot read --unlock-key-file from a pipe.
+        vec![Command::with_passphrase_env(
             strings(&[
                 "systemd-cryptenroll",
-                "--unlock-key-file=/dev/stdin",
                 "--tpm2-device=auto",
                 &format!("--tpm2-pcrs={TPM2_PCRS}"),
                 &self.device,
             ]),
             &self.on,
+            "PASSWORD",
         )]
     }
     fn symbol(&self) -> char {

@@ -1,5 +1,5 @@
 //! systemd-cryptenroll as hyraid runs it: `--tpm2-device=list` (the model's TPM2 devices,
-//! `boot.tpm2`), and a TPM2 enrolled with the passphrase on stdin: a free key slot and a
+//! `boot.tpm2`), and a TPM2 enrolled with the passphrase in $PASSWORD: a free key slot and a
 //! `systemd-tpm2` token in the header.
 
 use super::crypt::{default_header, header, opens};
@@ -21,16 +21,9 @@ pub fn list(st: &SimState) -> Result<CmdOutput, HostError> {
     out(&o)
 }
 
-/// `systemd-cryptenroll --unlock-key-file=/dev/stdin --tpm2-device=auto --tpm2-pcrs=7 DEV`, `key`
-/// being what stdin held.
+/// `systemd-cryptenroll --tpm2-device=auto --tpm2-pcrs=7 DEV`, `key` being what $PASSWORD held.
 pub fn enroll(st: &mut SimState, args: &[&str], key: &str) -> Result<CmdOutput, HostError> {
-    let [
-        "--unlock-key-file=/dev/stdin",
-        "--tpm2-device=auto",
-        pcrs,
-        dev,
-    ] = args
-    else {
+    let ["--tpm2-device=auto", pcrs, dev] = args else {
         let mut argv = vec!["systemd-cryptenroll".to_string()];
         argv.extend(args.iter().map(|s| s.to_string()));
         return crate::sim::unsupported(&argv);

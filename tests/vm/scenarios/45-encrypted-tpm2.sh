@@ -5,7 +5,7 @@
 # tpm
 # An encrypted LV whose key is a passphrase, with the machine's TPM2 (swtpm) enrolled beside it
 # (`tpm2: true`). The plan formats the LV, enrols the TPM2 with systemd-cryptenroll (the
-# passphrase on its stdin, PCR 7) before the header backup, and crypttab names `none` with
+# passphrase in its $PASSWORD, PCR 7) before the header backup, and crypttab names `none` with
 # `tpm2-device=auto`. The header holds a systemd-tpm2 token and two key slots, and so does its
 # backup; the plan is then empty. Closed by hand, systemd-cryptsetup opens it with the TPM2 alone
 # (headless: nobody types), and the passphrase still opens it. `hyraid import` writes `tpm2: true`
@@ -23,7 +23,7 @@ if [ "$HYRAID_BOOT" = 1 ]; then
     printf '%s\n' "$P" > /dev/shm/pass
     hy plan $F --format shell > /mnt/host/out/plan.sh 2>&1
     grep -E "cryptsetup|cryptenroll" /mnt/host/out/plan.sh
-    check "the shell plan enrols the TPM2 with the passphrase on stdin, before the header backup" sh -c "grep -q \"^hyraid_passphrase 'lv vg0/home' | systemd-cryptenroll --unlock-key-file=/dev/stdin --tpm2-device=auto --tpm2-pcrs=7 /dev/vg0/home\$\" /mnt/host/out/plan.sh && [ \$(grep -n 'systemd-cryptenroll' /mnt/host/out/plan.sh | head -1 | cut -d: -f1) -lt \$(grep -n 'luksHeaderBackup' /mnt/host/out/plan.sh | head -1 | cut -d: -f1) ]"
+    check "the shell plan enrols the TPM2 with the passphrase in \$PASSWORD, before the header backup" sh -c "grep -qF \"PASSWORD=\\\"\\\$(hyraid_passphrase 'lv vg0/home')\\\" systemd-cryptenroll --tpm2-device=auto --tpm2-pcrs=7 /dev/vg0/home\" /mnt/host/out/plan.sh && [ \$(grep -n 'systemd-cryptenroll' /mnt/host/out/plan.sh | head -1 | cut -d: -f1) -lt \$(grep -n 'luksHeaderBackup' /mnt/host/out/plan.sh | head -1 | cut -d: -f1) ]"
     hy apply $F --yes --passphrase-file /dev/shm/pass; expect "apply exits 0" $? 0
     U=$(cryptsetup luksUUID /dev/vg0/home)
     expect "crypttab: none and tpm2-device=auto" "$(grep '^vg0-home_crypt ' /etc/crypttab)" "vg0-home_crypt UUID=$U none luks,tpm2-device=auto"
