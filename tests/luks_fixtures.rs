@@ -57,6 +57,20 @@ fn luks_dump_json_and_text_say_the_same_on_both_releases() {
     }
 }
 
+/// A header with a TPM2 enrolled by systemd-cryptenroll (swtpm), from VM 45 on each release:
+/// the passphrase's slot, the TPM2's, and its `systemd-tpm2` token.
+#[test]
+fn a_tpm2_enrolment_is_read_from_the_header_on_both_releases() {
+    for release in ["bookworm", "trixie"] {
+        let j = parse_json(&read(release, "luksDump-json-tpm2.txt")).unwrap();
+        assert_eq!(j.keyslots, vec![0, 1], "{release}");
+        assert_eq!(j.tokens, vec!["systemd-tpm2".to_string()], "{release}");
+        // A header without one has no token.
+        let plain = parse_json(&read(release, "luksDump-json.txt")).unwrap();
+        assert!(plain.tokens.is_empty(), "{release}");
+    }
+}
+
 #[test]
 fn an_encrypted_lvs_filesystem_is_seen_inside_its_mapping_on_both_releases() {
     use hyraid::observe::filesystems::{in_mappings, on_lvs};
