@@ -356,7 +356,7 @@ fn the_format_runs_only_when_blkid_finds_nothing_on_the_device() {
     let at = |pre: &str| l.iter().position(|x| x.contains(pre)).unwrap();
     assert_eq!(
         l[at("blkid -p /dev/vg0/home")],
-        "if blkid -p /dev/vg0/home; then false; else case $? in 2) ;; *) false ;; esac; fi"
+        "r=0; o=$(blkid -p /dev/vg0/home 2>&1) || r=$?\ncase $r in 2) ;; *) false ;; esac\n[ -z \"$o\" ]"
     );
     assert_eq!(at("blkid -p /dev/vg0/home") + 1, at("luksFormat"), "{l:?}");
     // A signature udev never recorded: blkid finds it (exit 0), and the apply stops there.
@@ -377,5 +377,97 @@ fn the_format_runs_only_when_blkid_finds_nothing_on_the_device() {
             .any(|c| c.iter().any(|a| a == "luksFormat")),
         "{:?}",
         h.commands()
+    );
+}
+
+#[test]
+fn blkid_exiting_2_with_an_error_is_not_a_blank_device() {
+    // libblkid exits 2 also when it could not open or read the device: with its error printed.
+    let (_, h) = example("microserver-gen8");
+    let d = file("passphrase: true");
+    h.inject_fault(Fault {
+        needle: "blkid -p /dev/vg0/home".into(),
+        status: 2,
+        stderr: "error: /dev/vg0/home: Input/output error\n".into(),
+    });
+    let e = apply_with_passphrase(&h, &d, PASS).unwrap_err();
+    assert!(
+        matches!(&e, ApplyError::StepFailed { status: 2, stderr, .. } if stderr.contains("Input/output error")),
+        "{e}"
+    );
+    assert!(
+        !h.commands()
+            .iter()
+            .any(|c| c.iter().any(|a| a == "luksFormat"))
+    );
+}
+
+#[test]
+fn an_open_device_crypttab_does_not_list_is_proven_to_open_with_the_passphrase_first() {
+    let (d, h) = built();
+    // hyraid's crypttab line gone (a box set up by hand, or the line removed).
+    let mut w = h.world();
+    w.boot.crypttab = None;
+    let h = SimHost::new(w);
+    let p = plan_for(&h, &d, Policy::default());
+    assert_eq!(
+        ops(&p),
+        vec!["test_luks_key".to_string(), "write_file".to_string()],
+        "{:?}",
+        ops(&p)
+    );
+    assert!(
+        lines(&p).contains(&"hyraid_passphrase 'lv vg0/home' | cryptsetup open --test-passphrase --key-file - /dev/vg0/home".to_string()),
+        "{:?}",
+        lines(&p)
+    );
+    // A wrong one stops before crypttab names `none`.
+    assert!(apply_with_passphrase(&h, &d, "wrong").is_err());
+    assert!(crypttab(&h).is_empty(), "{}", crypttab(&h));
+    apply_with_passphrase(&h, &d, PASS).unwrap();
+    assert!(crypttab(&h).contains(" none luks\n"), "{}", crypttab(&h));
+    assert!(plan_for(&h, &d, Policy::default()).steps.is_empty());
+}
+
+#[test]
+fn passphrase_file_from_a_pipe_serves_every_device() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let snap = dir.path().join("box.json");
+    std::fs::copy("examples/snapshots/microserver-gen8.json", &snap).unwrap();
+    let yaml = dir.path().join("hyraid.yaml");
+    let file = std::fs::read_to_string("examples/microserver-gen8-encrypted.yaml").unwrap();
+    let file = file
+        .replace("key_file: /etc/hyraid/keys/data0.key", "passphrase: true")
+        .replace("key_file: /etc/hyraid/keys/data1.key", "passphrase: true");
+    std::fs::write(&yaml, &file).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_hyraid"))
+        .args(["apply", "--sim"])
+        .arg(&snap)
+        .args(["--yes", "--sim-write", "--passphrase-file", "/dev/stdin"])
+        .arg(&yaml)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(format!("{PASS}\n").as_bytes())
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(
+        out.contains("hyraid_passphrase 'mirror data1' | cryptsetup luksFormat"),
+        "{out}"
+    );
+    let w = std::fs::read_to_string(&snap).unwrap();
+    assert_eq!(
+        w.matches(&format!("\"passphrase:{PASS}\"")).count(),
+        2,
+        "both headers"
     );
 }

@@ -159,3 +159,29 @@ fn the_built_box_is_imported_with_its_tpm2_and_plans_empty() {
     assert!(p.refused.is_empty(), "{}", refusals(&p));
     assert!(p.steps.is_empty(), "{:?}", ops(&p));
 }
+
+#[test]
+fn a_tpm2_enrolled_by_hand_beside_a_key_file_is_noted_not_refused() {
+    let h = machine(true);
+    let keyed = two_pair_file(
+        "data0, data1",
+        "{ home: { size: 20GiB, pvs: [data0], filesystem: { type: ext4, mount: /home }, encryption: { key_file: /etc/hyraid/keys/home.key } } }",
+    );
+    apply(&h, &keyed, Policy::default()).unwrap();
+    let mut w = h.world();
+    for l in w.luks.iter_mut() {
+        if let Some(x) = l.header.as_mut() {
+            x.tokens.push("systemd-tpm2".into());
+        }
+    }
+    let p = plan_for(&SimHost::new(w), &keyed, Policy::default());
+    assert!(p.refused.is_empty(), "{}", refusals(&p));
+    assert!(p.steps.is_empty(), "{:?}", ops(&p));
+    assert!(
+        p.notes
+            .iter()
+            .any(|n| n.contains("also has a TPM2 enrolled")),
+        "{:?}",
+        p.notes
+    );
+}

@@ -141,7 +141,10 @@ pub fn execute_report(
                         object: object.clone(),
                         error,
                     })?;
-                    let ok = ok_exit.contains(&r.status);
+                    // Success that is not 0 (a probe that found nothing) is also silence.
+                    let ok = ok_exit.contains(&r.status)
+                        && (ok_exit.contains(&0)
+                            || (r.stdout.trim().is_empty() && r.stderr.trim().is_empty()));
                     (r.status, r.stdout, r.stderr, ok)
                 }
                 Command::Write { path, value } => match host.write_file(path, value) {

@@ -41,6 +41,8 @@ impl std::fmt::Debug for PassphraseSource {
 pub struct Passphrases {
     pub source: PassphraseSource,
     got: Arc<Mutex<BTreeMap<String, Zeroizing<String>>>>,
+    /// The line `--passphrase-file` gave, read once: a pipe or /dev/stdin has it only once.
+    from_file: Arc<Mutex<Option<Zeroizing<String>>>>,
 }
 
 impl std::fmt::Debug for Passphrases {
@@ -55,6 +57,7 @@ impl Passphrases {
         Passphrases {
             source,
             got: Default::default(),
+            from_file: Default::default(),
         }
     }
     fn held(&self) -> usize {
@@ -104,11 +107,20 @@ impl Passphrases {
             PassphraseSource::None => return Err(fail("no terminal to ask on".into())),
             PassphraseSource::Given(p) => p.clone(),
             PassphraseSource::File(path) => {
-                let text = Zeroizing::new(
-                    std::fs::read_to_string(path)
-                        .map_err(|e| fail(format!("{}: {e}", path.display())))?,
-                );
-                Zeroizing::new(text.lines().next().unwrap_or_default().to_string())
+                let mut once = self
+                    .from_file
+                    .lock()
+                    .map_err(|_| fail("the passphrase file's lock was poisoned".into()))?;
+                if once.is_none() {
+                    let text = Zeroizing::new(
+                        std::fs::read_to_string(path)
+                            .map_err(|e| fail(format!("{}: {e}", path.display())))?,
+                    );
+                    *once = Some(Zeroizing::new(
+                        text.lines().next().unwrap_or_default().to_string(),
+                    ));
+                }
+                once.clone().unwrap_or_default()
             }
             PassphraseSource::Terminal => {
                 let ask = |prompt: &str| {

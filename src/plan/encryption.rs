@@ -7,7 +7,9 @@ use super::filesystem::derived_uuid;
 use super::*;
 use crate::config::encryption::{EncryptionSpec, PASSPHRASE};
 use crate::observe::luks::{BackupState, CRYPTTAB_PATH, CrypttabLine, Luks, backup_state};
-use crate::plan::step::{BackupLuksHeader, CreateKeyFile, CryptOn, FormatLuks, OpenLuks};
+use crate::plan::step::{
+    BackupLuksHeader, CreateKeyFile, CryptOn, FormatLuks, OpenLuks, TestLuksKey,
+};
 
 /// An encrypted device's wanted crypttab entry: its encryption, header UUID and the device's
 /// paths (space-separated).
@@ -218,7 +220,7 @@ impl<'a> Planner<'a> {
         };
         let rekeyed = rekeyed || enrolled;
         match &h.mapping {
-            Some(map) if map.name == e.name => {}
+            Some(map) if map.name == e.name => self.prove_passphrase(t, e, enrolled),
             Some(map) => {
                 self.refuse(&object, format!("{device} is open as /dev/mapper/{}, but the file names it {}", map.name, e.name), format!("set `name: {}` in the mirror's `encryption` (hyraid never renames an open mapping)", map.name));
                 self.blocked.insert(t.key.clone());
@@ -433,6 +435,29 @@ impl<'a> Planner<'a> {
         };
         self.open(t, e, then);
         Some(uuid)
+    }
+
+    /// An open device whose key the file says is a passphrase, which no crypttab line opens
+    /// so yet: before crypttab names `none` for it, the passphrase is proven to open the header
+    /// (an open or a TPM2 enrolment of this plan reads it anyway).
+    fn prove_passphrase(&mut self, t: &Sealed, e: &EncryptionSpec, enrolled: bool) {
+        let asks = (self.o.boot.crypttab.as_deref())
+            .map(crate::observe::luks::crypttab_lines)
+            .unwrap_or_default()
+            .iter()
+            .any(|l| l.name == e.name && l.key.is_none());
+        if !e.is_passphrase() || enrolled || asks {
+            return;
+        }
+        self.steps.push(ps(
+            Step::TestLuksKey(TestLuksKey {
+                on: t.on.clone(),
+                device: t.device.clone(),
+                key_file: PASSPHRASE.into(),
+            }),
+            Risk::Safe,
+            "crypttab is to ask for a passphrase at boot: this one must open the header first",
+        ));
     }
 
     fn open(&mut self, t: &Sealed, e: &EncryptionSpec, why: &str) {

@@ -144,7 +144,7 @@ impl Planner<'_> {
         };
         self.refuse(
             format!("lv {lv}"),
-            format!("lv {lv} would be mounted by the initramfs (at / or /usr) from a LUKS device (an encrypted mirror or the LV itself) opened with a key file: Debian's initramfs skips a root device with a key file (the key would lie on the filesystem it unlocks), so the box would not boot"),
+            format!("lv {lv} would be mounted by the initramfs (at / or /usr) from a LUKS device (an encrypted mirror or the LV itself): Debian's initramfs skips a root device opened with a key file (the key would lie on the filesystem it unlocks) and cannot unlock with a TPM2, and hyraid does not add the initramfs's own crypttab for a passphrase, so the box would not boot"),
             "keep / and /usr off encrypted mirrors and LVs (hyraid encrypts data volumes, opened by systemd after the initramfs)",
         );
     }

@@ -1,7 +1,7 @@
 //! A TPM2 enrolled in an encrypted device's header (`tpm2: true`): enrolled once the header is
 //! there, before its backup is taken (the backup keeps the TPM2's slot); an enrolment the file
-//! does not ask for is refused (the device would open on this machine without its key); no TPM2
-//! systemd can use is a refusal at plan time.
+//! does not ask for on a device opened with a passphrase is refused (it would open on this
+//! machine without anyone typing it); no TPM2 systemd can use is a refusal at plan time.
 
 use super::encryption::Sealed;
 use super::*;
@@ -24,6 +24,12 @@ impl Planner<'_> {
             Some(h) => (h.header.as_ref()).map(|x| x.tokens.iter().any(|k| k == TPM2_TOKEN)),
         };
         match (e.tpm2, enrolled) {
+            // Beside a key file kept on the machine, a TPM2 enrolled by hand opens nothing the
+            // key file does not: noted.
+            (false, Some(true)) if !e.is_passphrase() => {
+                self.notes.push(format!("{object}: the LUKS header on {device} also has a TPM2 enrolled (a `{TPM2_TOKEN}` token), which the file does not manage"));
+                Some(false)
+            }
             (false, Some(true)) => {
                 self.refuse(&object, format!("the LUKS header on {device} has a TPM2 enrolled (a `{TPM2_TOKEN}` token), which the file does not ask for: this machine opens it without its key"), format!("add `tpm2: true` (with `passphrase: true`) to its `encryption`, or remove the enrolment: `systemd-cryptenroll --wipe-slot=tpm2 {device}`"));
                 None

@@ -57,7 +57,8 @@ impl Command {
             passphrase_env: None,
         }
     }
-    /// A program whose success is one of `codes` (and not 0, unless listed).
+    /// A program whose success is one of `codes` (and not 0, unless listed). Without 0, success
+    /// is also that it printed nothing: a probe that found nothing (`blkid -p`).
     pub(super) fn run_expecting(argv: &[&str], codes: &[i32]) -> Command {
         Command::Run {
             argv: argv.iter().map(|s| s.to_string()).collect(),
@@ -104,8 +105,9 @@ pub fn wait_path(array: &str) -> String {
 }
 
 /// The shell function a script's passphrase commands call: it asks at the terminal, without
-/// echo, and writes the passphrase without a newline (as `hyraid apply` gives it).
-pub const PASSPHRASE_FUNCTION: &str = "hyraid_passphrase() { printf 'Passphrase of %s: ' \"$1\" >/dev/tty; stty -echo </dev/tty; IFS= read -r p </dev/tty; stty echo </dev/tty; echo >/dev/tty; printf '%s' \"$p\"; }";
+/// echo (given back on an interrupt too), and writes the passphrase without a newline (as
+/// `hyraid apply` gives it).
+pub const PASSPHRASE_FUNCTION: &str = "hyraid_passphrase() { printf 'Passphrase of %s: ' \"$1\" >/dev/tty; trap 'stty echo </dev/tty' EXIT INT TERM; stty -echo </dev/tty; IFS= read -r p </dev/tty; stty echo </dev/tty; trap - EXIT INT TERM; echo >/dev/tty; printf '%s' \"$p\"; }";
 
 /// Quote one word for a POSIX shell (single quotes; plain words stay bare).
 pub fn quote(s: &str) -> String {
@@ -138,11 +140,13 @@ pub fn command_line(c: &Command) -> String {
                 (Some(of), None) => line = format!("hyraid_passphrase {} | {line}", quote(of)),
                 _ => {}
             }
-            // Success is not 0 (`blkid -p` finding nothing exits 2): a 0 stops the script too.
+            // Success is not 0 (`blkid -p` finding nothing exits 2): it is that exit and nothing
+            // printed (a device it could not open exits 2 too, with an error), each checked on a
+            // line of its own (`set -e` ignores a failure on the left of `&&`).
             if !ok_exit.contains(&0) {
                 let codes: Vec<String> = ok_exit.iter().map(i32::to_string).collect();
                 return format!(
-                    "if {line}; then false; else case $? in {}) ;; *) false ;; esac; fi",
+                    "r=0; o=$({line} 2>&1) || r=$?\ncase $r in {}) ;; *) false ;; esac\n[ -z \"$o\" ]",
                     codes.join("|")
                 );
             }

@@ -36,7 +36,7 @@ pub fn wipefs(st: &SimState, devs: &[&str]) -> Result<CmdOutput, HostError> {
 /// PTTYPE) or a disk's own signature; nothing and exit 2 when nothing is found.
 pub fn blkid_probe(st: &SimState, dev: &str) -> Result<CmdOutput, HostError> {
     let name = match st.resolve(dev) {
-        Some(Target::Block(k)) => k,
+        Some(Target::Block(k) | Target::Md(k)) => k,
         Some(Target::Lv(vg, lv)) => super::dm_name(&vg, &lv),
         _ => return fail(2, format!("error: {dev}: No such file or directory\n")),
     };
