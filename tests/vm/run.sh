@@ -25,8 +25,8 @@
 #
 # Scenarios run side by side, HYRAID_VM_JOBS at a time (default: the host's cores, at most 4 and
 # one per 2 GiB of available memory), each guest then with one vCPU; the longest start first
-# (tests/vm/durations.tsv, seconds of a past run; a run writes its own to
-# ${TMPDIR:-/tmp}/hyraid-vm-durations.tsv). A scenario whose header has `# alone` (one that
+# (tests/vm/durations.tsv, seconds of the last run that passed: every run updates the lines of
+# the scenarios it passed, and writes all of its own to ${TMPDIR:-/tmp}/hyraid-vm-durations.tsv). A scenario whose header has `# alone` (one that
 # measures speed) runs after the others with nothing beside it and the default vCPUs.
 #
 # Prints one PASS/FAIL/SKIP line per scenario and release as each ends and a final "N passed, N
@@ -48,24 +48,45 @@ while [ $# -gt 0 ]; do
 done
 ONLY=("$@")
 
+. "$ROOT/tests/stages.sh"
+# Run on its own (not from .ci/run), the suite prints its own table of stages at the end.
+OWN_STAGES=0
+if [ -z "${HYRAID_STAGES:-}" ]; then
+    HYRAID_STAGES=$(mktemp "${TMPDIR:-/tmp}/hyraid-vm-stages.XXXXXX"); export HYRAID_STAGES; OWN_STAGES=1
+fi
+SUITE_T0=$(date +%s)
+RES=""
+on_exit() {
+    [ -n "$RES" ] && rm -rf "$RES"
+    [ "$OWN_STAGES" = 1 ] && { stage_table $(( $(date +%s) - SUITE_T0 )); rm -f "$HYRAID_STAGES"; }
+}
+trap on_exit EXIT
+
 skip() { echo "VM suite SKIPPED: $*"; exit 0; }
 [ "$(id -u)" = 0 ] || skip "needs root (debootstrap, image build)"
-"$HERE/install-host-deps.sh" > /tmp/hyraid-vm-deps.log 2>&1 || { tail -5 /tmp/hyraid-vm-deps.log; skip "cannot install qemu-system-x86/debootstrap"; }
+host_deps() { "$HERE/install-host-deps.sh" > /tmp/hyraid-vm-deps.log 2>&1; }
+stage "vm: apt: qemu, debootstrap, swtpm" host_deps || { tail -5 /tmp/hyraid-vm-deps.log; skip "cannot install qemu-system-x86/debootstrap"; }
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not available"
 accels=$(qemu-system-x86_64 -accel help 2>/dev/null || true)
 grep -qx tcg <<<"$accels" || skip "this QEMU has no TCG accelerator"
 
 echo "== building hyraid (release)"
-(cd "$ROOT" && cargo build --release --locked --quiet) || { echo "cargo build failed"; echo "0 passed, 1 failed"; exit 1; }
+release_build() { (cd "$ROOT" && cargo build --release --locked --quiet); }
+stage "vm: release build (fat LTO)" release_build || { echo "cargo build failed"; echo "0 passed, 1 failed"; exit 1; }
 echo "== Debian package"
-DEB=$("$ROOT/contrib/deb/build.sh" 2>/tmp/hyraid-deb.log) || { cat /tmp/hyraid-deb.log; echo "package build failed"; echo "0 passed, 1 failed"; exit 1; }
+deb_build() { "$ROOT/contrib/deb/build.sh" > /tmp/hyraid-deb.out 2>/tmp/hyraid-deb.log; }
+stage "vm: Debian package (cargo-deb)" deb_build && DEB=$(tail -1 /tmp/hyraid-deb.out) || { cat /tmp/hyraid-deb.log; echo "package build failed"; echo "0 passed, 1 failed"; exit 1; }
 sed 's/^/   /' /tmp/hyraid-deb.log; echo "   $DEB"
 echo "== lintian"
-"$ROOT/contrib/deb/lintian.sh" "$DEB" > /tmp/hyraid-lintian.log 2>&1 || { sed 's/^/   /' /tmp/hyraid-lintian.log; echo "lintian failed"; echo "0 passed, 1 failed"; exit 1; }
+lintian_run() { "$ROOT/contrib/deb/lintian.sh" "$DEB" > /tmp/hyraid-lintian.log 2>&1; }
+stage "vm: lintian" lintian_run || { sed 's/^/   /' /tmp/hyraid-lintian.log; echo "lintian failed"; echo "0 passed, 1 failed"; exit 1; }
 sed 's/^/   /' /tmp/hyraid-lintian.log
 unset HYRAID_VM_CACHE
+# The budget of the scenarios' wall time on the project's 2-core machine, two at a time
+# (docs/testing.md#the-vm-suites-budget); every run prints how much of it it used.
+VM_BUDGET=${HYRAID_VM_BUDGET:-1800}
 SUITES=${HYRAID_VM_SUITES:-bookworm trixie}
-pass=0; fail=0; skipped=0; timings=()
+pass=0; fail=0; skipped=0
 JOBS=${HYRAID_VM_JOBS:-}
 if [ -z "$JOBS" ]; then
     JOBS=$(nproc); [ "$JOBS" -gt 4 ] && JOBS=4
@@ -74,7 +95,6 @@ if [ -z "$JOBS" ]; then
     [ "$JOBS" -ge 1 ] || JOBS=1
 fi
 RES=$(mktemp -d "${TMPDIR:-/tmp}/hyraid-vm-results.XXXXXX")
-trap 'rm -rf "$RES"' EXIT
 
 # The scenarios to run on release $1, in order.
 scenarios_for() {
@@ -220,7 +240,7 @@ for SUITE in $SUITES; do
     [ -n "$list" ] || continue
     echo "== guest image: $SUITE"
     T=$(date +%s)
-    HYRAID_VM_SUITE=$SUITE "$HERE/build-image.sh" || { echo "image build failed ($SUITE)"; fail=$((fail+1)); continue; }
+    stage "vm: guest image $SUITE" env HYRAID_VM_SUITE="$SUITE" "$HERE/build-image.sh" || { echo "image build failed ($SUITE)"; fail=$((fail+1)); continue; }
     echo "image ready in $(( $(date +%s) - T ))s"
     for script in $list; do
         case "$script" in
@@ -251,28 +271,45 @@ start() { # SUITE SCRIPT [run-vm.sh options]
 }
 smp=(); [ "$JOBS" -gt 1 ] && smp=(--smp 1)
 echo "== ${#pool[@]} scenarios, $JOBS at a time${smp[*]:+ (one vCPU each)}; then ${#alone[@]} alone"
-for job in "${pool[@]+"${pool[@]}"}"; do
-    while [ "$running" -ge "$JOBS" ]; do wait -n; running=$((running-1)); flush; done
-    read -r SUITE script <<<"$job"
-    start "$SUITE" "$script" "${smp[@]+"${smp[@]}"}"
-done
-while [ "$running" -gt 0 ]; do wait -n; running=$((running-1)); flush; done
-for job in "${alone[@]+"${alone[@]}"}"; do
-    read -r SUITE script <<<"$job"
-    start "$SUITE" "$script"; wait -n; running=0; flush
-done
-wait; flush
+run_all() {
+    local job SUITE script
+    for job in "${pool[@]+"${pool[@]}"}"; do
+        while [ "$running" -ge "$JOBS" ]; do wait -n; running=$((running-1)); flush; done
+        read -r SUITE script <<<"$job"
+        start "$SUITE" "$script" "${smp[@]+"${smp[@]}"}"
+    done
+    while [ "$running" -gt 0 ]; do wait -n; running=$((running-1)); flush; done
+    for job in "${alone[@]+"${alone[@]}"}"; do
+        read -r SUITE script <<<"$job"
+        start "$SUITE" "$script"; wait -n; running=0; flush
+    done
+    wait; flush
+}
+SCN_T0=$(date +%s)
+stage "vm: scenarios ($JOBS at a time)" run_all
+SCN_WALL=$(( $(date +%s) - SCN_T0 ))
 
 for r in "$RES"/*.result; do
     [ -e "$r" ] || continue
     read -r verdict key secs < "$r"
     case "$verdict" in pass) pass=$((pass+1));; *) fail=$((fail+1));; esac
-    timings+=("$key ${secs}s"); echo "$key $secs" >> "$RES/durations"
+    echo "$key $secs" >> "$RES/durations"
+    [ "$verdict" = pass ] && echo "$key $secs" >> "$RES/passed"
 done
 # A scenario that started and wrote no result (its runner died) is a failure.
 started=$n; [ "$(ls "$RES"/*.result 2>/dev/null | wc -l)" = "$started" ] || { echo "a scenario ended without a result"; fail=$((fail+1)); }
-[ -f "$RES/durations" ] && sort -k2,2nr "$RES/durations" > "${TMPDIR:-/tmp}/hyraid-vm-durations.tsv"
-echo "timings: ${timings[*]}"
+if [ -f "$RES/durations" ]; then
+    sort -k2,2nr "$RES/durations" > "${TMPDIR:-/tmp}/hyraid-vm-durations.tsv"
+    # The scenarios that ran update their lines of tests/vm/durations.tsv (a full run refreshes
+    # it whole): the order of the next run, and what each scenario costs.
+    [ -f "$RES/passed" ] && "$HERE/durations.sh" update "$HERE/durations.tsv" "$RES/passed"
+    echo "== each scenario's time (seconds, longest first)"
+    sort -k2,2nr "$RES/durations" | awk '{ printf "   %-40s %5d\n", $1, $2 }'
+    sum=$(awk '{ s += $2 } END { print s + 0 }' "$RES/durations")
+    echo "== VM suite: ${SCN_WALL}s of wall time for $n scenario runs, $JOBS at a time (the sum of their times: ${sum}s)"
+    echo "   budget: ${VM_BUDGET}s of wall time for the scenarios; this run used $(( SCN_WALL * 100 / VM_BUDGET ))%$( [ "$SCN_WALL" -le "$VM_BUDGET" ] || echo ": OVER BUDGET, see docs/testing.md#the-vm-suites-budget")"
+    echo "   the whole of tests/vm/run.sh (builds, images, scenarios): $(( $(date +%s) - SUITE_T0 ))s"
+fi
 rerun=""; [ -f "$RES/rerun" ] && rerun=", $(wc -l < "$RES/rerun") run again after a guest kernel crash or timeout: $(tr '\n' ' ' < "$RES/rerun" | sed 's/ $//')"
 echo "$pass passed, $fail failed, $skipped skipped$rerun"
 [ $fail = 0 ]
