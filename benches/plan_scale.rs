@@ -55,7 +55,7 @@ struct Case {
 
 fn capture(h: &SimHost, d: &Desired) -> (Capture, Observed) {
     let rec = Recorder::new(h);
-    let obs = apply::observe_for(&rec, Some(d)).expect("observe");
+    let obs = hyraid::machine::observe_for(&rec, Some(d)).expect("observe");
     let cap = Capture {
         hostname: hyraid::host::Host::hostname(h),
         exchanges: rec.take_exchanges(),
@@ -110,7 +110,9 @@ fn bench(c: &mut Criterion, cases: &[(Shape, Case)]) {
             }
             let replay = Replay::from(k.captures[si].clone());
             g.bench_function(id("observe"), |b| {
-                b.iter(|| apply::observe_for(black_box(&replay), Some(&k.desired)).unwrap())
+                b.iter(|| {
+                    hyraid::machine::observe_for(black_box(&replay), Some(&k.desired)).unwrap()
+                })
             });
             g.bench_function(id("plan"), |b| {
                 b.iter(|| plan(&k.desired, black_box(&k.observed[si]), Policy::default()).unwrap())

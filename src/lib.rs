@@ -11,6 +11,7 @@ pub mod error;
 pub mod history;
 pub mod host;
 pub mod import;
+pub mod machine;
 pub mod observe;
 pub mod plan;
 pub mod render;

@@ -3,7 +3,6 @@
 //! stop at the first failure or at a requested stop.
 
 use super::journal::{JournalEntry, now_secs};
-use super::signal::stop_requested;
 use super::wait::{WaitEnd, wait_idle};
 use super::wait_move::wait_move_step;
 use super::{ApplyError, ExecOptions, Journal};
@@ -98,7 +97,7 @@ pub fn execute_report(
         }
         for c in &cmds {
             // Any command boundary is a consistent place to stop (the crash tests prove it).
-            if stop_requested() {
+            if opts.stop.requested() {
                 return Err(ApplyError::Interrupted {
                     done: index - 1,
                     total,

@@ -2,7 +2,6 @@
 //! sysfs, with a progress bar on a terminal and a line every 30 seconds otherwise.
 
 use super::ExecOptions;
-use super::signal::stop_requested;
 use crate::host::{Host, HostError};
 use std::io::Write;
 
@@ -95,7 +94,7 @@ pub(super) fn wait_idle(
             }
             return Err(WaitEnd::Frozen { md });
         }
-        if stop_requested() {
+        if opts.stop.requested() {
             return Err(WaitEnd::Stopped);
         }
         if opts.progress_bar {

@@ -2,7 +2,6 @@
 //! LVM removes it, with a progress bar on a terminal and a line every 30 seconds otherwise. The
 //! move itself runs in LVM's poller, not here: stopping the wait leaves it running.
 
-use super::signal::stop_requested;
 use super::{ApplyError, ExecOptions};
 use crate::host::{Host, HostError};
 use crate::observe::lvm::{moves_argv, parse_moves};
@@ -67,7 +66,7 @@ fn wait_move(
         if opts.no_wait {
             return Err(MoveEnd::Busy { pct });
         }
-        if stop_requested() {
+        if opts.stop.requested() {
             return Err(MoveEnd::Stopped);
         }
         inactive = if m.copy_percent.is_none() {

@@ -2,9 +2,9 @@
 //! [`crate::apply::apply`]; then, with `--sim-write`, the simulated machine back to its snapshot.
 
 use super::{Machine, color, early_reads, machine, write_out};
-use crate::apply::lock::{Lock, LockError};
 use crate::apply::{self, ApplyError, ExecOptions, Journal, PassphraseSource, Passphrases, Source};
 use crate::error::Error;
+use crate::machine::{Lock, LockError, Stop};
 use crate::observe::EarlyReads;
 use crate::plan::Plan;
 use std::io::IsTerminal;
@@ -107,6 +107,8 @@ pub(super) fn run(
                 (None, false) if std::io::stdin().is_terminal() => PassphraseSource::Terminal,
                 (None, _) => PassphraseSource::None,
             }),
+            // What SIGINT and SIGTERM set, once the handler is installed after the confirmation.
+            stop: Stop::interrupt(),
         },
         color: color(),
         handle_interrupts: true,

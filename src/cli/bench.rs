@@ -2,7 +2,6 @@
 //! saved runs side by side.
 
 use super::write_out;
-use crate::apply;
 use crate::bench::{self, Report};
 use crate::error::{Error, msg};
 use crate::host::RealHost;
@@ -109,7 +108,8 @@ pub(super) fn run(sim: &Option<PathBuf>, a: BenchArgs) -> Result<u8, Error> {
     } else {
         None
     };
-    apply::install_interrupt_handler();
+    crate::machine::install_interrupt_handler();
+    let stop = crate::machine::Stop::interrupt();
     let r = bench::run(
         &host,
         &o,
@@ -127,7 +127,7 @@ pub(super) fn run(sim: &Option<PathBuf>, a: BenchArgs) -> Result<u8, Error> {
                 None => super::err_line(&format!("[{}/{total}] {line}", i + 1)),
             }
         },
-        &apply::stop_requested,
+        &|| stop.requested(),
     );
     if let Some(b) = &bar {
         b.finish_and_clear();

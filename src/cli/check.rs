@@ -75,7 +75,8 @@ pub(super) fn run(sim: &Option<PathBuf>, a: CheckArgs) -> Result<u8, Error> {
     } else {
         ProgressKind::Lines
     };
-    crate::apply::install_interrupt_handler();
+    crate::machine::install_interrupt_handler();
+    let interrupt = crate::machine::Stop::interrupt();
     let mut runs = Vec::new();
     for name in &names {
         let conf = s.as_ref().and_then(|s| s.checks.get(name));
@@ -85,10 +86,10 @@ pub(super) fn run(sim: &Option<PathBuf>, a: CheckArgs) -> Result<u8, Error> {
             opts.budget = std::time::Duration::from_secs(b);
         }
         let t = check::target(host, s.as_ref(), name).map_err(msg)?;
-        let stop = crate::apply::stop_requested;
+        let stop = || interrupt.requested();
         let r = check::check(host, &t, &opts, &stop, &mut std::io::stdout()).map_err(msg)?;
         runs.push(r);
-        if crate::apply::stop_requested() {
+        if interrupt.requested() {
             break;
         }
     }
@@ -100,7 +101,7 @@ pub(super) fn run(sim: &Option<PathBuf>, a: CheckArgs) -> Result<u8, Error> {
                 .as_ref()
                 .is_some_and(|p| p.mismatches > 0)
     }) {
-        let obs = crate::apply::observe_for(host, None)?;
+        let obs = crate::machine::observe_for(host, None)?;
         let records = crate::status::Records::read(host, &obs);
         let found = crate::status::checks::checks(&obs, &records, crate::history::now_secs());
         match super::alert::send(host, &found, None, false) {

@@ -19,10 +19,10 @@ mod validate;
 pub use man::man_page;
 
 use self::deferred::Deferred;
-use crate::apply::lock::{Lock, LockError};
 use crate::config::{self, Desired};
 use crate::error::{Error, msg};
 use crate::host::{Host, RealHost};
+use crate::machine::{Lock, LockError};
 use crate::observe::EarlyReads;
 use crate::render::{self, Format};
 use crate::sim::SimHost;
@@ -151,7 +151,7 @@ pub fn run() -> ExitCode {
 /// A reader that goes away (`hyraid schema | head`, `hyraid plan … 2>&1 | head`) ends hyraid as
 /// it ends `cat` or `ls`: killed by SIGPIPE, quietly (the shell sees 141). Rust's runtime
 /// ignores the signal instead, and every later print then fails or panics. An apply whose steps
-/// have started ignores it again (`apply::install_interrupt_handler`): it finishes its steps.
+/// have started ignores it again (`machine::install_interrupt_handler`): it finishes its steps.
 fn default_sigpipe() {
     use nix::sys::signal::{SigHandler, Signal, signal};
     // SAFETY: restoring a signal's default action installs no handler; no thread runs yet.
@@ -254,7 +254,7 @@ impl Machine {
     fn lock_path(&self) -> PathBuf {
         match self {
             Machine::Real(_) => PathBuf::from(LOCK_PATH),
-            Machine::Sim(_, p) => crate::apply::lock::for_snapshot(p),
+            Machine::Sim(_, p) => crate::machine::lock::for_snapshot(p),
         }
     }
 

@@ -2,7 +2,6 @@
 //! `--capture` every exchange with the machine; `hyraid import`: a configuration of what is there.
 
 use super::{machine, write_out};
-use crate::apply;
 use crate::error::{Error, msg};
 use crate::host::record::Recorder;
 use crate::observe::capture::Capture;
@@ -22,7 +21,7 @@ pub(super) struct ObserveArgs {
 pub(super) fn run(sim: &Option<PathBuf>, a: ObserveArgs) -> Result<u8, Error> {
     let m = machine(sim)?;
     let recorder = Recorder::new(m.host());
-    let obs = apply::observe_for(&recorder, None)?;
+    let obs = crate::machine::observe_for(&recorder, None)?;
     if let Some(path) = a.capture {
         let cap = Capture {
             hostname: m.host().hostname(),
@@ -48,7 +47,7 @@ pub(super) struct ImportArgs {
 
 pub(super) fn import(sim: &Option<PathBuf>, a: ImportArgs) -> Result<u8, Error> {
     let m = machine(sim)?;
-    let obs = apply::observe_for(m.host(), None)?;
+    let obs = crate::machine::observe_for(m.host(), None)?;
     let imp = crate::import::import(&obs);
     let text = crate::import::to_yaml(&imp);
     for s in &imp.skipped {

@@ -2,8 +2,9 @@
 //! the saved plan (`-o`) or JSON with each touched object before and after.
 
 use super::{color, early_reads, machine, write_out};
-use crate::apply::{self, lock::Lock};
+use crate::apply;
 use crate::error::Error;
+use crate::machine::Lock;
 use crate::observe::EarlyReads;
 use crate::plan::planfile;
 use crate::plan::{Plan, Policy};
@@ -52,7 +53,7 @@ pub(super) fn run(sim: &Option<PathBuf>, a: PlanArgs, early: EarlyReads) -> Resu
             "warning: an apply (pid {pid}) is running on this machine; this plan shows the machine in the middle of it — plan again when it has finished"
         ));
     }
-    let obs = apply::observe_started_for(m.host(), Some(&d), early)?;
+    let obs = crate::machine::observe_started_for(m.host(), Some(&d), early)?;
     let policy = Policy {
         allow_destroy: a.allow_destroy,
         re_add: a.re_add,

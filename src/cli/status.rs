@@ -1,7 +1,6 @@
 //! `hyraid status`: health and lints of the machine, with what the file asks and hyraid refuses.
 
 use super::{early_reads, load, machine};
-use crate::apply;
 use crate::error::Error;
 use crate::observe::EarlyReads;
 use crate::status as lint;
@@ -62,7 +61,7 @@ pub(super) fn run(sim: &Option<PathBuf>, a: StatusArgs, early: EarlyReads) -> Re
         ));
     }
     let m = machine(sim)?;
-    let obs = apply::observe_started_for(m.host(), d.as_ref(), early)?;
+    let obs = crate::machine::observe_started_for(m.host(), d.as_ref(), early)?;
     let conf = lint::MDADM_CONF_PATHS
         .iter()
         .find_map(|p| m.host().read_file(p).ok());

@@ -2,10 +2,10 @@
 //! first, as apply asks), the progress, and the run's table, JSON and picture.
 
 use super::{machine, write_out};
-use crate::apply::lock::Lock;
-use crate::apply::{self, ApplyError};
+use crate::apply::ApplyError;
 use crate::bench::plot;
 use crate::error::{Error, msg};
+use crate::machine::{Lock, Stop};
 use crate::tune::{self, Event, Options, Profile, Target, Workload};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -105,6 +105,8 @@ pub(super) fn run(sim: &Option<PathBuf>, a: TuneArgs) -> Result<u8, Error> {
     let mut bar: Option<indicatif::ProgressBar> = None;
     let mut asked = a.yes;
     let mut refusal: Option<String> = None;
+    // SIGINT and SIGTERM set it once the handler is installed, before the run.
+    let stop = Stop::interrupt();
     let mut events = |e: Event| match e {
         Event::Skipped { config, why } => {
             super::err_line(&format!("not measured: {config}: {why}"))
@@ -124,7 +126,7 @@ pub(super) fn run(sim: &Option<PathBuf>, a: TuneArgs) -> Result<u8, Error> {
             if !asked {
                 if let Err(why) = confirm() {
                     refusal = Some(why);
-                    apply::request_stop();
+                    stop.request();
                 }
                 asked = true;
             }
@@ -179,8 +181,8 @@ pub(super) fn run(sim: &Option<PathBuf>, a: TuneArgs) -> Result<u8, Error> {
             }
         }
     };
-    apply::install_interrupt_handler();
-    let r = tune::run(m.host(), &desired, &o, &mut events, &apply::stop_requested);
+    crate::machine::install_interrupt_handler();
+    let r = tune::run(m.host(), &desired, &o, &mut events, &stop);
     if let Some(b) = &bar {
         b.finish_and_clear();
     }

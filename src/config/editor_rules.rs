@@ -4,7 +4,7 @@
 //! file is written. They are added to the schema hyraid publishes (`hyraid schema`), never to
 //! the one `hyraid validate` runs first: validate reports each of these with its own message,
 //! position and fix (tests/bad), which a schema's "does not match" cannot give. Each rule is
-//! no stricter than validate's (tests/schema.rs runs every good file through both).
+//! no stricter than validate's (tests/it/schema.rs runs every good file through both).
 
 use serde_json::{Value, json};
 

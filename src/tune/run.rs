@@ -10,6 +10,7 @@ use crate::bench;
 use crate::config::size::human;
 use crate::config::{Desired, TUNE_LV};
 use crate::host::{Host, HostError};
+use crate::machine::Stop;
 use crate::observe::monitoring::TuneRun;
 use crate::plan::{Policy, Risk, plan};
 
@@ -56,7 +57,7 @@ fn step_lines(p: &crate::plan::Plan) -> Vec<String> {
         .collect()
 }
 
-fn apply_opts(journal: &Option<std::path::PathBuf>) -> apply::Options {
+fn apply_opts(journal: &Option<std::path::PathBuf>, stop: &Stop) -> apply::Options {
     apply::Options {
         journal: Journal {
             path: journal.clone(),
@@ -64,6 +65,7 @@ fn apply_opts(journal: &Option<std::path::PathBuf>) -> apply::Options {
         exec: ExecOptions {
             no_wait: false,
             progress_bar: false,
+            stop: stop.clone(),
             ..Default::default()
         },
         ..Default::default()
@@ -75,9 +77,10 @@ fn change_to(
     host: &dyn Host,
     d: &Desired,
     o: &Options,
+    stop: &Stop,
     shown: &mut dyn FnMut(Vec<String>),
 ) -> Result<(), String> {
-    let obs = apply::observe_for(host, Some(d)).map_err(|e| e.to_string())?;
+    let obs = crate::machine::observe_for(host, Some(d)).map_err(|e| e.to_string())?;
     let p = plan(d, &obs, Policy::default()).map_err(|e| e.to_string())?;
     if p.steps.is_empty() && p.refused.is_empty() {
         return Ok(());
@@ -87,7 +90,7 @@ fn change_to(
     apply::apply(
         Source::Desired(Box::new(d.clone())),
         host,
-        &apply_opts(&o.journal),
+        &apply_opts(&o.journal, stop),
         &mut |_| Ok(()),
         &mut sink,
     )
@@ -104,13 +107,16 @@ fn restore(
     o: &Options,
     events: &mut dyn FnMut(Event),
 ) -> Result<(), String> {
-    crate::apply::clear_stop();
+    // Put back whatever the run was asked: with a flag of its own, which nothing requests.
+    let stop = Stop::new();
     if r.scratch {
-        change_to(host, &r.base, o, &mut |steps| {
+        change_to(host, &r.base, o, &stop, &mut |steps| {
             events(Event::Restore { steps })
         })?;
     }
-    change_to(host, file, o, &mut |steps| events(Event::Restore { steps }))?;
+    change_to(host, file, o, &stop, &mut |steps| {
+        events(Event::Restore { steps })
+    })?;
     super::end_record(host);
     Ok(())
 }
@@ -121,14 +127,14 @@ pub fn run(
     file: &Desired,
     o: &Options,
     events: &mut dyn FnMut(Event),
-    stop: &dyn Fn() -> bool,
+    stop: &Stop,
 ) -> Result<TuneReport, TuneError> {
     if let Err(HostError::Spawn { .. }) = host.run(&["fio".to_string(), "--version".into()]) {
         return Err(refuse(
             "fio is not installed; install it (Debian: `apt-get install fio`) and run hyraid tune again",
         ));
     }
-    let obs = apply::observe_for(host, Some(file))?;
+    let obs = crate::machine::observe_for(host, Some(file))?;
     let now = plan(file, &obs, Policy::default())?;
     if !now.steps.is_empty() || !now.refused.is_empty() {
         return Err(refuse(format!(
@@ -232,14 +238,14 @@ pub fn run(
         write_record(host, &record)?;
         for round in 0..o.profile.repeats {
             for (i, c) in configs.iter().enumerate() {
-                if stop() {
+                if stop.requested() {
                     return Err(TuneError::Interrupted(String::new()));
                 }
                 let at_file = current.is_none() && i == 0 && !r.scratch;
                 if current != Some(i) && !at_file {
                     record.measuring = c.name.clone();
                     write_record(host, &record)?;
-                    change_to(host, &c.desired, o, &mut |steps| {
+                    change_to(host, &c.desired, o, stop, &mut |steps| {
                         events(Event::Change {
                             config: &c.name,
                             steps,
@@ -279,7 +285,7 @@ pub fn run(
                             job: job.name,
                         })
                     },
-                    stop,
+                    &|| stop.requested(),
                 )
                 .map_err(|e| match e {
                     bench::BenchError::Interrupted { .. } => TuneError::Interrupted(String::new()),

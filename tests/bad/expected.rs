@@ -1,4 +1,4 @@
-//! The first error each file in tests/bad gives (`tests/validate.rs` checks every file has one).
+//! The first error each file in tests/bad gives (`tests/it/validate.rs` checks every file has one).
 
 /// File in tests/bad → the first error, as `line:col: path: message`.
 pub const EXPECTED: &[(&str, &str)] = &[

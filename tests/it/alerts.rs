@@ -4,7 +4,7 @@
 //! stops the others; a problem is sent once, reminded when due, and resolved once; md's events
 //! arrive through mdadm's PROGRAM call; `hyraid alert --test` says how each sink went.
 
-mod common;
+use crate::common;
 use common::http::listen;
 use common::*;
 use hyraid::alert::{self, Alert, Problem, State, md_event};

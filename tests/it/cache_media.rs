@@ -1,7 +1,7 @@
 //! A cache (dm-writecache or dm-cache) is refused on media no faster than the LV it caches,
 //! unless the file accepts it, and what the plan says about speed names the media observed.
 
-mod common;
+use crate::common;
 use common::*;
 use hyraid::config::load_str;
 use hyraid::plan::Policy;

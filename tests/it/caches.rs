@@ -3,7 +3,7 @@
 //! settings), refused at plan time when the new size does not fit (the old volume's space counts),
 //! and converging when a run is killed half-way.
 
-mod common;
+use crate::common;
 use common::*;
 use hyraid::config::Desired;
 use hyraid::plan::{Policy, Risk, Step};

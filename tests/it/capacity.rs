@@ -3,7 +3,7 @@
 //! the simulated tools (which size arrays, PVs and LVs as mdadm 4.2 and lvm2 2.03.16 do) and
 //! converges; one extent more is refused.
 
-mod common;
+use crate::common;
 use common::{apply, changes, observe};
 use hyraid::apply::{Journal, execute};
 use hyraid::config::{Desired, load_str};

@@ -4,7 +4,7 @@
 //! with why; a run waits for another array on the same disks; the speed limit is set for the run
 //! and put back; a stop pauses it.
 
-mod common;
+use crate::common;
 use common::*;
 use hyraid::check::{self, Options, ProgressKind, Target};
 use hyraid::config::monitoring::WhenDegraded;

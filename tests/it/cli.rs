@@ -1,6 +1,6 @@
 //! The binary as users and CI run it, on simulated machines.
 
-mod common;
+use crate::common;
 use common::{hyraid, text};
 
 use std::path::{Path, PathBuf};

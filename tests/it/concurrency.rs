@@ -2,9 +2,9 @@
 //! warns, and the lock goes away with a crashed holder (flock). Also: non-root on a real host is
 //! refused before anything is observed.
 
-mod common;
+use crate::common;
 use common::hyraid;
-use hyraid::apply::lock::Lock;
+use hyraid::machine::Lock;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -19,7 +19,7 @@ fn sim(dir: &Path) -> PathBuf {
 fn second_apply_is_refused_with_the_holders_pid() {
     let dir = tempfile::tempdir().unwrap();
     let snap = sim(dir.path());
-    let held = Lock::acquire(&hyraid::apply::lock::for_snapshot(&snap)).unwrap();
+    let held = Lock::acquire(&hyraid::machine::lock::for_snapshot(&snap)).unwrap();
     let before = std::fs::read(&snap).unwrap();
     let o = hyraid(&[
         "apply",
@@ -96,7 +96,8 @@ fn lock_is_released_when_the_holder_dies() {
     let mut child = Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            "lock_holder_helper",
+            // The helper's name in this binary: its module, then the function.
+            "concurrency::lock_holder_helper",
             "--ignored",
             "--nocapture",
             "--test-threads=1",

@@ -2,9 +2,10 @@
 //! interrupted after every single command (the process dies; the machine keeps what the commands
 //! did), or a command fails; the next apply must converge to an empty plan without a destroying
 //! command, and every array and LV that held data before still exists, no smaller.
-//! `cargo test --test crash -- --nocapture` prints the scenario table.
+//! `cargo test --test it crash:: -- --nocapture` prints the scenario table.
 
-mod common;
+use crate::common;
+#[path = "crash_cases/mod.rs"]
 mod crash_cases;
 use common::*;
 use crash_cases::{Case, cases};
@@ -90,7 +91,7 @@ impl Coverage {
         }
         assert!(
             missing.is_empty(),
-            "{what}: no case plans these step kinds, so no interruption of them is tested: {missing:?}; add a change that plans them to tests/crash_cases"
+            "{what}: no case plans these step kinds, so no interruption of them is tested: {missing:?}; add a change that plans them to tests/it/crash_cases"
         );
     }
 }

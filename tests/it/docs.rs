@@ -15,7 +15,7 @@
 //!   real machine (no `--sim`), placeholders (`FILE`, `[...]`, `…`), and files that are neither
 //!   in the tree nor written earlier in the block.
 //!
-//! `cargo test --test docs -- --nocapture` prints every command run and every one skipped.
+//! `cargo test --test it docs:: -- --nocapture` prints every command run and every one skipped.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

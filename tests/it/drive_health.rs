@@ -4,7 +4,7 @@
 //! hyraid first saw the drive; a drive without SMART, or asleep, is said so as information; no
 //! smartctl at all is a lint; the textfile carries the counters.
 
-mod common;
+use crate::common;
 use common::*;
 use hyraid::observe::smart::{DriveHealth, Protocol};
 use hyraid::plan::Policy;

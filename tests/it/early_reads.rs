@@ -3,7 +3,7 @@
 //! sees what the one-order observation sees; and a plan without steps describes the machine as
 //! observed, its lints included. And on the real machine a started program runs beside the caller.
 
-mod common;
+use crate::common;
 
 use hyraid::apply;
 use hyraid::host::{CmdOutput, Host, HostError, Started};
@@ -97,7 +97,8 @@ fn early_reads_are_used_once_and_observe_what_one_order_observes() {
         },
         built(),
     ] {
-        let one_order = apply::observe_for(&SimHost::new(world.clone()), Some(&d)).unwrap();
+        let one_order =
+            hyraid::machine::observe_for(&SimHost::new(world.clone()), Some(&d)).unwrap();
         let host = SideBySide::new(SimHost::new(world));
         let early = EarlyReads::start(&host);
         assert_eq!(
@@ -106,7 +107,7 @@ fn early_reads_are_used_once_and_observe_what_one_order_observes() {
             "both reads start before the file is read: {:?}",
             host.programs()
         );
-        let side_by_side = apply::observe_started_for(&host, Some(&d), early).unwrap();
+        let side_by_side = hyraid::machine::observe_started_for(&host, Some(&d), early).unwrap();
         assert_eq!(side_by_side, one_order);
         let cmds = host.programs();
         assert!(cmds[0].starts_with("lvm fullreport"), "{cmds:?}");
@@ -122,7 +123,7 @@ fn a_host_that_answers_in_one_order_starts_nothing_early() {
     let (d, h) = common::example("microserver-gen8");
     let early = EarlyReads::start(&h);
     assert!(h.commands().is_empty(), "{:?}", h.commands());
-    apply::observe_started_for(&h, Some(&d), early).unwrap();
+    hyraid::machine::observe_started_for(&h, Some(&d), early).unwrap();
     let cmds: Vec<String> = h.commands().iter().map(|c| c[0].clone()).collect();
     assert_eq!(cmds.first().map(String::as_str), Some("lsblk"), "{cmds:?}");
     assert_eq!(cmds.last().map(String::as_str), Some("lvm"), "{cmds:?}");
@@ -137,7 +138,7 @@ fn a_converged_plan_lists_the_lints_status_reports() {
     assert!(!accepting.accept.is_empty());
     d.accept.clear();
     let h = SimHost::new(world);
-    let obs = apply::observe_for(&h, Some(&d)).unwrap();
+    let obs = hyraid::machine::observe_for(&h, Some(&d)).unwrap();
     let p = apply::preview::review(&d, &obs, Policy::default()).unwrap();
     assert!(p.steps.is_empty(), "{:?}", p.steps);
     let lints: Vec<String> = hyraid::status::status(&obs, Some(&d), obs.boot.mdadm_conf.as_deref())

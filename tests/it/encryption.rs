@@ -3,7 +3,7 @@
 //! blank, a header that is gone or not hyraid's, a missing key, another mapping name), the open
 //! routine, the plaintext cache, and the import of a box built by hand.
 
-mod common;
+use crate::common;
 use common::luks::*;
 use common::*;
 use hyraid::config::load_str;

@@ -2,7 +2,7 @@
 //! a key copied to a new path, a key file shared by two mirrors, and the paths and devices a
 //! header or a backup must never be written over.
 
-mod common;
+use crate::common;
 use common::luks::*;
 use common::*;
 use hyraid::config::load_str;

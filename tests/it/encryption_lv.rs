@@ -3,7 +3,7 @@
 //! carries anything never formatted, a closed mapping opened before what is inside is planned,
 //! an LV with an open mapping never removed, the file's checks, and the import of the built box.
 
-mod common;
+use crate::common;
 use common::luks::refusals;
 use common::*;
 use hyraid::config::load_str;

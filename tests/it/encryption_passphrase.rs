@@ -4,7 +4,7 @@
 //! stopped apply completed, no key file made or checked, the file's checks, the refusal to turn
 //! one kind of key into the other, the shell script, and the import of the built box.
 
-mod common;
+use crate::common;
 use common::luks::refusals;
 use common::*;
 use hyraid::apply::ApplyError;

@@ -3,7 +3,7 @@
 //! TPM2 refused at plan time, an enrolment added to a built device, one the file does not ask
 //! for refused, the file's checks, and the import of the built box.
 
-mod common;
+use crate::common;
 use common::luks::refusals;
 use common::*;
 use hyraid::config::load_str;

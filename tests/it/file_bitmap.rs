@@ -2,7 +2,7 @@
 //! deprecated them, mdadm 4.4 dropped the option); an array the file names that has one is
 //! converted to an internal bitmap: wait for idle, drop the file bitmap, add the internal one.
 
-mod common;
+use crate::common;
 use common::*;
 use hyraid::config::load_str;
 use hyraid::import;

@@ -3,7 +3,7 @@
 //! with --allow-destroy, mount points taken by something else refused. Exact commands and an
 //! empty second plan.
 
-mod common;
+use crate::common;
 
 use common::fs::*;
 use common::*;
@@ -190,7 +190,7 @@ fn mount_points_in_use_are_refused() {
         "{:#?}",
         p.refused
     );
-    // A mounted filesystem of another type is re-made only with --allow-destroy (tests/fs_remake.rs).
+    // A mounted filesystem of another type is re-made only with --allow-destroy (tests/it/fs_remake.rs).
     let p = plan_for(
         &h,
         &file("{ type: xfs, mount: /srv/a }", false),

@@ -20,7 +20,7 @@ fn index(dir: &str) -> Vec<(String, i32, String)> {
 
 /// What the VM probe (../shared/vm/guest-probe.sh) captures on each release. wipefs and the
 /// LVM fullreport of Debian 13 come with the scenarios' `hyraid observe --capture` recordings
-/// (tests/fixtures/vm-trixie, replayed by tests/vm_captures.rs).
+/// (tests/fixtures/vm-trixie, replayed by tests/it/vm_captures.rs).
 const PROBED: &[&str] = &[
     "mdstat",
     "mdadm --export",

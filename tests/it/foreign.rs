@@ -4,7 +4,7 @@
 //! so that it reads back the same, and the plan for a file that does not name the object is the
 //! plan without it.
 
-mod common;
+use crate::common;
 use common::foreign::{OBJECTS, machine};
 use hyraid::host::record::{Recorder, Replay};
 use hyraid::observe::capture::Capture;

@@ -5,7 +5,7 @@
 //! An array assembled but not started takes its bitmap and write-mostly flags from its members'
 //! superblocks: the plan that starts it makes the rest of its changes too, and apply converges.
 
-mod common;
+use crate::common;
 use common::*;
 use hyraid::apply::{self, ApplyError};
 use hyraid::host::Host;

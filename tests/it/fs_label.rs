@@ -3,7 +3,7 @@
 //! and mounted again), on an LV and on a mirror used without LVM. Exact commands, the label in
 //! the world, an empty second plan.
 
-mod common;
+use crate::common;
 
 use common::fs::*;
 use common::*;

@@ -2,7 +2,7 @@
 //! it, unmounted, wiped, made with the file's type and a new UUID, its fstab line replaced and
 //! mounted again. Exact commands and an empty second plan.
 
-mod common;
+use crate::common;
 
 use common::fs::*;
 use common::*;

@@ -4,7 +4,7 @@
 //! removed with `state: absent`. A renamed LV is a new one: its mount point is the old
 //! filesystem's, so it is refused whether the old one is mounted or not.
 
-mod common;
+use crate::common;
 
 use common::fs::*;
 use common::*;

@@ -6,7 +6,7 @@
 //! Bounded for CI by HYRAID_FUZZ_CASES (default 1500 mutated inputs per parser); every prefix of
 //! every capture is tried as well. Run with --nocapture for the execution counts.
 
-mod common;
+use crate::common;
 #[path = "fuzz/foreign.rs"]
 mod foreign;
 use common::foreign::{OBJECTS, machine};

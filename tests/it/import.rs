@@ -1,6 +1,6 @@
 //! `hyraid import` describes the machine as it is: plan on the imported file shows no changes.
 
-mod common;
+use crate::common;
 use common::*;
 use hyraid::config::load_str;
 use hyraid::host::record::Replay;
@@ -164,7 +164,7 @@ fn a_serial_the_file_could_not_hold_is_left_to_the_id() {
 /// imports to a file whose plan is empty.
 #[test]
 fn foreign_objects_are_left_out_of_the_import() {
-    // The RAID1 with a file bitmap (legacy) is imported and converted: tests/file_bitmap.rs.
+    // The RAID1 with a file bitmap (legacy) is imported and converted: tests/it/file_bitmap.rs.
     let objects: Vec<&str> = common::foreign::OBJECTS
         .iter()
         .copied()

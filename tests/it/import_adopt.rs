@@ -2,7 +2,7 @@
 //! mdadm.conf is missing), the typical edit of an adopted box converges, an adopted mirror is
 //! never guessed, and an ARRAY line written by `mdadm --detail --scan` counts as listed.
 
-mod common;
+use crate::common;
 use common::*;
 use hyraid::config::load_str;
 use hyraid::import;

@@ -2,7 +2,7 @@
 //! partitions is open (dm-crypt, swap, a mount, an md leg) is refused, and a destroying step is
 //! planned only together with the step that needs it.
 
-mod common;
+use crate::common;
 use common::*;
 use hyraid::apply::ApplyError;
 use hyraid::observe::{DevKind, Signature};

@@ -1,7 +1,7 @@
 //! Every value a kernel table or a tool's manual lists for what hyraid reads, not only those the
 //! test guests printed (tests/fixtures/outside, with their sources).
 
-mod common;
+use crate::common;
 use common::foreign::base;
 use hyraid::config::load_file;
 use hyraid::observe::{WriteCacheSource, observe};

@@ -19,6 +19,7 @@ const LEVELS: &[(&str, u32)] = &[
     ("status", 5),
     ("bench", 5),
     ("alert", 5),
+    ("machine", 5),
     ("apply", 6),
     ("check", 6),
     ("tune", 7),

@@ -3,7 +3,7 @@
 //! the host's name. The exact commands, convergence, and the refusals when an existing object
 //! differs.
 
-mod common;
+use crate::common;
 
 use common::*;
 use hyraid::config::{Desired, load_str};

@@ -2,7 +2,7 @@
 //! new size) with --allow-destroy, never below what it holds (resize2fs -P); an xfs never; an LV
 //! without a filesystem only as `destroys`.
 
-mod common;
+use crate::common;
 
 use common::fs::*;
 use common::*;

@@ -3,7 +3,7 @@
 //! pvcreate/vgcreate, as lvm2 does), and a PV the file hides is refused, never made a PV again
 //! or wiped, whatever --allow-destroy says.
 
-mod common;
+use crate::common;
 use common::*;
 use hyraid::observe::lvm_devices::{LvmDeviceEntry, LvmDevices, md_uuid_idname, parse};
 use hyraid::plan::Policy;

@@ -1,7 +1,7 @@
 //! What apply and plan say: the tools' warnings under their steps, counted; refusals that name
 //! what is there; removal steps by stable names.
 
-mod common;
+use crate::common;
 use common::*;
 use hyraid::plan::{Policy, Step};
 

@@ -4,7 +4,7 @@
 //! with --allow-destroy, a grow when the array is larger. Exact commands and an empty second
 //! plan.
 
-mod common;
+use crate::common;
 
 use common::fs::FSTAB;
 use common::*;

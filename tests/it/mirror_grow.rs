@@ -2,7 +2,7 @@
 //! `mdadm --grow --size=max`, a wait for the resync of the new region, `pvresize`; every stop
 //! converges, and what md could not follow is refused at plan time.
 
-mod common;
+use crate::common;
 use common::luks::encrypted_partitions_file;
 use common::*;
 use hyraid::config::Desired;

@@ -3,7 +3,7 @@
 //! the file no longer names leaves a 3-way mirror (fail, remove, shrink) only with
 //! --allow-destroy; a mirror is never taken below two members.
 
-mod common;
+use crate::common;
 use common::*;
 use hyraid::config::{Desired, WriteMostly};
 use hyraid::host::Host;

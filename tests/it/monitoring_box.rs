@@ -2,9 +2,9 @@
 //! its mirror found sectors that differ, the pass after it is paused at its budget, and its
 //! write-mostly HDD has pending sectors. `hyraid status` and its Prometheus textfile, run as a
 //! user runs them (on a snapshot of the simulated machine), say each of these in the words and
-//! metrics the docs list. `cargo test --test monitoring_box -- --nocapture` prints both.
+//! metrics the docs list. `cargo test --test it monitoring_box:: -- --nocapture` prints both.
 
-mod common;
+use crate::common;
 use common::*;
 use hyraid::check::{self, Options, ProgressKind};
 use hyraid::config::monitoring::WhenDegraded;

@@ -2,7 +2,7 @@
 //! `partx --add` (its re-read fails with EBUSY), a kill between the table write and partx
 //! converges; the last partition grows into free space with growpart and its PV follows.
 
-mod common;
+use crate::common;
 use common::*;
 use hyraid::plan::step::Command;
 use hyraid::plan::{Policy, Risk, Step};

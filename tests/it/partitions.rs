@@ -1,7 +1,7 @@
 //! GPT partitions: a new table on blank disks, appended partitions into free space (existing ones
 //! untouched), refusals for foreign tables and content, and no resizing.
 
-mod common;
+use crate::common;
 use common::*;
 use hyraid::config::PartitionSpec;
 use hyraid::plan::step::{CreatePartitions, WipeSignatures};

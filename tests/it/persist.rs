@@ -1,7 +1,7 @@
 //! Persistence across reboot: mdadm.conf ARRAY lines (with the UUIDs hyraid gives new arrays),
 //! the initramfs, and the udev rule that re-applies drive write caches.
 
-mod common;
+use crate::common;
 use common::*;
 use hyraid::plan::step::{CreateArray, SetWriteCache, WriteFile};
 use hyraid::plan::{Policy, Step};

@@ -2,7 +2,7 @@
 //! to PNG by the distribution's rsvg-convert (librsvg2-bin; `.ci/run` installs it), and the PNG
 //! checked: its size, a bar of every series' colour in every group, the labels in the SVG.
 
-mod common;
+use crate::common;
 use common::tune::tune_box;
 use hyraid::bench::plot::{self, Bars, COLORS, SIZE};
 use hyraid::tune::{self, Options, Profile, Target, TuneReport, Workload};
@@ -19,7 +19,7 @@ fn tune_run() -> TuneReport {
         workload: Workload::Mixed,
         journal: None,
     };
-    tune::run(&h, &d, &o, &mut |_| {}, &|| false).unwrap()
+    tune::run(&h, &d, &o, &mut |_| {}, &hyraid::machine::Stop::new()).unwrap()
 }
 
 /// The SVG as rsvg-convert renders it: width, height and RGB pixels.

@@ -2,7 +2,7 @@
 //! (after boot or assembly) turn it read-write first and wait for the resync that then starts;
 //! an explicitly read-only array is refused; a missing write-mostly member never aborts the plan.
 
-mod common;
+use crate::common;
 use common::*;
 use hyraid::plan::step::AddBitmap;
 use hyraid::plan::{Policy, Step};

@@ -4,7 +4,7 @@
 //! cache volume is on it, a stripe has nowhere to go, the file pins an LV, a PV of the VG is
 //! missing, or LVs change in the same apply.
 
-mod common;
+use crate::common;
 use common::*;
 use common::{two_pair_built as built, two_pair_file as file};
 use hyraid::config::Desired;

@@ -1,7 +1,7 @@
 //! A difference hyraid will not make is a refusal, never "no changes": shown first in every
 //! format, exit 1 from plan (with or without --detailed-exitcode), and apply runs nothing.
 
-mod common;
+use crate::common;
 use common::{hyraid, text};
 
 use std::path::{Path, PathBuf};

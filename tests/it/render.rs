@@ -1,6 +1,6 @@
 //! The plans of the examples on their blank machines, as text, shell and Markdown.
 
-mod common;
+use crate::common;
 use common::*;
 use hyraid::plan::Policy;
 use hyraid::render;

@@ -1,7 +1,7 @@
 //! Member replacement on a hybrid mirror: a failed disk swapped for a new one, a failed disk
 //! gone from the machine, a member coming back (re-add), and a hot replace of a working member.
 
-mod common;
+use crate::common;
 use common::*;
 use hyraid::plan::step::AddMember;
 use hyraid::plan::{Policy, Risk, Step};

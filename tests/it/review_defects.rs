@@ -4,7 +4,7 @@
 //! described as a degraded array, an array with every member started "degraded", fixes the file
 //! cannot take, and a `--re-add` that did nothing silently.
 
-mod common;
+use crate::common;
 use common::*;
 use hyraid::config::load_str;
 use hyraid::plan::{Policy, Risk, Step};

@@ -1,11 +1,12 @@
 //! Never lose data: foreign objects untouched, content on a device makes creation a refused
 //! `destroys` step, stale or foreign plans refused, identity checked, one apply at a time.
 
-mod common;
+use crate::common;
 use common::*;
-use hyraid::apply::{self, ApplyError, Journal, lock::Lock};
+use hyraid::apply::{self, ApplyError, Journal};
 use hyraid::config::WriteMostly;
 use hyraid::host::Host;
+use hyraid::machine::Lock;
 use hyraid::observe::{BlockDevice, DevKind, WriteCacheSource, WriteCacheState};
 use hyraid::plan::step::{CreateArray, RemoveLv, WipeSignatures};
 use hyraid::plan::{PlanError, Policy, Risk, Step, plan};

@@ -3,7 +3,7 @@
 //! what to do: nothing runs, the machine is unchanged. A plan runs only from a file hyraid can
 //! validate as `hyraid validate` does.
 
-mod common;
+use crate::common;
 use common::{hyraid, text};
 
 fn fixture(name: &str) -> String {

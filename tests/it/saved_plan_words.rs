@@ -4,7 +4,7 @@
 //! checks of `hyraid validate`; and whether a file is a plan is decided by its content, the same
 //! way in every verb.
 
-mod common;
+use crate::common;
 use common::saved::{read, saved};
 use common::{hyraid, text};
 use serde_json::json;

@@ -1,7 +1,7 @@
 //! A saved plan runs only what hyraid itself would plan: every edit made to a plan file after
 //! review is refused before anything runs, with the first differing step named.
 
-mod common;
+use crate::common;
 use common::saved::{read, saved};
 use common::{hyraid, text};
 

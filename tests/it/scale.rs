@@ -1,7 +1,7 @@
 //! Scale: a 24-disk machine (12 hybrid mirrors, 6 VGs, 200 LVs) built on the simulated host,
 //! and the observer's spawn budget on it.
 
-mod common;
+use crate::common;
 
 use hyraid::config::load_str;
 use hyraid::plan::Policy;
@@ -31,7 +31,7 @@ fn builds_and_converges() {
 /// Programs the observer spawned, with how often each.
 fn spawns(h: &dyn hyraid::host::Host, d: &hyraid::config::Desired) -> Vec<(String, usize)> {
     let rec = hyraid::host::record::Recorder::new(h);
-    hyraid::apply::observe_for(&rec, Some(d)).unwrap();
+    hyraid::machine::observe_for(&rec, Some(d)).unwrap();
     let mut counts = std::collections::BTreeMap::new();
     for e in rec.take_exchanges() {
         if let hyraid::host::record::Exchange::Run { argv, .. } = e {
@@ -44,7 +44,7 @@ fn spawns(h: &dyn hyraid::host::Host, d: &hyraid::config::Desired) -> Vec<(Strin
 /// The devices the observation's wipefs runs were given, in order.
 fn probed(h: &dyn hyraid::host::Host, d: Option<&hyraid::config::Desired>) -> Vec<Vec<String>> {
     let rec = hyraid::host::record::Recorder::new(h);
-    hyraid::apply::observe_for(&rec, d).unwrap();
+    hyraid::machine::observe_for(&rec, d).unwrap();
     rec.take_exchanges()
         .into_iter()
         .filter_map(|e| match e {
@@ -133,7 +133,7 @@ fn a_probe_wipefs_cannot_make_for_one_disk_is_that_disks_error_only() {
     let h = SimHost::new(w);
     let runs = probed(&h, Some(&d));
     assert_eq!(runs.len(), 1 + 24, "one batch, then one per disk");
-    let obs = hyraid::apply::observe_for(&h, Some(&d)).unwrap();
+    let obs = hyraid::machine::observe_for(&h, Some(&d)).unwrap();
     for b in &obs.block_devices {
         if b.kname == bad {
             assert!(b.signatures.is_none());

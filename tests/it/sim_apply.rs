@@ -1,6 +1,6 @@
 //! The core loop on the simulated host: plan → apply → plan is empty, through the real parsers.
 
-mod common;
+use crate::common;
 use common::*;
 use hyraid::host::Host;
 use hyraid::observe::observe;

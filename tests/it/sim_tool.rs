@@ -2,7 +2,7 @@
 //! of disks, `hyraid sim settle` lets its resyncs finish, and the snapshot format has a
 //! checked-in JSON Schema that every snapshot validates against.
 
-mod common;
+use crate::common;
 use common::{hyraid, text};
 
 #[test]

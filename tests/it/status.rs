@@ -1,6 +1,6 @@
 //! `hyraid status` on real VM captures and simulated machines.
 
-mod common;
+use crate::common;
 use common::*;
 use hyraid::host::record::Replay;
 use hyraid::observe::capture::Capture;

@@ -3,7 +3,7 @@
 //! also leaves its textfile in target/hyraid-prometheus/ for tests/prometheus/parse.sh, which
 //! reads them with prometheus_client's own parser.
 
-mod common;
+use crate::common;
 
 use common::*;
 use hyraid::config::Desired;

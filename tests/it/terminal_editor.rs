@@ -2,7 +2,7 @@
 //! the CLI's definitions, colour follows the terminal's conventions, `validate` speaks JSON and
 //! reads standard input, and an imported file names the installed schema.
 
-mod common;
+use crate::common;
 use common::{hyraid, text};
 
 use std::process::{Command, Stdio};

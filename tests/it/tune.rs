@@ -3,7 +3,7 @@
 //! run ends (done, a failing tool, Ctrl-C, or the process killed at any change, after which
 //! `plan` shows the way back, `status` says so and `apply` converges and ends the record).
 
-mod common;
+use crate::common;
 use common::tune::{TUNE_YAML, tune_box};
 use common::*;
 use hyraid::host::{CmdOutput, Host, HostError};
@@ -11,7 +11,7 @@ use hyraid::observe::Observed;
 use hyraid::plan::Policy;
 use hyraid::sim::{Fault, SimHost};
 use hyraid::tune::{self, Event, Options, Profile, Target, TuneError, TuneReport, Workload};
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -46,7 +46,8 @@ fn run_on(
     stop_after_jobs: Option<usize>,
 ) -> (Result<TuneReport, TuneError>, Seen) {
     let seen = RefCell::new(Seen::default());
-    let jobs = Cell::new(0usize);
+    // The run's own flag, requested once the n-th job has started.
+    let stop = hyraid::machine::Stop::new();
     let r = tune::run(
         h,
         d,
@@ -57,14 +58,16 @@ fn run_on(
                 Event::Change { config, .. } => s.changes.push(config.to_string()),
                 Event::Job { .. } => {
                     s.jobs += 1;
-                    jobs.set(s.jobs);
+                    if stop_after_jobs == Some(s.jobs) {
+                        stop.request();
+                    }
                 }
                 Event::Restore { .. } => s.restores += 1,
                 Event::Skipped { config, why } => s.skipped.push(format!("{config}: {why}")),
                 Event::Estimate { .. } => {}
             }
         },
-        &|| stop_after_jobs.is_some_and(|n| jobs.get() >= n),
+        &stop,
     );
     (r, seen.into_inner())
 }
@@ -155,7 +158,7 @@ fn every_configuration_is_measured_in_it_and_the_file_s_state_comes_back() {
                 checked.borrow_mut().push(config.to_string());
             }
         },
-        &|| false,
+        &hyraid::machine::Stop::new(),
     )
     .unwrap();
     let names: Vec<&str> = r.configs.iter().map(|m| m.name.as_str()).collect();

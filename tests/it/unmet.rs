@@ -2,7 +2,7 @@
 //! mistyped, a member md failed. The plan refuses it (exit 1, in the headline) and says what to
 //! do; a failed member goes back into its mirror only when the user asks (`--re-add NAME`).
 
-mod common;
+use crate::common;
 use common::*;
 use hyraid::plan::{Policy, Risk, Step};
 use hyraid::sim::SimHost;

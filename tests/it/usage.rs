@@ -2,7 +2,7 @@
 //! nothing observed: `--sim-write` without `--sim`, bench's run options beside `--compare`); a file that is not UTF-8 is reported where its bad byte is; YAML merge
 //! keys are read as YAML defines them, and a wrong one is reported at its place.
 
-mod common;
+use crate::common;
 use common::{hyraid, text};
 use hyraid::config::{load_bytes, load_str};
 use std::io::Write;

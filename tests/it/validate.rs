@@ -3,7 +3,7 @@
 use hyraid::config::{load_file, load_str};
 use std::path::Path;
 
-#[path = "bad/expected.rs"]
+#[path = "../bad/expected.rs"]
 mod expected;
 use expected::EXPECTED;
 

@@ -4,7 +4,7 @@
 //! observed state recorded with them, and the simulated host loaded from that state must answer
 //! so that the same parsers read back the same state.
 
-mod common;
+use crate::common;
 use hyraid::host::record::{Exchange, Replay};
 use hyraid::observe::capture::Capture;
 use hyraid::observe::observe;

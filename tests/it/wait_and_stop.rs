@@ -1,10 +1,12 @@
 //! Resync-aware apply: waiting with progress, --no-wait, and a clean stop on Ctrl-C/SIGTERM.
-//! One test function: the stop flag is process-wide.
+//! Each apply is given its own stop flag: one stopped here stops no other (they run side by side
+//! in this binary).
 
-mod common;
+use crate::common;
 use common::*;
 use hyraid::apply::{self, ApplyError, ExecOptions, Journal};
 use hyraid::host::{CmdOutput, Host, HostError};
+use hyraid::machine::Stop;
 use hyraid::plan::Policy;
 use hyraid::sim::SimHost;
 
@@ -13,6 +15,8 @@ struct StopAfter<'a> {
     inner: &'a SimHost,
     k: usize,
     seen: std::sync::atomic::AtomicUsize,
+    /// The flag this apply is given, requested after the k-th command.
+    stop: Stop,
 }
 
 impl Host for StopAfter<'_> {
@@ -21,7 +25,7 @@ impl Host for StopAfter<'_> {
         if !matches!(argv[0].as_str(), "lsblk" | "lvm" | "wipefs") {
             self.seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             if self.seen.load(std::sync::atomic::Ordering::SeqCst) == self.k {
-                apply::request_stop();
+                self.stop.request();
             }
         }
         r
@@ -57,7 +61,7 @@ impl Host for StopAfter<'_> {
         self.seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let r = self.inner.replace_file(p, c);
         if self.seen.load(std::sync::atomic::Ordering::SeqCst) == self.k {
-            apply::request_stop();
+            self.stop.request();
         }
         r
     }
@@ -71,8 +75,8 @@ fn rechunk() -> (hyraid::config::Desired, SimHost) {
 }
 
 #[test]
-fn waits_with_progress_stops_on_no_wait_and_on_interrupt() {
-    // 1. Waiting: the bitmap change waits for the initial resync, printing progress lines.
+fn a_wait_shows_its_progress() {
+    // The bitmap change waits for the initial resync, printing progress lines.
     let (d, h) = rechunk();
     let obs = observe(&h, &d);
     let p = hyraid::plan::plan(&d, &obs, Policy::default()).unwrap();
@@ -102,8 +106,11 @@ fn waits_with_progress_stops_on_no_wait_and_on_interrupt() {
             .chunk,
         128 << 20
     );
+}
 
-    // 2. --no-wait: stops at the wait, nothing after it ran; a later run converges.
+#[test]
+fn no_wait_stops_at_the_wait_and_a_later_run_converges() {
+    // Nothing after the wait ran.
     let (d, h) = rechunk();
     let obs = observe(&h, &d);
     let p = hyraid::plan::plan(&d, &obs, Policy::default()).unwrap();
@@ -138,8 +145,11 @@ fn waits_with_progress_stops_on_no_wait_and_on_interrupt() {
     );
     h.finish_syncs();
     apply(&h, &d, Policy::default()).unwrap();
+}
 
-    // 3. Interrupt after each changing command of a fresh build: stops cleanly, re-run converges.
+#[test]
+fn an_interrupt_after_any_command_stops_cleanly_and_a_rerun_converges() {
+    // After each changing command of a fresh build.
     let (d0, h0) = example("microserver-gen8");
     let n = plan_for(&h0, &d0, Policy::default())
         .steps
@@ -152,8 +162,9 @@ fn waits_with_progress_stops_on_no_wait_and_on_interrupt() {
             inner: &h,
             k,
             seen: std::sync::atomic::AtomicUsize::new(0),
+            stop: Stop::new(),
         };
-        let obs = apply::observe_for(&stopper, Some(&d)).unwrap();
+        let obs = hyraid::machine::observe_for(&stopper, Some(&d)).unwrap();
         let p = hyraid::plan::plan(&d, &obs, Policy::default()).unwrap();
         let e = apply::execute_with(
             &stopper,
@@ -161,7 +172,10 @@ fn waits_with_progress_stops_on_no_wait_and_on_interrupt() {
             &obs,
             &Journal { path: None },
             &mut std::io::sink(),
-            &ExecOptions::default(),
+            &ExecOptions {
+                stop: stopper.stop.clone(),
+                ..Default::default()
+            },
         )
         .unwrap_err();
         assert!(matches!(e, ApplyError::Interrupted { .. }), "k={k}: {e}");
@@ -171,17 +185,73 @@ fn waits_with_progress_stops_on_no_wait_and_on_interrupt() {
             k,
             "k={k}: exactly the commands before the stop ran"
         );
-        apply::clear_stop();
+        // The next apply has a flag of its own, not the stopped one's.
         apply(&h, &d, Policy::default()).unwrap_or_else(|e| panic!("k={k}: {e}"));
     }
+}
 
-    // 4. The real signal handler sets the same flag.
-    apply::install_interrupt_handler();
-    assert!(!apply::stop_requested());
+#[test]
+fn a_stop_is_the_run_s_own() {
+    // Two builds side by side: the one whose flag is requested stops, the other runs to the end.
+    let (d, stopped) = example("microserver-gen8");
+    let (_, running) = example("microserver-gen8");
+    let stopper = StopAfter {
+        inner: &stopped,
+        k: 2,
+        seen: std::sync::atomic::AtomicUsize::new(0),
+        stop: Stop::new(),
+    };
+    let other = Stop::new();
+    let obs = hyraid::machine::observe_for(&stopper, Some(&d)).unwrap();
+    let p = hyraid::plan::plan(&d, &obs, Policy::default()).unwrap();
+    let run = |host: &dyn hyraid::host::Host, stop: &Stop| {
+        apply::execute_with(
+            host,
+            &p,
+            &obs,
+            &Journal { path: None },
+            &mut std::io::sink(),
+            &ExecOptions {
+                stop: stop.clone(),
+                ..Default::default()
+            },
+        )
+    };
+    std::thread::scope(|s| {
+        let a = s.spawn(|| run(&stopper, &stopper.stop));
+        let b = s.spawn(|| run(&running, &other));
+        let a = a.join().unwrap();
+        let b = b.join().unwrap();
+        assert!(matches!(a, Err(ApplyError::Interrupted { .. })), "{a:?}");
+        assert!(b.is_ok(), "the other apply ran every step: {b:?}");
+    });
+    assert!(stopper.stop.requested() && !other.requested());
+    assert_eq!(changes(&stopped).len(), 2);
+    assert_eq!(
+        plan_for(&running, &d, Policy::default()).steps.len(),
+        0,
+        "the other machine is built"
+    );
+}
+
+#[test]
+fn sigint_and_sigterm_set_the_command_line_s_flag_only() {
+    hyraid::machine::install_interrupt_handler();
+    let cli = Stop::interrupt();
+    let own = Stop::new();
+    assert!(!cli.requested());
     nix::sys::signal::raise(nix::sys::signal::Signal::SIGINT).unwrap();
-    assert!(apply::stop_requested(), "SIGINT reached the handler");
-    apply::clear_stop();
+    assert!(cli.requested(), "SIGINT reached the handler");
+    assert!(
+        Stop::interrupt().requested(),
+        "one flag for the command line"
+    );
+    assert!(
+        !own.requested(),
+        "a run's own flag is not the command line's"
+    );
+    cli.clear();
     nix::sys::signal::raise(nix::sys::signal::Signal::SIGTERM).unwrap();
-    assert!(apply::stop_requested(), "SIGTERM too");
-    apply::clear_stop();
+    assert!(cli.requested(), "SIGTERM too");
+    cli.clear();
 }

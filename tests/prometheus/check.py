@@ -19,7 +19,7 @@ def main(d):
     names = {f.stem for f in files}
     missing = set(EXPECT) - names
     if missing:
-        sys.exit(f"no textfile for {sorted(missing)} in {d}: run `cargo test --test status_prometheus` first")
+        sys.exit(f"no textfile for {sorted(missing)} in {d}: run `cargo test --test it status_prometheus::` first")
     for f in files:
         text = f.read_text()
         fams = list(text_string_to_metric_families(text))

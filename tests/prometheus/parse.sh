@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `hyraid status --format prometheus` read by a real Prometheus parser: the integration test
-# tests/status_prometheus.rs writes a textfile per case (converged, degraded, drifted,
+# tests/it/status_prometheus.rs writes a textfile per case (converged, degraded, drifted,
 # resyncing) into target/hyraid-prometheus/, and check.py reads each with prometheus_client's
 # text parser and checks the values each case must show.
 # Env: HYRAID_PROM_VENV (default /tmp/hyraid-prom-venv), reused while it has requirements.txt's pins.
@@ -16,5 +16,5 @@ if ! cmp -s "$HERE/requirements.txt" "$VENV/hyraid-requirements.txt"; then
     cp "$HERE/requirements.txt" "$VENV/hyraid-requirements.txt"
 fi
 rm -rf "$ROOT/target/hyraid-prometheus"
-(cd "$ROOT" && cargo test --locked --quiet --test status_prometheus >/dev/null)
+(cd "$ROOT" && cargo test --locked --quiet --test it status_prometheus:: >/dev/null)
 "$VENV/bin/python" "$HERE/check.py" "$ROOT/target/hyraid-prometheus"

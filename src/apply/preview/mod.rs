@@ -123,7 +123,7 @@ mod tests {
     #[test]
     fn before_and_after_of_every_touched_object() {
         let (d, h) = example("microserver-gen8");
-        let obs = crate::apply::observe_for(&h, Some(&d)).unwrap();
+        let obs = crate::machine::observe_for(&h, Some(&d)).unwrap();
         let p = plan(&d, &obs, Policy::default()).unwrap();
         let states = object_states(&p, &obs).unwrap();
         let get = |o: &str| {
@@ -224,10 +224,10 @@ mod tests {
     #[test]
     fn a_matching_machine_has_no_objects_to_show() {
         let (d, h) = example("single-pair");
-        let obs = crate::apply::observe_for(&h, Some(&d)).unwrap();
+        let obs = crate::machine::observe_for(&h, Some(&d)).unwrap();
         let p = plan(&d, &obs, Policy::default()).unwrap();
         run(&h, &p, &obs);
-        let obs = crate::apply::observe_for(&h, Some(&d)).unwrap();
+        let obs = crate::machine::observe_for(&h, Some(&d)).unwrap();
         let p = plan(&d, &obs, Policy::default()).unwrap();
         assert_eq!(object_states(&p, &obs), Some(vec![]));
     }
@@ -240,7 +240,7 @@ mod tests {
         use crate::plan::fingerprint::fingerprint;
         use crate::render::{Format, render};
         let (d, h) = example("microserver-gen8");
-        let fresh = crate::apply::observe_for(&h, Some(&d)).unwrap();
+        let fresh = crate::machine::observe_for(&h, Some(&d)).unwrap();
         let p = review(&d, &fresh, Policy::default()).unwrap();
         assert!(
             p.steps.iter().any(|s| s.step.symbol() == '+'),
@@ -252,7 +252,7 @@ mod tests {
         );
         assert_eq!(p.basis.as_str(), fingerprint(&fresh));
         run(&h, &p, &fresh);
-        let obs = crate::apply::observe_for(&h, Some(&d)).unwrap();
+        let obs = crate::machine::observe_for(&h, Some(&d)).unwrap();
         let p = review(&d, &obs, Policy::default()).unwrap();
         assert!(p.is_empty() && p.refused.is_empty());
         for format in [Format::Text, Format::Markdown] {

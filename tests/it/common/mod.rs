@@ -31,7 +31,7 @@ pub fn example(name: &str) -> (Desired, SimHost) {
 }
 
 pub fn observe(h: &SimHost, d: &Desired) -> Observed {
-    apply::observe_for(h, Some(d)).unwrap()
+    hyraid::machine::observe_for(h, Some(d)).unwrap()
 }
 
 /// The policy of `--re-add NAME`: disk NAME goes back into its mirror.
@@ -273,7 +273,7 @@ pub fn pv_partition_file(pv_size: &str) -> Desired {
 
 /// The machine as the observer sees it without a file (what `hyraid import` reads).
 pub fn observe_bare(h: &SimHost) -> Observed {
-    apply::observe_for(h, None).unwrap()
+    hyraid::machine::observe_for(h, None).unwrap()
 }
 
 /// The UUID of array `kname` as mdadm writes it (`xxxxxxxx:xxxxxxxx:xxxxxxxx:xxxxxxxx`).

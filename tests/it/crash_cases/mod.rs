@@ -1,11 +1,11 @@
 //! The crash matrix's cases: every example built from scratch, and the changes to a machine
-//! holding data that each kind of step makes (tests/crash.rs kills apply after each command).
+//! holding data that each kind of step makes (tests/it/crash.rs kills apply after each command).
 
 mod encryption;
 mod fs_change;
 mod vocabulary;
 
-use super::common::*;
+use crate::common::*;
 use hyraid::config::Desired;
 use hyraid::plan::Policy;
 use hyraid::sim::SimHost;

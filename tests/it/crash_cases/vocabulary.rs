@@ -2,7 +2,7 @@
 //! create, an auto-read-only array made writable, an array started after a reboot without its
 //! disk, write-behind and writecache settings set in place, removals (LV, VG, mirror), a pvmove
 //! resumed, a PV label left by a stopped removal, partitions the kernel has not registered, and
-//! the superblock a replaced disk keeps. The crash matrix (tests/crash.rs) names any kind no case
+//! the superblock a replaced disk keeps. The crash matrix (tests/it/crash.rs) names any kind no case
 //! plans.
 
 use super::Case;

@@ -1,5 +1,5 @@
 //! Foreign objects and odd but real values, put into a machine in the tools' own formats: the
-//! mutations of `the_whole_observer_never_fails_on_foreign_objects` (tests/fuzz_parsers.rs).
+//! mutations of `the_whole_observer_never_fails_on_foreign_objects` (tests/it/fuzz_parsers.rs).
 
 use crate::common::foreign::{Machine, einval, lvm_argv, mdstat_stanzas, mdstat_text};
 use hyraid::host::{CmdOutput, HostError};
