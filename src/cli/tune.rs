@@ -41,6 +41,11 @@ pub(super) struct TuneArgs {
     /// What the machine mostly does: sequential, random-read, random-write or mixed.
     #[arg(long, default_value = "mixed", value_parser = parse_workload)]
     workload: Workload,
+    /// Measure only this job of the six (repeatable; default all six): seq-read-1m,
+    /// seq-write-1m, rand-read-512k, rand-write-512k, rand-read-4k-qd32, rand-write-4k-qd32. At
+    /// least one must be a job the workload weighs.
+    #[arg(long = "job", value_name = "JOB", value_parser = tune::job_named)]
+    jobs: Vec<&'static str>,
     /// Do not ask before changing the settings.
     #[arg(long)]
     yes: bool,
@@ -69,6 +74,7 @@ fn minutes(secs: u64) -> String {
 }
 
 pub(super) fn run(sim: &Option<PathBuf>, a: TuneArgs) -> Result<u8, Error> {
+    let jobs = tune::chosen_jobs(&a.jobs, a.workload).map_err(msg)?;
     let m = machine(sim)?;
     let _lock = Lock::acquire(&m.lock_path()).map_err(ApplyError::from)?;
     let text =
@@ -99,6 +105,7 @@ pub(super) fn run(sim: &Option<PathBuf>, a: TuneArgs) -> Result<u8, Error> {
         },
         profile,
         workload: a.workload,
+        jobs,
         journal: m.journal_path(),
     };
     let terminal = std::io::stderr().is_terminal();

@@ -81,6 +81,31 @@ impl Workload {
     }
 }
 
+/// The job of [`JOBS`] named `name`, or what the names are.
+pub fn job_named(name: &str) -> Result<&'static str, String> {
+    JOBS.iter()
+        .copied()
+        .find(|j| *j == name)
+        .ok_or_else(|| format!("no job `{name}`; tune's jobs are {}", JOBS.join(", ")))
+}
+
+/// `jobs` in [`JOBS`]' order, each once; refused when none of them is one `w` weighs (the
+/// recommendation would have nothing to go on).
+pub fn chosen_jobs(jobs: &[&'static str], w: Workload) -> Result<Vec<&'static str>, String> {
+    if jobs.is_empty() {
+        return Ok(JOBS.to_vec());
+    }
+    let chosen: Vec<&'static str> = JOBS.iter().copied().filter(|j| jobs.contains(j)).collect();
+    if !w.jobs().iter().any(|j| chosen.contains(j)) {
+        return Err(format!(
+            "a {} workload is weighed on {}, and none of them is measured: add one with --job",
+            w.word(),
+            w.jobs().join(", ")
+        ));
+    }
+    Ok(chosen)
+}
+
 impl std::str::FromStr for Workload {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
@@ -164,6 +189,8 @@ pub struct Options {
     pub target: Target,
     pub profile: Profile,
     pub workload: Workload,
+    /// The jobs of [`JOBS`] measured, in its order (`--job`; all six by default).
+    pub jobs: Vec<&'static str>,
     /// Where apply's journal goes.
     pub journal: Option<std::path::PathBuf>,
 }

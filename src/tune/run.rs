@@ -200,10 +200,7 @@ pub fn run(
     for (c, why) in &skipped {
         events(Event::Skipped { config: c, why });
     }
-    let jobs: Vec<bench::fio::Job> = super::JOBS
-        .iter()
-        .filter_map(|j| bench::fio::job(j))
-        .collect();
+    let jobs: Vec<bench::fio::Job> = o.jobs.iter().filter_map(|j| bench::fio::job(j)).collect();
     events(Event::Estimate {
         names: configs.iter().map(|c| c.name.clone()).collect(),
         configs: configs.len(),

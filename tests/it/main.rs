@@ -76,6 +76,7 @@ mod status_prometheus;
 mod terminal_editor;
 mod trixie_formats;
 mod tune;
+mod tune_jobs;
 mod tune_real_kernel;
 mod unmet;
 mod usage;

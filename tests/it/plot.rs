@@ -17,6 +17,7 @@ fn tune_run() -> TuneReport {
         target: Target::Directory("/srv/data".into()),
         profile: Profile::quick(),
         workload: Workload::Mixed,
+        jobs: tune::JOBS.to_vec(),
         journal: None,
     };
     tune::run(&h, &d, &o, &mut |_| {}, &hyraid::machine::Stop::new()).unwrap()

@@ -22,6 +22,7 @@ fn options(target: Target) -> Options {
         target,
         profile: Profile::quick(),
         workload: Workload::Mixed,
+        jobs: tune::JOBS.to_vec(),
         journal: None,
     }
 }
