@@ -41,6 +41,11 @@ pub struct Filesystem {
     /// xfs_admin -l); probed only for the LVs and mirrors the file gives a label.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
+    /// The block size libblkid reports for it (BLOCK_SIZE: an ext4's block size, dumpe2fs's
+    /// `Block size`; an xfs's sector size, xfs_info's first `sectsz`), which a writecache's block
+    /// may not exceed (lvconvert refuses); probed with the size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_size: Option<u64>,
     /// Inside the open LUKS mapping /dev/mapper/NAME (an encrypted LV's filesystem: `vg` and
     /// `lv` name the LV under it); `kname` is the mapping's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -92,6 +97,7 @@ pub fn on_lvs(nodes: &[Node], lvm: &Lvm) -> Vec<Filesystem> {
                 size: None,
                 min_size: None,
                 label: None,
+                block_size: None,
                 mapper: None,
             })
         })
@@ -139,6 +145,7 @@ pub fn in_mappings(nodes: &[Node], lvm: &Lvm) -> Vec<Filesystem> {
                 size: None,
                 min_size: None,
                 label: None,
+                block_size: None,
                 mapper: Some(n.name.clone()),
             })
         })
@@ -160,6 +167,7 @@ impl Filesystem {
             size: None,
             min_size: None,
             label: None,
+            block_size: None,
             mapper: None,
         }
     }
@@ -248,6 +256,21 @@ pub fn xfs_size(xfs_info: &str) -> Option<u64> {
     Some(num("bsize=")? * num("blocks=")?)
 }
 
+/// The block size libblkid gives an ext4 (BLOCK_SIZE): `Block size:` of `dumpe2fs -h`.
+pub fn ext4_block_size(dumpe2fs: &str) -> Option<u64> {
+    dumpe2fs_field(dumpe2fs, "Block size")
+}
+
+/// The block size libblkid gives an xfs (BLOCK_SIZE, its sector size): the first `sectsz=` of
+/// `xfs_info` (the meta-data section's; the log's comes later).
+pub fn xfs_block_size(xfs_info: &str) -> Option<u64> {
+    let rest = &xfs_info[xfs_info.find("sectsz=")? + "sectsz=".len()..];
+    rest.split(|c: char| !c.is_ascii_digit())
+        .next()?
+        .parse()
+        .ok()
+}
+
 /// The argv that reads the size of a filesystem of `fstype` on its device (xfs_info takes the
 /// mount point of a mounted xfs, and the device of an unmounted one).
 pub fn size_argv(f: &Filesystem) -> Option<Vec<String>> {
@@ -272,12 +295,12 @@ pub fn probe_sizes(
         if out.status != 0 {
             continue;
         }
-        f.size = match f.fstype.as_str() {
+        (f.size, f.block_size) = match f.fstype.as_str() {
             "ext4" => {
                 f.label = super::fs_label::ext4_label(&out.stdout);
-                ext4_size(&out.stdout)
+                (ext4_size(&out.stdout), ext4_block_size(&out.stdout))
             }
-            _ => xfs_size(&out.stdout),
+            _ => (xfs_size(&out.stdout), xfs_block_size(&out.stdout)),
         };
     }
 }

@@ -83,4 +83,5 @@ mod usage;
 mod validate;
 mod vm_captures;
 mod wait_and_stop;
+mod writecache_block;
 mod yaml_meaning;

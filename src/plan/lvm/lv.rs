@@ -11,14 +11,23 @@ fn fs_note(lv: &LvSpec) -> &'static str {
     }
 }
 
-/// `--cachesettings` of a writecache attach: the file's settings, and over a filesystem hyraid
-/// makes the block size it matches (lvconvert would otherwise pick it from libblkid, or warn).
-fn attach_settings(lv: &LvSpec, want: &crate::config::WritecacheSpec) -> String {
+/// `--cachesettings` of a writecache attach: the file's settings, and over a filesystem of the
+/// file the block size that matches it (lvconvert would otherwise pick it from libblkid, or
+/// warn): `fs_block`, the block size libblkid reports for the filesystem there, or hyraid's own
+/// (4096) for one it makes. A writecache block larger than the filesystem's is refused by
+/// lvconvert ("cannot be larger than file system block size"): an adopted ext4 of a small LV
+/// has 1 KiB blocks, an adopted xfs 512-byte sectors.
+fn attach_settings(
+    lv: &LvSpec,
+    want: &crate::config::WritecacheSpec,
+    fs_block: Option<u64>,
+) -> String {
     let s = want.settings_arg();
     if lv.filesystem.is_none() || want.settings.contains_key("block_size") {
         return s;
     }
-    let b = format!("block_size={}", crate::plan::step::FS_BLOCK_SIZE);
+    let own = crate::plan::step::FS_BLOCK_SIZE;
+    let b = format!("block_size={}", fs_block.map_or(own, |b| b.min(own)));
     if s.is_empty() { b } else { format!("{b} {s}") }
 }
 
@@ -191,6 +200,18 @@ impl<'a> Planner<'a> {
         }
     }
 
+    /// The block size libblkid reports for the filesystem of the file already on the LV (`None`:
+    /// none there yet, another type that this plan makes again, or a size no tool gave).
+    fn fs_block_size(&self, vg: &VgSpec, lv: &LvSpec) -> Option<u64> {
+        let want = lv.filesystem.as_ref()?;
+        self.o
+            .filesystems
+            .iter()
+            .find(|f| f.vg == vg.name && f.lv == lv.name && f.mapper.is_none())
+            .filter(|f| f.fstype == want.fstype.as_str())
+            .and_then(|f| f.block_size)
+    }
+
     pub(in crate::plan) fn writecache(
         &mut self,
         vg: &VgSpec,
@@ -316,7 +337,7 @@ impl<'a> Planner<'a> {
                         vg: vg.name.clone(),
                         lv: lv.name.clone(),
                         cachevol: cv,
-                        settings: attach_settings(lv, want),
+                        settings: attach_settings(lv, want, self.fs_block_size(vg, lv)),
                     }),
                     risk,
                     why,

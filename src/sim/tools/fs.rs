@@ -185,6 +185,8 @@ pub(in crate::sim) fn mkfs(
         size: Some(size),
         min_size: None,
         label: option(args, "-L").map(str::to_string),
+        // hyraid's mkfs asks 4096 (ext4 -b 4096, xfs -s size=4096): the simulator's default.
+        block_size: None,
         mapper: match &target {
             FsDev::Mapper(n) => Some(n.clone()),
             _ => None,
@@ -192,7 +194,8 @@ pub(in crate::sim) fn mkfs(
     });
     let blocks = size / 4096;
     match fstype {
-        "xfs" => out(&xfs_geometry(dev, blocks)),
+        // hyraid's mkfs.xfs asks 4096-byte sectors (-s size=4096).
+        "xfs" => out(&xfs_geometry(dev, blocks, 4096)),
         _ => Ok(CmdOutput {
             status: 0,
             stdout: format!(
@@ -238,9 +241,9 @@ pub(in crate::sim) fn mount(st: &mut SimState, mp: &str) -> Result<CmdOutput, Ho
 }
 
 /// The geometry mkfs.xfs and xfs_info print (libfrog's xfs_report_geom), for 4 KiB blocks.
-fn xfs_geometry(name: &str, blocks: u64) -> String {
+fn xfs_geometry(name: &str, blocks: u64, sectsz: u64) -> String {
     format!(
-        "meta-data={name:<22} isize=512    agcount=4, agsize={} blks\n         =                       sectsz=512   attr=2, projid32bit=1\n         =                       crc=1        finobt=1, sparse=1, rmapbt=0\n         =                       reflink=1    bigtime=1 inobtcount=1 nrext64=0\ndata     =                       bsize=4096   blocks={blocks}, imaxpct=25\n         =                       sunit=0      swidth=0 blks\nnaming   =version 2              bsize=4096   ascii-ci=0, ftype=1\nlog      =internal log           bsize=4096   blocks=16384, version=2\n         =                       sectsz=512   sunit=0 blks, lazy-count=1\nrealtime =none                   extsz=4096   blocks=0, rtextents=0\n",
+        "meta-data={name:<22} isize=512    agcount=4, agsize={} blks\n         =                       sectsz={sectsz:<5} attr=2, projid32bit=1\n         =                       crc=1        finobt=1, sparse=1, rmapbt=0\n         =                       reflink=1    bigtime=1 inobtcount=1 nrext64=0\ndata     =                       bsize=4096   blocks={blocks}, imaxpct=25\n         =                       sunit=0      swidth=0 blks\nnaming   =version 2              bsize=4096   ascii-ci=0, ftype=1\nlog      =internal log           bsize=4096   blocks=16384, version=2\n         =                       sectsz=512   sunit=0 blks, lazy-count=1\nrealtime =none                   extsz=4096   blocks=0, rtextents=0\n",
         blocks.div_ceil(4)
     )
 }
@@ -281,12 +284,15 @@ pub(in crate::sim) fn fs_info(
             ),
         };
     };
-    let blocks = f.size.unwrap_or(0) / 4096;
+    // What libblkid would report (BLOCK_SIZE): hyraid makes both with 4096 (ext4 -b 4096, xfs
+    // -s size=4096); a machine's own may say otherwise.
+    let bs = f.block_size.unwrap_or(4096);
+    let blocks = f.size.unwrap_or(0) / bs.max(1);
     match (prog, f.fstype.as_str()) {
         ("dumpe2fs", "ext4") => Ok(CmdOutput {
             status: 0,
             stdout: format!(
-                "Filesystem volume name:   {}\nLast mounted on:          <not available>\nFilesystem UUID:          {}\nFilesystem magic number:  0xEF53\nFilesystem revision #:    1 (dynamic)\nFilesystem state:         clean\nInode count:              {}\nBlock count:              {blocks}\nReserved block count:     {}\nFree blocks:              {}\nFirst block:              0\nBlock size:               4096\nFragment size:            4096\n",
+                "Filesystem volume name:   {}\nLast mounted on:          <not available>\nFilesystem UUID:          {}\nFilesystem magic number:  0xEF53\nFilesystem revision #:    1 (dynamic)\nFilesystem state:         clean\nInode count:              {}\nBlock count:              {blocks}\nReserved block count:     {}\nFree blocks:              {}\nFirst block:              0\nBlock size:               {bs}\nFragment size:            {bs}\n",
                 f.label.as_deref().unwrap_or("<none>"),
                 f.uuid.clone().unwrap_or_default(),
                 blocks / 4,
@@ -295,7 +301,7 @@ pub(in crate::sim) fn fs_info(
             ),
             stderr: "dumpe2fs 1.47.0 (5-Feb-2023)\n".into(),
         }),
-        ("xfs_info", "xfs") => out(&xfs_geometry(dev, blocks)),
+        ("xfs_info", "xfs") => out(&xfs_geometry(dev, f.size.unwrap_or(0) / 4096, bs)),
         ("dumpe2fs", _) => fail(
             1,
             format!(
@@ -360,7 +366,7 @@ pub(in crate::sim) fn grow(
         }),
         _ => out(&format!(
             "{}data blocks changed from {} to {}\n",
-            xfs_geometry(dev, from / 4096),
+            xfs_geometry(dev, from / 4096, f.block_size.unwrap_or(4096)),
             from / 4096,
             to / 4096
         )),

@@ -345,25 +345,28 @@ pub(super) fn change_settings(st: &mut SimState, s: &str, path: &str) -> Result<
 
 /// lvconvert.c `_set_writecache_block_size` (lvm2 2.03.16): the file system's block size as
 /// libblkid reports it (BLOCK_SIZE: the ext4 block size, the xfs sector size; every filesystem
-/// the simulator makes reports 4096) chooses the writecache block size, and a setting larger
-/// than it is refused; without a filesystem the setting, or 4096, is used.
+/// the simulator makes reports 4096, a machine's own what its `block_size` says) chooses the
+/// writecache block size, and a setting larger than it is refused; without a filesystem the
+/// setting, or 4096, is used.
 fn writecache_block_size(
     st: &SimState,
     vg: &str,
     lv: &str,
     setting: Option<u64>,
 ) -> Result<u64, String> {
-    let has_fs = st
+    let fs_block = st
         .world
         .filesystems
         .iter()
-        .any(|f| f.vg == vg && f.lv == lv);
-    match (has_fs, setting) {
-        (true, Some(b)) if b > 4096 => Err(format!(
-            "  Writecache block size {b} cannot be larger than file system block size 4096.\n"
+        .find(|f| f.vg == vg && f.lv == lv)
+        .map(|f| f.block_size.unwrap_or(4096));
+    match (fs_block, setting) {
+        (Some(fs), Some(b)) if b > fs => Err(format!(
+            "  Writecache block size {b} cannot be larger than file system block size {fs}.\n"
         )),
         (_, Some(b)) => Ok(b),
-        (_, None) => Ok(4096),
+        (Some(fs), None) => Ok(fs),
+        (None, None) => Ok(4096),
     }
 }
 
