@@ -1,20 +1,27 @@
 # Sourced by every scenario inside the guest. Assertions read the kernel and the real tools,
 # never hyraid's own report.
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-HY=/mnt/host/files/hyraid
+# hyraid from the guest's own disk: run from the 9p share (cache=none), every start read the
+# binary across it, a third of a second of each call under TCG.
+HY=/usr/local/lib/hyraid-vm/hyraid
+mkdir -p "${HY%/*}" && cp /mnt/host/files/hyraid "$HY"
 CFG=/mnt/host/files
 OUT=/mnt/host/out
 FAILS=0
 CHECKS=0
 
-say() { echo "--- $*"; }
+# Seconds since the scenario started (the guest's uptime), on every `say` line and in the
+# final line: where a scenario's time goes, in its own log.
+HYRAID_T0=$(cut -d' ' -f1 /proc/uptime)
+since() { awk -v a="$(cut -d' ' -f1 /proc/uptime)" -v b="$HYRAID_T0" 'BEGIN { printf "%.1f", a - b }'; }
+say() { echo "--- [$(since)s] $*"; }
 ok() { CHECKS=$((CHECKS+1)); echo "ok - $*"; }
 bad() { CHECKS=$((CHECKS+1)); FAILS=$((FAILS+1)); echo "NOT OK - $*"; }
 # check DESCRIPTION COMMAND...: the command's exit status decides.
 check() { d=$1; shift; if "$@" >/dev/null 2>&1; then ok "$d"; else bad "$d (command: $*)"; fi; }
 # expect DESCRIPTION ACTUAL WANTED
 expect() { if [ "$2" = "$3" ]; then ok "$1 ($2)"; else bad "$1: got '$2', want '$3'"; fi; }
-finish() { echo "checks: $CHECKS, failed: $FAILS"; [ "$FAILS" = 0 ]; exit $?; }
+finish() { echo "checks: $CHECKS, failed: $FAILS (in $(since)s)"; [ "$FAILS" = 0 ]; exit $?; }
 # The power is cut (a boot of a `# boots: N` scenario ends here): the exit code of this boot's
 # checks goes to the host first (the 9p share is uncached), then the kernel powers off at once,
 # with no sync and nothing unmounted; the next boot runs on the same disks.
@@ -34,10 +41,14 @@ wcache() { hdparm -W "/dev/disk/by-id/$1" | sed -n 's/.*write-caching = *\([01]\
 lvfield() { lvs --noheadings -o "$2" "$1" 2>/dev/null | tr -d ' '; }
 
 # Run hyraid and keep its output; returns hyraid's exit code.
-hy() { echo "\$ hyraid $*"; "$HY" "$@" > /tmp/hy.out 2>&1; r=$?; cat /tmp/hy.out; return $r; }
+hy() { echo "\$ hyraid $*   [$(since)s]"; "$HY" "$@" > /tmp/hy.out 2>&1; r=$?; cat /tmp/hy.out; return $r; }
 # Exit code of hyraid (output kept in /tmp/hy.out).
 hy_rc() { "$HY" "$@" > /tmp/hy.out 2>&1; echo $?; }
 
+# For a scenario that never waits for a resync: md's resyncs crawl (5 MB/s) from here on, where
+# at full speed a fresh mirror's initial resync takes the one emulated CPU from what is tested.
+# (A scenario that waits for one, or whose apply does, must not call it.)
+resync_crawls() { echo 5000 > /proc/sys/dev/raid/speed_limit_max; }
 wait_idle() { for a in "$@"; do mdadm --wait "/dev/md/$a" >/dev/null 2>&1; done; true; }
 
 # Tear down everything hyraid may have built (used between crash iterations).
