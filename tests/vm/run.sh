@@ -247,6 +247,15 @@ for SUITE in $SUITES; do
             SKIP:*) skipped=$((skipped+1)); echo "SKIP $(basename "${script#SKIP:}" .sh) [$SUITE] (a benchmark: HYRAID_VM_PERF=full runs it, or name it)";;
             *)
                 name=$(basename "$script" .sh)
+                # A scenario runs on Debian 13 too only for a tool or kernel behaviour that
+                # differs there, and its header says which (docs/testing.md).
+                if [ "$SUITE" != bookworm ] && ! grep -q '^# why both: ' "$script"; then
+                    echo "FAIL $name [$SUITE]: its header runs it on $SUITE without a '# why both:' line"
+                    fail=$((fail+1)); continue
+                fi
+                if ! grep -q "^$name\[$SUITE\] " "$HERE/durations.tsv"; then
+                    echo "NEW $name [$SUITE]: no cost in tests/vm/durations.tsv yet; this run's, if it passes, goes there"
+                fi
                 if grep -q '^# alone' "$script"; then alone+=("$SUITE $script")
                 else pool+=("$(past_secs "$name[$SUITE]") $SUITE $script"); fi;;
         esac
