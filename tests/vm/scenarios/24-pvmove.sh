@@ -1,9 +1,10 @@
 #!/bin/sh
-# disks: ssd1:ssd:512M hdd1:hdd:512M ssd2:ssd:512M::bps=6M hdd2:hdd:512M::bps=6M
+# disks: ssd1:ssd:192M::bpsw=6M hdd1:hdd:192M::bpsw=6M ssd2:ssd:128M::bpsw=6M hdd2:hdd:128M::bpsw=6M
 # Moving data off a PV: vg0 on mirror data0 with an ext4 LV holding a checksummed file; the file
 # then names data1 instead: hyraid makes data1 a PV, adds it, moves the extents
 # (`pvmove --background`, waited for), takes data0 out (`vgreduce`) and wipes its label
-# (`pvremove`). Then back onto data0 (data1's disks are throttled, so the move takes a while):
+# (`pvremove`). Then back onto data0 (every disk's writes are throttled to 6 MB/s, so each move
+# of the 96 MiB LV takes a while, and lvs, which only reads, is not held behind the copy):
 # hyraid is killed during the move; the move LV is there, the next plan resumes it with bare
 # `pvmove` (never a second start), apply finishes it. Checked with pvs, lvs -a -o+devices and
 # the file's checksum; the plan after each apply is empty.
@@ -16,7 +17,7 @@ say "vg0 on data0, an ext4 LV with data"
 hy apply $CFG/pvmove-one.yaml --yes; expect "apply exits 0" $? 0
 M0=$(md data0); M1=$(md data1)
 mkfs.ext4 -q /dev/vg0/files && mkdir -p /mnt/f && mount /dev/vg0/files /mnt/f
-dd if=/dev/urandom of=/mnt/f/data bs=1M count=240 2>/dev/null; sync
+dd if=/dev/urandom of=/mnt/f/data bs=1M count=64 2>/dev/null; sync
 SUM=$(sha256sum /mnt/f/data | cut -d' ' -f1)
 same() { sync; echo 3 > /proc/sys/vm/drop_caches; expect "file intact after $1" "$(sha256sum /mnt/f/data | cut -d' ' -f1)" "$SUM"; }
 expect "the LV is on data0 (lvs devices)" "$(lvdevs)" "/dev/$M0(0)"

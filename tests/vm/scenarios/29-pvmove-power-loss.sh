@@ -1,8 +1,8 @@
 #!/bin/sh
-# disks: ssd1:ssd:512M hdd1:hdd:512M ssd2:ssd:512M::bps=6M hdd2:hdd:512M::bps=6M
+# disks: ssd1:ssd:192M::bpsw=6M hdd1:hdd:192M::bpsw=6M ssd2:ssd:128M::bpsw=6M hdd2:hdd:128M::bpsw=6M
 # boots: 2
 # A pvmove through a power loss: vg0 on mirror data0 with an ext4 LV holding a checksummed file;
-# the file names data1 instead (its disks are throttled, so the move takes a while) and, during
+# the file names data1 instead (its disks' writes are throttled, so the move takes a while) and, during
 # `pvmove --background`, the power is cut (sysrq o: no sync, nothing unmounted). Boot 2 (the
 # same disks): the arrays assemble and udev's LVM rules activate vg0 with its pvmove LV (seen
 # on Debian 12: the move LV is active, nothing polls it). hyraid's plan follows what it observes:
@@ -19,7 +19,7 @@ if [ "$HYRAID_BOOT" = 1 ]; then
     say "vg0 on data0, an ext4 LV with data"
     hy apply $CFG/pvmove-one.yaml --yes; expect "apply exits 0" $? 0
     mkfs.ext4 -q /dev/vg0/files && mkdir -p /mnt/f && mount /dev/vg0/files /mnt/f
-    dd if=/dev/urandom of=/mnt/f/data bs=1M count=240 2>/dev/null; sync
+    dd if=/dev/urandom of=/mnt/f/data bs=1M count=64 2>/dev/null; sync
     sha256sum /mnt/f/data | cut -d' ' -f1 > /root/sum; sync
     say "the file puts vg0 on data1; the power is cut during the move"
     "$HY" apply $CFG/pvmove-two.yaml --yes > /tmp/bg.out 2>&1 &
