@@ -1,11 +1,13 @@
 #!/bin/sh
-# disks: ssd1:ssd:256M hdd1:hdd:256M
+# disks: ssd1:ssd:64M hdd1:hdd:64M
 # releases: bookworm trixie
+# why both: kernel 6.12's md check and its sync_min bookkeeping (it pauses elsewhere), and Debian
+#   13's own mdcheck timer, which apply switches off
 # A mirror's scheduled check on the real kernel. apply installs hyraid's settings, the check
 # service and the mirror's timer (linked), points md's monitor at hyraid and switches the
-# release's schedule off; the timer's service, run as systemd runs it, checks for its budget
-# (one minute at 2 MiB/s) and pauses, md keeping the place in sync_min; the next run resumes
-# there and completes. status and the textfile show the paused check, then the completed one;
+# release's schedule off; the timer's service, run as systemd runs it (given a 20 s budget, as a
+# person shortens one run: the file's least is a minute) checks at the file's 2 MiB/s and pauses,
+# md keeping the place in sync_min; the next run resumes there and completes. status and the textfile show the paused check, then the completed one;
 # the speed limit is put back; a degraded mirror's check is skipped, with why.
 . /mnt/host/files/guest-lib.sh
 C=$CFG/check.yaml
@@ -33,12 +35,12 @@ grep -q "no check of it has completed" /tmp/hy.out && ok "status says no check c
 MD=$(md data0)
 # The timer's service, as systemd starts it (the guest has no systemd).
 EXEC=$(sed -n 's/^ExecStart=//p' /etc/systemd/system/hyraid-check@.service | sed 's/%i/data0/g')
-say "the scheduled check, first run (budget 1m at 2 MiB/s)"
+say "the scheduled check, first run (budget 20 s at 2 MiB/s)"
 T0=$(date +%s)
-$EXEC > /tmp/run1.out 2>&1; r=$?; cat /tmp/run1.out
+$EXEC --budget 20s > /tmp/run1.out 2>&1; r=$?; cat /tmp/run1.out
 expect "the first run exits 0" $r 0
 T1=$(date +%s)
-[ $((T1 - T0)) -ge 55 ] && ok "it ran for its budget ($((T1 - T0)) s)" || bad "it ended after $((T1 - T0)) s"
+[ $((T1 - T0)) -ge 18 ] && ok "it ran for its budget ($((T1 - T0)) s)" || bad "it ended after $((T1 - T0)) s"
 grep -q "paused at" /tmp/run1.out && ok "it says it paused" || bad "no pause said"
 POS=$(cat /sys/block/$MD/md/sync_min)
 [ "$POS" -gt 0 ] && ok "md keeps the place in sync_min ($POS)" || bad "sync_min is $POS"
