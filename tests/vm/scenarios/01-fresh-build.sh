@@ -1,6 +1,8 @@
 #!/bin/sh
 # disks: ssd1:ssd:1G hdd1:hdd:1G ssd2:ssd:1G hdd2:hdd:1G cache:ssd:512M
 # releases: bookworm trixie
+# why both: mdadm 4.4 makes the arrays and lvm2 2.03.31 the VG, LVs and writecache; lsblk 2.41 and
+#   udev 257 name what they made
 # Blank 2 SSD + 2 HDD + cache SSD → apply the microserver layout → verify with the kernel and
 # the tools themselves → plan has nothing left.
 . /mnt/host/files/guest-lib.sh

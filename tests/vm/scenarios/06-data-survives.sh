@@ -1,5 +1,5 @@
 #!/bin/sh
-# disks: ssd1:ssd:1G hdd1:hdd:1G cache:ssd:512M
+# disks: ssd1:ssd:512M hdd1:hdd:512M cache:ssd:256M
 # A known file on the LV survives: LV growth, writecache attach and detach (mounted), bitmap
 # re-chunk, and the HDD member failing and being rebuilt (then read back from the HDD alone); while
 # md rebuilds, apply and plan say the mirror is not yet as the file says (plan exits 2), then 0.

@@ -1,12 +1,17 @@
 #!/bin/sh
 # disks: ssd1:ssd:1G hdd1:hdd:1G ssd2:ssd:1G hdd2:hdd:1G cache:ssd:512M
 # releases: bookworm trixie
+# why both: what a kill leaves half-made (an array mdadm 4.4 started, an LV lvm2 2.03.31 began) is
+#   the tools' own
 # hyraid is killed (SIGKILL) after the k-th command of the fresh build, for several k; a second
 # apply completes the build, and plan then has nothing left. Debian 12 is killed at six points;
 # Debian 13 (one vCPU, half the speed) at three of them, early, middle and late, which keeps
 # .ci/run's two releases inside its time limit.
+# Nothing here waits for a resync, so they crawl: at full speed each round's two fresh 1 GiB
+# mirrors took the emulated CPU from the applies.
 . /mnt/host/files/guest-lib.sh
 . /etc/os-release
+resync_crawls
 POINTS="1 3 5 8 11 13"; [ "$VERSION_CODENAME" = bookworm ] || POINTS="1 5 11"
 for k in $POINTS; do
     say "kill after command $k"

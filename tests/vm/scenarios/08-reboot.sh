@@ -1,6 +1,8 @@
 #!/bin/sh
-# disks: ssd1:ssd:1G hdd1:hdd:1G
+# disks: ssd1:ssd:512M hdd1:hdd:512M
 # releases: bookworm trixie
+# why both: udev 257's rules and mdadm 4.4's incremental assembly bring the array back at boot,
+#   with its flags
 # boots: 2
 # Boot 1 builds the layout; boot 2 (same disks, same root filesystem) must come up with
 # /dev/md/data0, write-mostly, the bitmap chunk, write-behind and the HDD cache as the file says,

@@ -1,7 +1,9 @@
 #!/bin/sh
-# disks: ssd1:ssd:1G hdd1:hdd:1G cache:ssd:256M
+# disks: ssd1:ssd:512M hdd1:hdd:512M cache:ssd:256M
 # releases: bookworm trixie
-# disks2: ssd1:ssd:1G hdd9:hdd:1G cache:ssd:256M
+# why both: a boot with a member gone (mdadm 4.4's udev rules leave the array inactive) and the
+#   rebuild onto a new disk
+# disks2: ssd1:ssd:512M hdd9:hdd:512M cache:ssd:256M
 # boots: 2
 # Boot 1 builds the pair; between boots the HDD is pulled and a blank disk goes into its bay
 # (new serial HYHDD9); boot 2 applies the file with the new id: the mirror is rebuilt onto the

@@ -3,6 +3,7 @@
 # Blank disks → GPT partitions by name → mirrors of partitions (HDD ones write-mostly) → LVM with
 # a writecache on an SSD+SSD mirror; verified with lsblk/sgdisk/sysfs; then plan is empty.
 . /mnt/host/files/guest-lib.sh
+resync_crawls   # nothing here waits for a resync
 hy apply $CFG/partitioned.yaml --yes; expect "apply exits 0" $? 0
 for d in ata-HYRAID_SSD_HYSSD1 ata-HYRAID_SSD_HYSSD2; do
     expect "$d partition names (lsblk)" "$(lsblk -rno PARTLABEL /dev/disk/by-id/$d | grep . | tr '\n' ' ')" "raid cache "

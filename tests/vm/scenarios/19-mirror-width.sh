@@ -1,5 +1,5 @@
 #!/bin/sh
-# disks: ssd1:ssd:1G hdd1:hdd:1G hdd2:hdd:1G
+# disks: ssd1:ssd:512M hdd1:hdd:512M hdd2:hdd:512M
 # Mirror width (seed 002): a 2-HDD mirror with LVM and an ext4 LV holding a checksummed file;
 # the file then adds an SSD: hyraid adds it as a spare, grows the array to 3 slots
 # (`mdadm --grow --raid-devices=3`), waits for the recovery and makes the HDDs write-mostly.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# disks: ssd1:ssd:1G hdd1:hdd:1G bm1:ssd:256M
+# disks: ssd1:ssd:512M hdd1:hdd:512M bm1:ssd:256M
 # Seed 004's box, built by hand: an md RAID1 of an SSD and a write-mostly HDD whose write-intent
 # bitmap is a file (`--bitmap=/mnt/ssd/md0.bitmap`) on a filesystem on another disk, with an ext4
 # on the array holding a checksummed file. Debian 12 (kernel 6.1, mdadm 4.2) still supports file

@@ -14,6 +14,7 @@
 # replaced, mounted again, the old data gone and new data written). Last, media is taken out of
 # the file: left alone, its fstab line stays and still mounts it.
 . /mnt/host/files/guest-lib.sh
+resync_crawls   # nothing here waits for a resync
 fsbytes() { df -B1 --output=size "$1" | tail -1 | tr -d ' '; }
 blocks_ext4() { dumpe2fs -h /dev/vg0/files 2>/dev/null | sed -n 's/^Block count: *//p'; }
 blocks_xfs() { xfs_info /srv/media | sed -n 's/^data *= *bsize=[0-9]* *blocks=\([0-9]*\),.*/\1/p'; }

@@ -7,6 +7,7 @@
 # and on 4Kn drives; checked with blockdev, blkid's BLOCK_SIZE, lvs writecache_block_size and
 # apply's own output (every line a tool printed); data checksummed; the second plan is empty.
 . /mnt/host/files/guest-lib.sh
+resync_crawls   # nothing here waits for a resync
 dev() { echo "/dev/$(lsblk -dno NAME,SERIAL | awk -v s="$1" '$2==s{print $1}')"; }
 expect "512-byte drive (blockdev --getss)" "$(blockdev --getss "$(dev HYD512)")" 512
 expect "4Kn drive (blockdev --getss)" "$(blockdev --getss "$(dev HYD4K)")" 4096

@@ -1,5 +1,5 @@
 #!/bin/sh
-# disks: ssd1:ssd:1G hdd1:hdd:1G cache:ssd:512M
+# disks: ssd1:ssd:512M hdd1:hdd:512M cache:ssd:256M
 # Caches with data on the LV, mounted. dm-cache: attached writethrough on the cache SSD
 # (`lvconvert --type cache --cachevol`), checked with lvs -a and dmsetup, more data written,
 # flushed and detached (`--splitcache`), the cache volume removed. Writecache resize: the plan
@@ -8,6 +8,7 @@
 # attaches it with the same settings; grown, then shrunk. The files read back the same after
 # every change and the next plan is empty.
 . /mnt/host/files/guest-lib.sh
+resync_crawls   # nothing here waits for a resync
 C=/tmp/c.yaml
 sed 's/files: { size: 256MiB, pvs: \[data0\] }/files: { size: 384MiB, pvs: [data0] }/' $CFG/pair.yaml > $C
 hy apply $C --yes; expect "apply exits 0" $? 0

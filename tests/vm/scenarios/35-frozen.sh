@@ -1,5 +1,5 @@
 #!/bin/sh
-# disks: ssd1:ssd:512M hdd1:hdd:512M
+# disks: ssd1:ssd:256M hdd1:hdd:256M
 # A frozen array (`echo frozen > sync_action`: md starts no resync or recovery and refuses
 # bitmap changes until someone writes idle). A bitmap change on it is refused at plan time with
 # how to thaw it, and plan returns (it waited forever in its preview before); status says it is

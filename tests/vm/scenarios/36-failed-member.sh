@@ -1,6 +1,7 @@
 #!/bin/sh
 # disks: ssd1:ssd:512M hdd1:hdd:512M
 # releases: bookworm trixie
+# why both: how kernel 6.12's md fails a member on I/O errors and shows a deleted SCSI device
 # A member md fails on its own, for I/O errors (the HDD's SCSI device set offline, then a
 # write): status and plan agree that it failed, plan refuses to put it back (exit 1, never
 # "matches the file"), and only `--re-add hdd0` does, as a marked step. Then the HDD is pulled

@@ -1,6 +1,7 @@
 #!/bin/sh
 # disks: ssd1:ssd:256M hdd1:hdd:256M sas1:hdd:64M:scsi nv1:ssd:64M:nvme
 # releases: bookworm trixie
+# why both: mdadm 4.4's monitor and its events, smartmontools 7.4's JSON
 # What the checks and md find reaches a person, on the real kernel. A webhook listens on
 # 127.0.0.1 in the guest. `hyraid alert --test` reaches it with the token; blocks written to
 # the write-mostly HDD's data area behind md's back are found by a check (mismatch_cnt > 0),

@@ -1,6 +1,8 @@
 #!/bin/sh
-# disks: ssd1:ssd:1G hdd1:hdd:1G
+# disks: ssd1:ssd:512M hdd1:hdd:512M
 # releases: bookworm trixie
+# why both: cryptsetup 2.7's LUKS2 header and luksDump JSON, and the mapping opened from crypttab
+#   at boot
 # boots: 2
 # An encrypted mirror built from blank disks (md -> LUKS2 -> LVM): the key file hyraid makes is
 # 512 bytes, 0400, root's; the header is LUKS2 with the UUID the plan gave it, backed up (0400) to
@@ -11,6 +13,7 @@
 # the new key opens the header and its backup. Boot 2 (same disks and root) opens it from
 # crypttab and the new key file as boot does, and the data and an empty plan are there.
 . /mnt/host/files/guest-lib.sh
+resync_crawls   # nothing here waits for a resync
 M=hyraid-plaintext-marker-4f1d
 if [ "$HYRAID_BOOT" = 1 ]; then
     hy plan $CFG/encrypted.yaml --format shell > /mnt/host/out/plan.sh 2>&1

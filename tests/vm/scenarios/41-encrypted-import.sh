@@ -1,6 +1,8 @@
 #!/bin/sh
-# disks: ssd1:ssd:1G hdd1:hdd:1G wc1:ssd:256M
-# releases: bookworm trixie
+# disks: ssd1:ssd:640M hdd1:hdd:640M wc1:ssd:256M
+# releases: bookworm
+# why one: what import reads of a hand-built box (lsblk, luksDump, crypttab) is read on Debian 13
+#   by 40, 43 and 45 and by the trixie fixtures
 # A box built by hand with LUKS between md and LVM, as the guides do it: mdadm's array (its ARRAY
 # line appended to mdadm.conf), a key file, luksFormat, a crypttab line of its own by UUID, the PV
 # on the mapping and an ext4 with a checksummed file. `hyraid import` writes `encryption:` with

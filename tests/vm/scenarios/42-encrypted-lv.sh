@@ -1,6 +1,8 @@
 #!/bin/sh
-# disks: ssd1:ssd:1G hdd1:hdd:1G
-# releases: bookworm trixie
+# disks: ssd1:ssd:512M hdd1:hdd:512M
+# releases: bookworm
+# why one: on Debian 13 an encrypted LV is built and opened by 45, a header opened from crypttab at
+#   boot 40's
 # boots: 2
 # An encrypted LV (LV -> LUKS2 -> ext4) on a hybrid mirror, built from blank disks: the LV is
 # formatted with LUKS2 by the UUID the plan gave it, its header backed up (0400) to a file of the
@@ -11,6 +13,7 @@
 # the LV's `encryption:` and `filesystem:`, and plan on it is empty. Boot 2 opens it from
 # crypttab once LVM has activated the VG (as systemd does), and the data and an empty plan are there.
 . /mnt/host/files/guest-lib.sh
+resync_crawls   # nothing here waits for a resync
 M=hyraid-plaintext-marker-7a2c
 if [ "$HYRAID_BOOT" = 1 ]; then
     hy plan $CFG/encrypted-lv.yaml --format shell > /mnt/host/out/plan.sh 2>&1

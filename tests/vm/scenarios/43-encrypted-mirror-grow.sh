@@ -1,6 +1,8 @@
 #!/bin/sh
 # disks: hdd1:hdd:1G hdd2:hdd:1G
 # releases: bookworm trixie
+# why both: mdadm 4.4's --grow --size=max and cryptsetup 2.7's resize (the only grow of a mirror
+#   on Debian 13)
 # An encrypted mirror grows (md -> LUKS2 -> LVM on two 512 MiB partitions, then the rest of the
 # disks): growpart on each, `mdadm --grow --size=max`, the wait for the new region's resync,
 # `cryptsetup resize` of the mapping with the key file, `pvresize` of the mapping. The apply is

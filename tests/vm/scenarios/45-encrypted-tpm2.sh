@@ -1,6 +1,8 @@
 #!/bin/sh
-# disks: ssd1:ssd:1G hdd1:hdd:1G
+# disks: ssd1:ssd:512M hdd1:hdd:512M
 # releases: bookworm trixie
+# why both: systemd-cryptenroll 257 (in systemd-cryptsetup) and the renamed tpm2-tss libraries it
+#   loads
 # boots: 2
 # tpm
 # An encrypted LV whose key is a passphrase, with the machine's TPM2 (swtpm) enrolled beside it
@@ -12,6 +14,7 @@
 # and its plan is empty. Boot 2 (the same TPM): opened by the TPM2 again, the data is there, the
 # plan is empty.
 . /mnt/host/files/guest-lib.sh
+resync_crawls   # nothing here waits for a resync
 F=$CFG/encrypted-tpm2.yaml
 P='correct horse battery staple'
 # systemd-cryptsetup: /lib/systemd on Debian 12, /usr/bin on 13.
