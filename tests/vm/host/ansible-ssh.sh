@@ -40,6 +40,8 @@ done
 [ $up = 1 ] && ok "the guest answers over SSH as ops, sudo works, hyraid is installed" || { bad "no SSH to the guest on 127.0.0.1:$PORT"; finish; }
 
 . "$ROOT/contrib/ansible/tests/venv.sh"
+# The example's own ansible.cfg (pipelining), as when ansible-playbook runs in its directory.
+export ANSIBLE_CONFIG="$EX/ansible.cfg"
 export ANSIBLE_COLLECTIONS_PATH="$ROOT/contrib/ansible" ANSIBLE_HOME="$T/ansible-home" \
     ANSIBLE_NOCOLOR=1 ANSIBLE_HOST_KEY_CHECKING=False ANSIBLE_SSH_CONTROL_PATH_DIR="$T/cp"
 version=$("$VENV/bin/ansible-playbook" --version); echo "${version%%$'\n'*}"
