@@ -57,6 +57,7 @@ fi
 SUITE_T0=$(date +%s)
 RES=""
 on_exit() {
+    [ -n "${IMG:-}" ] && { wait; rm -rf "$IMG"; }
     [ -n "$RES" ] && rm -rf "$RES"
     [ "$OWN_STAGES" = 1 ] && { stage_table $(( $(date +%s) - SUITE_T0 )); rm -f "$HYRAID_STAGES"; }
 }
@@ -69,32 +70,6 @@ stage "vm: apt: qemu, debootstrap, swtpm" host_deps || { tail -5 /tmp/hyraid-vm-
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not available"
 accels=$(qemu-system-x86_64 -accel help 2>/dev/null || true)
 grep -qx tcg <<<"$accels" || skip "this QEMU has no TCG accelerator"
-
-echo "== building hyraid (release)"
-release_build() { (cd "$ROOT" && cargo build --release --locked --quiet); }
-stage "vm: release build (fat LTO)" release_build || { echo "cargo build failed"; echo "0 passed, 1 failed"; exit 1; }
-echo "== Debian package"
-deb_build() { "$ROOT/contrib/deb/build.sh" > /tmp/hyraid-deb.out 2>/tmp/hyraid-deb.log; }
-stage "vm: Debian package (cargo-deb)" deb_build && DEB=$(tail -1 /tmp/hyraid-deb.out) || { cat /tmp/hyraid-deb.log; echo "package build failed"; echo "0 passed, 1 failed"; exit 1; }
-sed 's/^/   /' /tmp/hyraid-deb.log; echo "   $DEB"
-echo "== lintian"
-lintian_run() { "$ROOT/contrib/deb/lintian.sh" "$DEB" > /tmp/hyraid-lintian.log 2>&1; }
-stage "vm: lintian" lintian_run || { sed 's/^/   /' /tmp/hyraid-lintian.log; echo "lintian failed"; echo "0 passed, 1 failed"; exit 1; }
-sed 's/^/   /' /tmp/hyraid-lintian.log
-unset HYRAID_VM_CACHE
-# The budget of the scenarios' wall time on the project's 2-core machine, two at a time
-# (docs/testing.md#the-vm-suites-budget); every run prints how much of it it used.
-VM_BUDGET=${HYRAID_VM_BUDGET:-1800}
-SUITES=${HYRAID_VM_SUITES:-bookworm trixie}
-pass=0; fail=0; skipped=0
-JOBS=${HYRAID_VM_JOBS:-}
-if [ -z "$JOBS" ]; then
-    JOBS=$(nproc); [ "$JOBS" -gt 4 ] && JOBS=4
-    by_mem=$(awk '/^MemAvailable:/ { print int($2 / 2097152) }' /proc/meminfo)
-    [ "${by_mem:-1}" -lt "$JOBS" ] && JOBS=${by_mem:-1}
-    [ "$JOBS" -ge 1 ] || JOBS=1
-fi
-RES=$(mktemp -d "${TMPDIR:-/tmp}/hyraid-vm-results.XXXXXX")
 
 # The scenarios to run on release $1, in order.
 scenarios_for() {
@@ -109,6 +84,46 @@ scenarios_for() {
         echo "$script"
     done
 }
+
+# The guest images are built (or found up to date) in the background, beside the Rust builds
+# below: debootstrap waits on the mirror and dpkg on the disk, while the release build's last
+# link keeps one core. Each release's list of scenarios is known first: no image without one.
+# (Each release's image is in /tmp/hyraid-vm(-SUITE), whatever the caller's environment says.)
+unset HYRAID_VM_CACHE
+IMG=$(mktemp -d "${TMPDIR:-/tmp}/hyraid-vm-images.XXXXXX")
+for SUITE in ${HYRAID_VM_SUITES:-bookworm trixie}; do
+    scenarios_for "$SUITE" > "$IMG/$SUITE.list"
+    grep -qv '^SKIP:' "$IMG/$SUITE.list" || continue
+    ( stage "vm: guest image $SUITE (beside the builds)" env HYRAID_VM_SUITE="$SUITE" "$HERE/build-image.sh" \
+        > "$IMG/$SUITE.log" 2>&1; echo $? > "$IMG/$SUITE.rc" ) &
+    echo $! > "$IMG/$SUITE.pid"
+done
+
+echo "== building hyraid (release)"
+release_build() { (cd "$ROOT" && cargo build --release --locked --quiet); }
+stage "vm: release build (fat LTO)" release_build || { echo "cargo build failed"; echo "0 passed, 1 failed"; exit 1; }
+echo "== Debian package"
+deb_build() { "$ROOT/contrib/deb/build.sh" > /tmp/hyraid-deb.out 2>/tmp/hyraid-deb.log; }
+stage "vm: Debian package (cargo-deb)" deb_build && DEB=$(tail -1 /tmp/hyraid-deb.out) || { cat /tmp/hyraid-deb.log; echo "package build failed"; echo "0 passed, 1 failed"; exit 1; }
+sed 's/^/   /' /tmp/hyraid-deb.log; echo "   $DEB"
+echo "== lintian"
+lintian_run() { "$ROOT/contrib/deb/lintian.sh" "$DEB" > /tmp/hyraid-lintian.log 2>&1; }
+stage "vm: lintian" lintian_run || { sed 's/^/   /' /tmp/hyraid-lintian.log; echo "lintian failed"; echo "0 passed, 1 failed"; exit 1; }
+sed 's/^/   /' /tmp/hyraid-lintian.log
+# The budget of the scenarios' wall time on the project's 2-core machine, two at a time
+# (docs/testing.md#the-vm-suites-budget); every run prints how much of it it used.
+VM_BUDGET=${HYRAID_VM_BUDGET:-1800}
+SUITES=${HYRAID_VM_SUITES:-bookworm trixie}
+pass=0; fail=0; skipped=0
+JOBS=${HYRAID_VM_JOBS:-}
+if [ -z "$JOBS" ]; then
+    JOBS=$(nproc); [ "$JOBS" -gt 4 ] && JOBS=4
+    by_mem=$(awk '/^MemAvailable:/ { print int($2 / 2097152) }' /proc/meminfo)
+    [ "${by_mem:-1}" -lt "$JOBS" ] && JOBS=${by_mem:-1}
+    [ "$JOBS" -ge 1 ] || JOBS=1
+fi
+RES=$(mktemp -d "${TMPDIR:-/tmp}/hyraid-vm-results.XXXXXX")
+
 
 # Run one scenario: run_scenario SUITE SCRIPT RESULT [run-vm.sh options]. Prints its PASS/FAIL
 # line (and on failure what failed) and writes "pass|fail NAME[SUITE] SECONDS" to RESULT.
@@ -236,12 +251,16 @@ past_secs() { awk -v k="$1" '$1 == k { print $2; f = 1; exit } END { if (!f) pri
 # Every release's image first, then one list of (release, scenario).
 pool=(); alone=()
 for SUITE in $SUITES; do
-    list=$(scenarios_for "$SUITE")
+    list=$(cat "$IMG/$SUITE.list" 2>/dev/null)
     [ -n "$list" ] || continue
-    echo "== guest image: $SUITE"
-    T=$(date +%s)
-    stage "vm: guest image $SUITE" env HYRAID_VM_SUITE="$SUITE" "$HERE/build-image.sh" || { echo "image build failed ($SUITE)"; fail=$((fail+1)); continue; }
-    echo "image ready in $(( $(date +%s) - T ))s"
+    if [ -f "$IMG/$SUITE.pid" ]; then   # (none when every scenario of the release is skipped)
+        echo "== guest image: $SUITE"
+        T=$(date +%s)
+        wait "$(cat "$IMG/$SUITE.pid")" 2>/dev/null
+        cat "$IMG/$SUITE.log"
+        [ "$(cat "$IMG/$SUITE.rc" 2>/dev/null)" = 0 ] || { echo "image build failed ($SUITE)"; fail=$((fail+1)); continue; }
+        echo "image ready ($(( $(date +%s) - T ))s waited for it after the builds)"
+    fi
     for script in $list; do
         case "$script" in
             SKIP:*) skipped=$((skipped+1)); echo "SKIP $(basename "${script#SKIP:}" .sh) [$SUITE] (a benchmark: HYRAID_VM_PERF=full runs it, or name it)";;
