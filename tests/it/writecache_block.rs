@@ -1,8 +1,9 @@
-//! A writecache attached over a filesystem takes the filesystem's block size: hyraid's own (4096)
-//! over one it makes, the one libblkid reports over one already there (an ext4 that mke2fs made
-//! on a small LV has 1 KiB blocks; an xfs made elsewhere may have 512-byte sectors). lvconvert
-//! refuses a writecache block larger than the filesystem's, so a plan that asked 4096 over such
-//! a filesystem stopped at its last step (VM 15-adopt found it: an adopted ext4 of 512 MiB).
+//! A writecache attached over a filesystem takes the block lvm2 takes for it: 4096 over hyraid's
+//! own filesystem, and over one already there 4096 when libblkid reports 4096 or more, 512 under
+//! it (an ext4 that mke2fs made on a small LV has 1 KiB blocks; an xfs may have 512-byte sectors).
+//! lvconvert refuses a writecache block larger than the filesystem's, and any `block_size` but 512
+//! and 4096 ("Invalid setting"): a plan that asked 4096 over a 1 KiB ext4 stopped at its last step,
+//! and so did one that asked 1024 (VM 15-adopt found both, on Debian 12's lvm2 2.03.16).
 
 use crate::common;
 use common::tune::{TUNE_YAML, tune_box};
@@ -38,19 +39,14 @@ fn attach_line(h: &SimHost) -> String {
         .expect("a writecache attach ran")
 }
 
-#[test]
-fn over_an_ext4_with_1k_blocks_the_writecache_block_is_1k() {
-    let h = box_with_fs_block(1024);
+/// Applies the file with a writecache over an ext4 of `block` bytes: the attach's block size.
+fn attached_block(block: u64) -> (String, Option<u64>) {
+    let h = box_with_fs_block(block);
     let d = with_writecache();
     let obs = observe(&h, &d);
     let fs = obs.filesystems.iter().find(|f| f.lv == "data").unwrap();
-    assert_eq!(fs.block_size, Some(1024), "dumpe2fs's Block size is read");
+    assert_eq!(fs.block_size, Some(block), "dumpe2fs's Block size is read");
     apply(&h, &d, Policy::default()).unwrap();
-    assert!(
-        attach_line(&h).contains("--cachesettings block_size=1024"),
-        "{}",
-        attach_line(&h)
-    );
     let wc = h
         .world()
         .lv("vg0", "data")
@@ -58,8 +54,57 @@ fn over_an_ext4_with_1k_blocks_the_writecache_block_is_1k() {
         .writecache
         .clone()
         .unwrap();
-    assert_eq!(wc.block_size, Some(1024));
     assert!(plan_for(&h, &d, Policy::default()).steps.is_empty());
+    (attach_line(&h), wc.block_size)
+}
+
+#[test]
+fn over_an_ext4_with_1k_blocks_the_writecache_block_is_512() {
+    let (line, block) = attached_block(1024);
+    assert!(line.contains("--cachesettings block_size=512"), "{line}");
+    assert_eq!(block, Some(512));
+}
+
+#[test]
+fn over_blocks_of_4096_or_more_the_writecache_block_is_4096() {
+    for fs in [4096, 65536] {
+        let (line, block) = attached_block(fs);
+        assert!(
+            line.contains("--cachesettings block_size=4096"),
+            "{fs}: {line}"
+        );
+        assert_eq!(block, Some(4096), "{fs}");
+    }
+    let (line, _) = attached_block(2048);
+    assert!(line.contains("--cachesettings block_size=512"), "{line}");
+}
+
+#[test]
+fn a_block_size_in_the_file_larger_than_the_filesystem_s_is_refused_at_plan_time() {
+    let h = box_with_fs_block(1024);
+    let text = TUNE_YAML.replace(
+        "        pvs: [data0]\n",
+        "        pvs: [data0]\n        writecache: { size: 1GiB, pvs: [ssd2], settings: { block_size: 4096 } }\n",
+    );
+    let d = hyraid::config::load_str("hyraid.yaml", &text).unwrap();
+    let p = plan_for(&h, &d, Policy::default());
+    let r = p
+        .refused
+        .iter()
+        .find(|r| r.object == "lv vg0/data")
+        .expect("the writecache is refused");
+    assert!(
+        r.reason.contains(
+            "block_size 4096 is larger than the block of the filesystem on the LV (1024 bytes)"
+        ),
+        "{}",
+        r.reason
+    );
+    assert!(r.fix.contains("512"), "{}", r.fix);
+    assert!(
+        !format!("{:?}", p.steps).contains("data_wc"),
+        "no cache volume is made for a writecache that cannot be attached"
+    );
 }
 
 #[test]
@@ -95,6 +140,19 @@ fn a_block_larger_than_the_filesystem_s_is_refused_as_lvconvert_refuses_it() {
         "{}",
         o.stderr
     );
+    let o = h
+        .run(&argv("lvconvert --yes --type writecache --cachevol data_wc --cachesettings block_size=1024 vg0/data"))
+        .unwrap();
+    assert_eq!(o.status, 5);
+    assert!(
+        o.stderr.contains("Invalid setting: block_size"),
+        "{}",
+        o.stderr
+    );
+    let o = h
+        .run(&argv("lvconvert --yes --type writecache --cachevol data_wc --cachesettings block_size=512 vg0/data"))
+        .unwrap();
+    assert_eq!(o.status, 0, "{}", o.stderr);
 }
 
 #[test]

@@ -12,11 +12,11 @@ fn fs_note(lv: &LvSpec) -> &'static str {
 }
 
 /// `--cachesettings` of a writecache attach: the file's settings, and over a filesystem of the
-/// file the block size that matches it (lvconvert would otherwise pick it from libblkid, or
-/// warn): `fs_block`, the block size libblkid reports for the filesystem there, or hyraid's own
-/// (4096) for one it makes. A writecache block larger than the filesystem's is refused by
-/// lvconvert ("cannot be larger than file system block size"): an adopted ext4 of a small LV
-/// has 1 KiB blocks, an adopted xfs 512-byte sectors.
+/// file the block size lvm2 takes for it (lvconvert would otherwise pick it from libblkid, or
+/// warn): 4096 over hyraid's own filesystem (4096-byte blocks) and over one already there whose
+/// block libblkid reports as 4096 or more, 512 under that. lvm2 knows only these two
+/// (`block_size` is 512 or 4096, "Invalid setting" else) and refuses a writecache block larger
+/// than the filesystem's: an adopted ext4 of a small LV has 1 KiB blocks, an xfs 512-byte sectors.
 fn attach_settings(
     lv: &LvSpec,
     want: &crate::config::WritecacheSpec,
@@ -26,8 +26,8 @@ fn attach_settings(
     if lv.filesystem.is_none() || want.settings.contains_key("block_size") {
         return s;
     }
-    let own = crate::plan::step::FS_BLOCK_SIZE;
-    let b = format!("block_size={}", fs_block.map_or(own, |b| b.min(own)));
+    let fs = fs_block.unwrap_or(crate::plan::step::FS_BLOCK_SIZE);
+    let b = format!("block_size={}", if fs >= 4096 { 4096 } else { 512 });
     if s.is_empty() { b } else { format!("{b} {s}") }
 }
 
@@ -200,15 +200,18 @@ impl<'a> Planner<'a> {
         }
     }
 
-    /// The block size libblkid reports for the filesystem of the file already on the LV (`None`:
-    /// none there yet, another type that this plan makes again, or a size no tool gave).
+    /// The block size libblkid reports for the filesystem already on the LV (`None`: none there,
+    /// another type than the file's, which this plan makes again, or a size no tool gave).
     fn fs_block_size(&self, vg: &VgSpec, lv: &LvSpec) -> Option<u64> {
-        let want = lv.filesystem.as_ref()?;
         self.o
             .filesystems
             .iter()
             .find(|f| f.vg == vg.name && f.lv == lv.name && f.mapper.is_none())
-            .filter(|f| f.fstype == want.fstype.as_str())
+            .filter(|f| {
+                lv.filesystem
+                    .as_ref()
+                    .is_none_or(|w| f.fstype == w.fstype.as_str())
+            })
             .and_then(|f| f.block_size)
     }
 
@@ -277,6 +280,21 @@ impl<'a> Planner<'a> {
                 }
             }
             (Some(want), None) => {
+                let fs_block = self.fs_block_size(vg, lv);
+                let set = want
+                    .settings
+                    .get("block_size")
+                    .and_then(|b| b.parse::<u64>().ok());
+                if let (Some(b), Some(fs)) = (set, fs_block)
+                    && b > fs
+                {
+                    self.refuse(
+                        &object,
+                        format!("the writecache's block_size {b} is larger than the block of the filesystem on the LV ({fs} bytes): lvconvert refuses a writecache block larger than the filesystem's"),
+                        "set the writecache's block_size to 512, or leave it out (hyraid then takes 512 for this filesystem, as lvm2 does)",
+                    );
+                    return;
+                }
                 let cv = cachevol_name(&lv.name);
                 let existing = self
                     .o
@@ -337,7 +355,7 @@ impl<'a> Planner<'a> {
                         vg: vg.name.clone(),
                         lv: lv.name.clone(),
                         cachevol: cv,
-                        settings: attach_settings(lv, want, self.fs_block_size(vg, lv)),
+                        settings: attach_settings(lv, want, fs_block),
                     }),
                     risk,
                     why,

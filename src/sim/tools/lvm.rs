@@ -77,7 +77,10 @@ pub fn run(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> {
             stderr: "  WARNING: using a writecache block size larger than the file system block size may corrupt the file system.\n".into(),
         }),
         Ok(s) => out(&s),
-        Err(e) => fail(if e.starts_with("  Invalid") { 3 } else { 5 }, e),
+        // A bad argument exits 3; a setting lvm2 parses while converting ("Invalid setting:
+        // block_size") fails the command, 5 (lvm2 2.03.16, seen on Debian 12).
+        Err(e) if e.starts_with("  Invalid") && !e.starts_with("  Invalid setting") => fail(3, e),
+        Err(e) => fail(5, e),
     }
 }
 

@@ -346,14 +346,23 @@ pub(super) fn change_settings(st: &mut SimState, s: &str, path: &str) -> Result<
 /// lvconvert.c `_set_writecache_block_size` (lvm2 2.03.16): the file system's block size as
 /// libblkid reports it (BLOCK_SIZE: the ext4 block size, the xfs sector size; every filesystem
 /// the simulator makes reports 4096, a machine's own what its `block_size` says) chooses the
-/// writecache block size, and a setting larger than it is refused; without a filesystem the
-/// setting, or 4096, is used.
+/// writecache block size (4096 from 4096 up, 512 under it), and a setting larger than it is
+/// refused; without a filesystem the setting, or 4096, is used. toollib.c takes `block_size`
+/// 512 or 4096 only.
 fn writecache_block_size(
     st: &SimState,
     vg: &str,
     lv: &str,
-    setting: Option<u64>,
+    setting: Option<&str>,
 ) -> Result<u64, String> {
+    let setting = match setting {
+        None => None,
+        Some("512") => Some(512),
+        Some("4096") => Some(4096),
+        Some(_) => {
+            return Err("  Invalid setting: block_size\n  Invalid writecache settings.\n".into());
+        }
+    };
     let fs_block = st
         .world
         .filesystems
@@ -365,7 +374,7 @@ fn writecache_block_size(
             "  Writecache block size {b} cannot be larger than file system block size {fs}.\n"
         )),
         (_, Some(b)) => Ok(b),
-        (Some(fs), None) => Ok(fs),
+        (Some(fs), None) => Ok(if fs >= 4096 { 4096 } else { 512 }),
         (None, None) => Ok(4096),
     }
 }
@@ -394,9 +403,9 @@ pub(super) fn attach(st: &mut SimState, cv: &str, rest: &[&str]) -> Result<Strin
         _ => return Err("  the simulated host models `lvconvert --yes --type writecache --cachevol CV [--cachesettings S] VG/LV`\n".into()),
     };
     // toollib.c: "block_size is not a setting but is set with the --cachesettings option".
-    let setting: Option<u64> = settings.remove("block_size").and_then(|b| b.parse().ok());
+    let setting = settings.remove("block_size");
     let (vg, name) = split_lv(path)?;
-    let block_size = writecache_block_size(st, &vg, &name, setting)?;
+    let block_size = writecache_block_size(st, &vg, &name, setting.as_deref())?;
     let Some(main) = st.world.lv(&vg, &name).filter(|l| !l.hidden).cloned() else {
         return Err(format!("  Failed to find logical volume \"{path}\"\n"));
     };
