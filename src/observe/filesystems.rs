@@ -353,4 +353,16 @@ mod tests {
         assert_eq!(ext4_min_blocks(p), Some(1532418));
         assert_eq!(ext4_min_blocks("resize2fs 1.47.0 (5-Feb-2023)\n"), None);
     }
+
+    /// dumpe2fs -h of mkfs.ext4's defaults: under 512 MB 1 KiB blocks, which a writecache's
+    /// block may not exceed; above, 4 KiB.
+    #[test]
+    fn block_size_and_size_of_real_ext4s() {
+        let small = include_str!("../../tests/fixtures/dumpe2fs-h-ext4-256m.txt");
+        assert_eq!(ext4_block_size(small), Some(1024));
+        assert_eq!(ext4_size(small), Some(256 << 20));
+        let large = include_str!("../../tests/fixtures/dumpe2fs-h-ext4-1g.txt");
+        assert_eq!(ext4_block_size(large), Some(4096));
+        assert_eq!(ext4_size(large), Some(1 << 30));
+    }
 }
