@@ -1,10 +1,10 @@
 #!/bin/sh
-# disks: ssd1:ssd:192M::bpsw=6M hdd1:hdd:192M::bpsw=6M ssd2:ssd:128M::bpsw=6M hdd2:hdd:128M::bpsw=6M
+# disks: ssd1:ssd:192M::bpsw=6M hdd1:hdd:192M::bpsw=6M ssd2:ssd:128M hdd2:hdd:128M
 # Moving data off a PV: vg0 on mirror data0 with an ext4 LV holding a checksummed file; the file
 # then names data1 instead: hyraid makes data1 a PV, adds it, moves the extents
 # (`pvmove --background`, waited for), takes data0 out (`vgreduce`) and wipes its label
-# (`pvremove`). Then back onto data0 (every disk's writes are throttled to 6 MB/s, so each move
-# of the 96 MiB LV takes a while, and lvs, which only reads, is not held behind the copy):
+# (`pvremove`). Then back onto data0 (its disks' writes are throttled to 6 MB/s, so the move of
+# the 96 MiB LV takes a while, and lvs, which only reads, is not held behind the copy):
 # hyraid is killed during the move; the move LV is there, the next plan resumes it with bare
 # `pvmove` (never a second start), apply finishes it. Checked with pvs, lvs -a -o+devices and
 # the file's checksum; the plan after each apply is empty.

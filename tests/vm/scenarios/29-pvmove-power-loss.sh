@@ -1,8 +1,9 @@
 #!/bin/sh
-# disks: ssd1:ssd:192M::bpsw=6M hdd1:hdd:192M::bpsw=6M ssd2:ssd:128M::bpsw=6M hdd2:hdd:128M::bpsw=6M
+# disks: ssd1:ssd:192M hdd1:hdd:192M ssd2:ssd:128M::bpsw=6M hdd2:hdd:128M::bpsw=6M
 # boots: 2
 # A pvmove through a power loss: vg0 on mirror data0 with an ext4 LV holding a checksummed file;
-# the file names data1 instead (its disks' writes are throttled, so the move takes a while) and, during
+# the file names data1 instead (its disks' writes are throttled to 6 MB/s, so the move takes a
+# while; data0's are not) and, during
 # `pvmove --background`, the power is cut (sysrq o: no sync, nothing unmounted). Boot 2 (the
 # same disks): the arrays assemble and udev's LVM rules activate vg0 with its pvmove LV (seen
 # on Debian 12: the move LV is active, nothing polls it). hyraid's plan follows what it observes:
