@@ -1,5 +1,5 @@
 #!/bin/sh
-# disks: ssd1:ssd:1G hdd1:hdd:1G ssd2:ssd:1G hdd2:hdd:1G cache:ssd:512M
+# disks: ssd1:ssd:384M hdd1:hdd:384M ssd2:ssd:384M hdd2:hdd:384M cache:ssd:192M
 # releases: bookworm trixie
 # why both: mdadm 4.4 makes the arrays and lvm2 2.03.31 the VG, LVs and writecache; lsblk 2.41 and
 #   udev 257 name what they made

@@ -1,5 +1,5 @@
 #!/bin/sh
-# disks: ssd1:ssd:1G hdd1:hdd:1G ssd2:ssd:1G hdd2:hdd:1G cache:ssd:512M blank:hdd:512M
+# disks: ssd1:ssd:384M hdd1:hdd:384M ssd2:ssd:384M hdd2:hdd:384M cache:ssd:192M blank:hdd:64M
 # alone: it times hyraid against lvm; a VM beside it would skew the ratio
 # The cost of `hyraid plan` on a converged machine (issue 15 §4, P1), on the real kernel. The
 # spawn budget: with the tools wrapped by shims that log each call, one plan runs exactly one
