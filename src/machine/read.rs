@@ -107,7 +107,21 @@ pub fn observe_started_for(
         }
         // The sizes of the filesystems the file names: a grow interrupted after its lvextend
         // shows as a filesystem smaller than its LV (or its array).
-        let with_fs = fs_keys(d, &obs, |_| true);
+        let mut with_fs = fs_keys(d, &obs, |_| true);
+        // And those on the LVs the file gives a writecache, named or not: a writecache block
+        // larger than the filesystem's is refused by lvconvert, so the plan refuses it first.
+        for vg in d.volume_groups.values() {
+            for l in vg
+                .lvs
+                .values()
+                .filter(|l| l.writecache.is_some() && l.encryption.is_none())
+            {
+                let k = (vg.name.clone(), l.name.clone());
+                if !with_fs.contains(&k) {
+                    with_fs.push(k);
+                }
+            }
+        }
         if !with_fs.is_empty() {
             crate::observe::probe_fs_sizes(host, &mut obs.filesystems, &with_fs);
         }

@@ -107,6 +107,28 @@ fn a_block_size_in_the_file_larger_than_the_filesystem_s_is_refused_at_plan_time
     );
 }
 
+/// The same over a filesystem the file does not name: its block size is read all the same, and
+/// the plan refuses what lvconvert would refuse at the last step.
+#[test]
+fn a_block_size_larger_than_an_unnamed_filesystem_s_is_refused_at_plan_time() {
+    let h = box_with_fs_block(1024);
+    let text = TUNE_YAML.replace(
+        "        pvs: [data0]\n        filesystem: { type: ext4, mount: /srv/data }\n",
+        "        pvs: [data0]\n        writecache: { size: 1GiB, pvs: [ssd2], settings: { block_size: 4096 } }\n",
+    );
+    assert_ne!(text, TUNE_YAML);
+    let d = hyraid::config::load_str("hyraid.yaml", &text).unwrap();
+    let p = plan_for(&h, &d, Policy::default());
+    assert!(
+        p.refused
+            .iter()
+            .any(|r| r.object == "lv vg0/data" && r.reason.contains("(1024 bytes)")),
+        "{:?}",
+        p.refused
+    );
+    assert!(!format!("{:?}", p.steps).contains("data_wc"));
+}
+
 #[test]
 fn over_a_filesystem_hyraid_makes_the_writecache_block_is_4096() {
     let (_, h) = tune_box();
