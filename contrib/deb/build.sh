@@ -5,7 +5,8 @@
 # copyright file from `cargo metadata` (contrib/deb/copyright.py: the licences of every linked
 # crate), the changelog (contrib/deb/changelog, gzip -9n) and the examples, whose schema
 # modeline is rewritten to name the installed schema, then packages. Prints the path of the .deb
-# last.
+# last. With --tool-only it installs cargo-deb (when missing) and stops: the VM suite runs that beside
+# the release build, whose last link keeps only one of the cores busy.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
@@ -15,6 +16,7 @@ have=$("$TOOLS/bin/cargo-deb" --version 2>/dev/null || true)
 if [[ "$have" != *"$CARGO_DEB_VERSION"* ]]; then
     cargo install --locked --quiet cargo-deb --version "$CARGO_DEB_VERSION" --root "$TOOLS"
 fi
+[ "${1:-}" = --tool-only ] && exit 0
 cargo build --release --locked --quiet
 mkdir -p target/assets
 bin=target/release/hyraid
