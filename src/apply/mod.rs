@@ -186,9 +186,9 @@ pub struct ExecOptions {
     pub stop: Stop,
 }
 
-/// After a plan that opened encrypted mirrors whose content it could not see: what stands on
-/// them is planned now, shown, confirmed and run like any plan (a saved plan stops instead: its
-/// reviewer saw only the open).
+/// After a plan that started mirrors (assembled, not running) or opened encrypted ones whose
+/// content it could not see: what stands on them is planned now, shown, confirmed and run like
+/// any plan (a saved plan stops instead: its reviewer saw only the start or the open).
 fn next_round(
     p: Plan,
     applied: Applied,
@@ -199,7 +199,7 @@ fn next_round(
 ) -> Result<Outcome, ApplyError> {
     let _ = writeln!(
         out,
-        "\nOpened {}: what is inside them is planned now.\n",
+        "\nStarted or opened {}: what stands on them can be read now, and is planned.\n",
         p.behind_open.join(", ")
     );
     let next = apply_started(
@@ -349,7 +349,7 @@ pub fn apply_started(
         // A saved plan runs only what its reviewer saw: the open.
         let _ = writeln!(
             out,
-            "\nOpened {}: what is inside them is seen now. Plan again to review what stands on them.",
+            "\nStarted or opened {}: what stands on them can be read now. Plan again to review it.",
             p.behind_open.join(", ")
         );
         let waiting = vec![format!(

@@ -148,6 +148,12 @@ impl<'a> Planner<'a> {
             if self.blocked.contains(&m.name) {
                 continue;
             }
+            // Its header cannot be read before the array runs: neither formatted nor refused as
+            // unknown, but read once this plan's start has run (its crypttab line is kept).
+            if self.starting.contains(&m.name) {
+                self.notes.push(format!("mirror {}: the array is assembled but not running, so whether it carries its LUKS header cannot be read yet; this plan starts it, and `hyraid apply` then plans the header and what stands on it, shows it and asks", m.name));
+                continue;
+            }
             let recorded = ours.iter().find(|l| l.name == e.name);
             let t = self.mirror_sealed(m);
             if let Some(uuid) = self.encrypted(&t, e, recorded) {

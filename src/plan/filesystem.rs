@@ -147,8 +147,10 @@ impl<'a> Planner<'a> {
                                 .any(|s| matches!(&s.step, Step::OpenLuks(o) if o.name == *c))
                     })
             }
+            // An array this plan starts or opens: what it carries is read only then.
             FsOn::Mirror { mirror, .. } => {
                 !self.blocked.contains(mirror)
+                    && !self.opening.contains_key(mirror)
                     && (self.creating.contains_key(mirror) || self.fs_array(mirror).is_some())
             }
         }
@@ -201,6 +203,10 @@ impl<'a> Planner<'a> {
         md_steps: &mut Vec<PlannedStep>,
     ) {
         let Some(fs) = &m.filesystem else { return };
+        if self.starting.contains(&m.name) {
+            self.notes.push(format!("mirror {}: the array is assembled but not running, so whether it carries its {} cannot be read yet; this plan starts it, and `hyraid apply` then plans the filesystem and its mount, shows them and asks", m.name, fs.fstype.as_str()));
+            return;
+        }
         let on = FsOn::Mirror {
             mirror: m.name.clone(),
             device: m.md_device(),

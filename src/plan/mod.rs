@@ -129,8 +129,9 @@ pub struct Plan {
     /// `--detailed-exitcode` exits 2.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub waiting: Vec<String>,
-    /// Encrypted mirrors this plan opens whose content it could not see: what stands on them is
-    /// planned once they are open (`hyraid apply` plans again, shows and asks before it runs).
+    /// Mirrors this plan starts (assembled, not running) or opens (encrypted) whose content it
+    /// could not see: what stands on them is planned once they run and are open (`hyraid apply`
+    /// plans again, shows and asks before it runs).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub behind_open: Vec<String>,
     /// The desired state the plan converges to: apply plans again from it and runs the plan
@@ -206,6 +207,10 @@ struct Planner<'a> {
     /// name or `vg/lv`, to what a person reads: `mirror data0`, `lv vg0/home`): what is inside is
     /// seen only once it is open, so what stands on them is planned then.
     opening: BTreeMap<String, String>,
+    /// Mirrors assembled but not running that this plan starts (also in `opening`): what stands
+    /// on them (a PV, a LUKS header, a filesystem) cannot be read before they run, so it is
+    /// unknown, never blank, and planned once they run.
+    starting: BTreeSet<String>,
     /// The crypttab lines of the encrypted mirrors and LVs, written once every one is planned.
     crypttab_wanted: Vec<encryption::Wanted>,
 }
@@ -317,6 +322,7 @@ impl<'a> Planner<'a> {
             file_knames: BTreeSet::new(),
             member_growth: BTreeMap::new(),
             opening: BTreeMap::new(),
+            starting: BTreeSet::new(),
             crypttab_wanted: vec![],
         }
     }

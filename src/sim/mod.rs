@@ -5,6 +5,7 @@
 
 mod answer;
 pub mod blank;
+mod events;
 pub mod synthetic;
 mod tools;
 mod world;
@@ -91,66 +92,6 @@ impl SimHost {
 
     pub fn set_root(&self, root: bool) {
         self.st().root = root;
-    }
-
-    /// A reboot with one disk gone: arrays it was in come up assembled but not started, as udev's
-    /// incremental assembly leaves them (no /dev/md/NAME link until they run).
-    pub fn reboot_without_disk(&self, kname: &str) {
-        let mut st = self.st();
-        st.world
-            .block_devices
-            .retain(|d| d.kname != kname && d.parent.as_deref() != Some(kname));
-        for a in st
-            .world
-            .arrays
-            .iter_mut()
-            .filter(|a| a.member(kname).is_some())
-        {
-            a.members.retain(|m| m.kname != kname);
-            for m in a.members.iter_mut() {
-                m.state.retain(|w| w == "write_mostly");
-                m.state.push("spare".into());
-                m.slot = None;
-            }
-            a.array_state = "inactive".into();
-            a.sync_action = "idle".into();
-            a.sync_completed = None;
-        }
-    }
-
-    /// Let every running resync/recovery and pvmove finish (time passing).
-    /// A block of array `name` (by its md name) differs between its members at `sector`, as a
-    /// write to one member's data area behind md's back leaves it: a check counts it.
-    pub fn corrupt(&self, name: &str, sector: u64) {
-        let mut st = self.st();
-        let Some(k) = st.world.array_named(name).map(|a| a.kname.clone()) else {
-            return;
-        };
-        st.corrupt.entry(k).or_default().push(sector);
-    }
-
-    pub fn finish_syncs(&self) {
-        let mut st = self.st();
-        for a in st.world.arrays.iter_mut() {
-            tools::finish_sync(a);
-        }
-        tools::advance_moves(&mut st, true);
-    }
-
-    /// The machine dies during a pvmove: the move LV stays and nothing polls it, until `pvmove`
-    /// (bare, or on the same PV) runs again.
-    pub fn stall_moves(&self) {
-        self.st().moves_stalled = true;
-    }
-
-    /// The power is lost during a pvmove and the machine boots without activating the VGs (no
-    /// event activation): every LV inactive, the move LV too, and nothing polls it.
-    pub fn power_loss_during_moves(&self) {
-        let mut st = self.st();
-        st.moves_stalled = true;
-        for l in st.world.lvm.lvs.iter_mut() {
-            l.active = false;
-        }
     }
 }
 

@@ -40,6 +40,7 @@ mod import;
 mod import_adopt;
 mod import_yaml;
 mod in_use;
+mod inactive_contents;
 mod kernel_tables;
 mod layers;
 mod layout_options;

@@ -69,7 +69,14 @@ impl<'a> Planner<'a> {
             })
             .collect();
         if !opening.is_empty() {
-            self.notes.push(format!("vg {}: mirror {} is opened by this plan; what is inside is seen only then, so the VG is checked once it is open (apply verifies it)", vg.name, opening.join(", ")));
+            let (started, opened): (Vec<&str>, Vec<&str>) =
+                opening.iter().partition(|n| self.starting.contains(**n));
+            if !started.is_empty() {
+                self.notes.push(format!("vg {}: mirror {} is assembled but not running, so what is on it (a PV of this VG, or anything else) cannot be read yet; this plan starts it, and `hyraid apply` then plans what stands on it, shows it and asks before it runs it (a plan saved now stops after the start)", vg.name, started.join(", ")));
+            }
+            if !opened.is_empty() {
+                self.notes.push(format!("vg {}: mirror {} is opened by this plan; what is inside is seen only then, so the VG is checked once it is open (apply verifies it)", vg.name, opened.join(", ")));
+            }
             return;
         }
         let observed = self.ix.vg(&vg.name);

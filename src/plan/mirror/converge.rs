@@ -176,6 +176,10 @@ impl<'a> Planner<'a> {
                 format!("assembled but not running: {n} of {} members are present; it runs degraded until the missing member is replaced", a.raid_disks),
             )
         });
+        // What stands on it is read once it runs: planned then, never guessed blank now.
+        self.starting.insert(m.name.clone());
+        self.opening
+            .insert(m.name.clone(), format!("mirror {}", m.name));
         let mut v = a.clone();
         for (i, x) in v.members.iter_mut().filter(|x| !x.faulty()).enumerate() {
             x.state.retain(|w| w != "spare");

@@ -64,6 +64,16 @@ impl<'a> Planner<'a> {
             let r = &self.disks[name];
             // A disk not on the machine is refused as such (unmet.rs).
             let Some(dev) = r.dev else {
+                // A partition this plan makes on a disk of the file (a new disk in a dead one's
+                // place): blank, it joins right after it is made.
+                if let Some(size) = self.planned_partition_size(name) {
+                    let need = a.join_avail_sectors(size / 512).unwrap_or(size / 512);
+                    if need < a.size_kib * 2 {
+                        self.refuse(object, format!("cannot add {name}: the partition the plan makes ({}) is smaller than the array's members: it must hold the array's {} and md's metadata", human(size), human(a.size_kib * 1024)), "give the partition at least the size of the other members' partitions");
+                    } else {
+                        joining.push((name, Some(Vec::new())));
+                    }
+                }
                 continue;
             };
             match a.member(&dev.kname) {
@@ -206,6 +216,27 @@ impl<'a> Planner<'a> {
             grow: 0,
             started: false,
         }
+    }
+
+    /// Bytes of partition `member` (`disk:partition`) when this plan creates it: its size, or
+    /// for one up to the end of its disk at least what the disk leaves after the others (less
+    /// 2 MiB for the GPT and alignment).
+    fn planned_partition_size(&self, member: &str) -> Option<u64> {
+        let (disk, part) = member.split_once(':')?;
+        let c = self.steps.iter().find_map(|s| match &s.step {
+            Step::CreatePartitions(c) if c.disk == disk => Some(c),
+            _ => None,
+        })?;
+        let p = c.parts.iter().find(|p| p.name == part)?;
+        p.size.or_else(|| {
+            let dev = self.disks.get(disk)?.dev?;
+            let there: u64 = (self.o.block_devices.iter())
+                .filter(|b| b.parent.as_deref() == Some(dev.kname.as_str()))
+                .map(|b| b.size)
+                .sum();
+            let others: u64 = c.parts.iter().filter_map(|p| p.size).sum();
+            Some(dev.size.saturating_sub(there + others + (2 << 20)))
+        })
     }
 
     /// Each joining disk, after the wipe it needs: re-added or added into a free slot, or copied

@@ -200,6 +200,20 @@ pub fn lsblk(w: &Observed) -> String {
             .filter(|a| a.member(kname).is_some())
             .map(|a| {
                 let n: u32 = a.kname.trim_start_matches("md").parse().unwrap_or(0);
+                // Assembled and not running: the kernel gives it no size and no level, so lsblk
+                // shows `md` of 0 bytes with no signature and nothing on it (a real capture:
+                // tests/fixtures/vm-trixie/disk-swap-inactive.json).
+                if a.array_state == "inactive" && !a.is_container() {
+                    return node(
+                        &a.kname,
+                        "md",
+                        0,
+                        true,
+                        &format!("9:{n}"),
+                        Value::Null,
+                        Vec::new(),
+                    );
+                }
                 let mut children = lv_children(w, &a.kname);
                 children.extend(other_children(w, Some(&a.kname)));
                 let mut n = node(

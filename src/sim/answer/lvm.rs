@@ -42,7 +42,9 @@ pub fn fullreport(w: &Observed) -> String {
     for vg in &w.lvm.vgs {
         let pvs: Vec<&crate::observe::Pv> = w.pvs_of(&vg.name).collect();
         // A VG none of whose PVs the devices file lists does not exist for LVM.
-        if !pvs.is_empty() && !pvs.iter().any(|p| sees(p)) {
+        // Nor does one none of whose PVs can be read (its only array assembled and not running):
+        // its metadata is on them. (With one PV read and another not, the VG is partial.)
+        if !pvs.is_empty() && !pvs.iter().any(|p| !hidden_pv(p)) {
             continue;
         }
         let lvs: Vec<&Lv> = w.lvm.lvs.iter().filter(|l| l.vg == vg.name).collect();
@@ -149,7 +151,7 @@ pub fn fullreport(w: &Observed) -> String {
         .lvm
         .pvs
         .iter()
-        .filter(|p| p.vg.is_none() && sees(p))
+        .filter(|p| p.vg.is_none() && !hidden_pv(p))
         .map(pv_row)
         .collect();
     if !orphans.is_empty() {

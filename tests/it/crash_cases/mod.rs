@@ -3,6 +3,7 @@
 
 mod encryption;
 mod fs_change;
+mod inactive;
 mod vocabulary;
 
 use crate::common::*;
@@ -523,6 +524,7 @@ pub fn cases() -> Vec<Case> {
     v.extend(encryption::cases());
     v.extend(fs_change::cases());
     v.extend(vocabulary::cases());
+    v.extend(inactive::cases());
     v.extend(vocabulary::monitoring_cases());
     v.extend(vocabulary::tune_cases());
 
