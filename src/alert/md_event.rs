@@ -6,18 +6,15 @@ use super::{Alert, Problem, Sent, State};
 use crate::config::monitoring::AlertsSpec;
 use crate::host::Host;
 
-/// mdadm's events (Monitor.c), as it names them when it runs PROGRAM.
-pub const EVENTS: [&str; 16] = [
+/// mdadm's events (Monitor.c), as it names them when it runs PROGRAM; besides these, a
+/// rebuild's progress `RebuildNN` (see [`is_progress`]).
+pub const EVENTS: [&str; 12] = [
     "Fail",
     "FailSpare",
     "DegradedArray",
     "SparesMissing",
     "DeviceDisappeared",
     "RebuildStarted",
-    "Rebuild20",
-    "Rebuild40",
-    "Rebuild60",
-    "Rebuild80",
     "RebuildFinished",
     "SpareActive",
     "NewArray",
@@ -35,9 +32,19 @@ const MAILED_BY_MDADM: [&str; 5] = [
     "TestMessage",
 ];
 
+/// A rebuild's progress: `Rebuild` and the percentage md reached, printed `%02d` (Monitor.c),
+/// at every step of `mdadm --monitor --increment N` (default 20: Rebuild20, Rebuild40...; with
+/// 5, Rebuild05...).
+pub fn is_progress(event: &str) -> bool {
+    event
+        .strip_prefix("Rebuild")
+        .is_some_and(|n| (2..=3).contains(&n.len()) && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
 /// Whether `argv` (the program's name left out) is mdadm's call of its PROGRAM.
 pub fn is_md_event(args: &[String]) -> bool {
-    args.first().is_some_and(|e| EVENTS.contains(&e.as_str()))
+    args.first()
+        .is_some_and(|e| EVENTS.contains(&e.as_str()) || is_progress(e))
         && args.get(1).is_some_and(|d| d.starts_with("/dev/"))
         && args.len() <= 3
 }

@@ -58,6 +58,10 @@ pub struct DriveHealth {
     /// smartctl's own messages of severity error (why a drive gives nothing).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<String>,
+    /// smartctl could not read the drive at all: it could not open it (gone, no permission) or
+    /// the drive did not answer its commands; what smartctl said. Not a drive without SMART.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unreadable: Option<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -153,6 +157,8 @@ struct NvmeLog {
 /// Bit 1 of smartctl's exit status: the device could not be opened, or (with `-n standby`) it
 /// sleeps (smartctl(8), EXIT STATUS).
 const OPEN_FAILED: u32 = 1 << 1;
+/// Bit 2: a SMART or other command to the drive failed, or a SMART structure's checksum.
+const COMMAND_FAILED: u32 = 1 << 2;
 
 /// Parse smartctl's JSON. Text that is not smartctl's JSON is an error; a drive without SMART
 /// is not (it says so in the result).
@@ -184,12 +190,34 @@ pub fn parse(text: &str) -> Result<DriveHealth, String> {
             .and_then(|a| a.table.iter().find(|x| x.id == id))
             .map(|x| x.raw.value)
     };
-    // NVMe has SMART always; `smart_support` is ATA's and SCSI's.
+    // NVMe has SMART always; `smart_support` is ATA's and SCSI's. For SCSI, "disabled" only
+    // turns off the drive's exception reporting (the IEC mode page's DEXCPT): it still gives
+    // its health, temperature and grown defect list, which smartctl then reports.
     let available = match (&t.smart_support, protocol) {
+        (Some(s), Some(Protocol::Scsi)) => s.available || t.smart_status.is_some(),
         (Some(s), _) => s.available && s.enabled,
         (None, Some(Protocol::Nvme)) => t.nvme_smart_health_information_log.is_some(),
         (None, _) => t.smart_status.is_some(),
     };
+    // Nothing read at all: smartctl could not open the drive, or the drive did not answer. (A
+    // drive that says it lacks SMART fails smartctl's mandatory SMART command too, bit 2: that
+    // one answered.)
+    let read_nothing = t.smart_status.is_none()
+        && t.ata_smart_attributes.is_none()
+        && t.nvme_smart_health_information_log.is_none()
+        && t.scsi_grown_defect_list.is_none();
+    let lacks_smart = t.smart_support.as_ref().is_some_and(|s| !s.available);
+    let status = t.smartctl.exit_status;
+    let unreadable = (!standby
+        && (status & OPEN_FAILED != 0
+            || (status & COMMAND_FAILED != 0 && read_nothing && !lacks_smart)))
+        .then(|| match errors.first() {
+            Some(e) => e.trim().to_string(),
+            None if status & OPEN_FAILED != 0 => {
+                format!("the device could not be opened (exit status {status})")
+            }
+            None => format!("a command to the drive failed (exit status {status})"),
+        });
     let nvme = t.nvme_smart_health_information_log.as_ref();
     Ok(DriveHealth {
         protocol,
@@ -206,6 +234,7 @@ pub fn parse(text: &str) -> Result<DriveHealth, String> {
         nvme_percentage_used: nvme.and_then(|n| n.percentage_used),
         scsi_grown_defects: t.scsi_grown_defect_list,
         errors,
+        unreadable,
     })
 }
 
@@ -260,5 +289,64 @@ mod tests {
             );
             assert_eq!(n.temperature, Some(50));
         }
+    }
+
+    /// smartctl's own failures to open a drive, captured in the guests of both releases: another
+    /// user than root, a drive the SCSI layer set offline (it stopped answering), a drive
+    /// deleted. Each is unreadable with smartctl's words, never "no SMART" and never asleep.
+    #[test]
+    fn a_drive_smartctl_cannot_open_is_unreadable_with_its_words() {
+        for release in ["bookworm", "trixie"] {
+            for (kind, words) in [
+                ("open-permission-denied", "failed: Permission denied"),
+                ("open-offline", "failed: No such device or address"),
+                ("open-deleted", "failed: No such device"),
+            ] {
+                let h = parse(&fixture(&format!("smart/{release}-{kind}.json"))).unwrap();
+                let said = h.unreadable.as_deref().unwrap_or_default();
+                assert!(
+                    said.starts_with("Smartctl open device: /dev/") && said.ends_with(words),
+                    "{release} {kind}: {said:?}"
+                );
+                assert!(!h.available && !h.standby, "{release} {kind}");
+                assert_eq!((h.protocol, h.passed), (None, None), "{release} {kind}");
+            }
+        }
+    }
+
+    /// SAS drives whose SMART is "Disabled" (smart_support.enabled false: for SCSI only the
+    /// exception reporting is off), from two other projects' test data: their health,
+    /// temperature, power-on hours and grown defect list are read all the same.
+    #[test]
+    fn a_sas_drive_with_smart_disabled_still_reports_its_health() {
+        for (file, temperature, hours) in [
+            ("smart/outside-sas-wd4001fyyg-disabled.json", 29, 63318),
+            ("smart/outside-sas-st373453lc-disabled.json", 34, 91691),
+        ] {
+            let h = parse(&fixture(file)).unwrap();
+            assert_eq!(h.protocol, Some(Protocol::Scsi), "{file}");
+            assert!(h.available && h.unreadable.is_none(), "{file}: {h:?}");
+            assert_eq!(h.passed, Some(true), "{file}");
+            assert_eq!(h.temperature, Some(temperature), "{file}");
+            assert_eq!(h.power_on_hours, Some(hours), "{file}");
+            assert_eq!(h.scsi_grown_defects, Some(0), "{file}");
+            assert_eq!(h.counters(), vec![("grown defects", 0)], "{file}");
+        }
+    }
+
+    /// A drive that says it lacks SMART fails smartctl's mandatory command (exit bit 2) but
+    /// answered: no SMART, not unreadable. The same bit with nothing read and no word on SMART
+    /// support is a drive that did not answer.
+    #[test]
+    fn lacking_smart_is_not_unreadable() {
+        let lacks = r#"{"smartctl":{"exit_status":4,"messages":[{"string":"SMART support is: Unavailable - device lacks SMART capability.","severity":"error"}]},"device":{"protocol":"ATA"},"smart_support":{"available":false,"enabled":false}}"#;
+        let h = parse(lacks).unwrap();
+        assert!(!h.available && h.unreadable.is_none(), "{h:?}");
+        let silent = r#"{"smartctl":{"exit_status":4,"messages":[{"string":"Read Device Identity failed: Input/output error","severity":"error"}]},"device":{"protocol":"ATA"}}"#;
+        let h = parse(silent).unwrap();
+        assert_eq!(
+            h.unreadable.as_deref(),
+            Some("Read Device Identity failed: Input/output error")
+        );
     }
 }

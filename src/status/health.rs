@@ -1,7 +1,8 @@
 //! The drives' health from SMART: a drive that fails its own assessment, has pending or
 //! uncorrectable sectors, media errors or a critical warning; reallocated sectors or grown
 //! defects (louder when they grew since hyraid first saw the drive, or on a write-mostly member,
-//! which md reads only during a check or a rebuild); a drive that gives no SMART, said once.
+//! which md reads only during a check or a rebuild); a drive smartctl cannot read at all (gone,
+//! not answering: what smartctl said, as a degraded finding); a drive that gives no SMART.
 
 use super::{Findings, Severity};
 use crate::config::Desired;
@@ -19,6 +20,8 @@ pub struct Reading {
     pub serial: Option<String>,
     /// A member of a mirror that md keeps write-mostly.
     pub write_mostly: bool,
+    /// The array it (or a partition of it) is a member of (`md127`).
+    pub array: Option<String>,
     pub health: Result<DriveHealth, String>,
 }
 
@@ -66,19 +69,22 @@ impl Health {
                 .run(&smart::argv(&dev))
                 .map_err(|e| e.to_string())
                 .and_then(|o| smart::parse(&o.stdout));
-            let write_mostly = o.arrays.iter().any(|a| {
-                a.members.iter().any(|m| {
-                    m.write_mostly()
-                        && (m.kname == b.kname
-                            || o.device(&m.kname).and_then(|x| x.parent.as_deref())
-                                == Some(b.kname.as_str()))
-                })
-            });
+            let on_disk = |m: &crate::observe::MdMember| {
+                m.kname == b.kname
+                    || o.device(&m.kname).and_then(|x| x.parent.as_deref())
+                        == Some(b.kname.as_str())
+            };
+            let write_mostly =
+                (o.arrays.iter()).any(|a| a.members.iter().any(|m| m.write_mostly() && on_disk(m)));
+            let array = (o.arrays.iter())
+                .find(|a| a.members.iter().any(|m| !m.faulty() && on_disk(m)))
+                .map(|a| a.kname.clone());
             h.readings.push(Reading {
                 object,
                 kname: b.kname.clone(),
                 serial: b.serial.clone(),
                 write_mostly,
+                array,
                 health,
             });
         }
@@ -144,6 +150,10 @@ pub(super) fn findings(h: &Health, f: &mut Findings) {
             );
             continue;
         }
+        if let Some(said) = &hd.unreadable {
+            unreadable(r, said, f);
+            continue;
+        }
         if !hd.available {
             f.add(
                 Severity::Info,
@@ -206,4 +216,36 @@ pub(super) fn findings(h: &Health, f: &mut Findings) {
             );
         }
     }
+}
+
+/// smartctl could not read a drive at all: it is gone, it stopped answering, or this run may not
+/// open it. Not "no SMART": for a drive of a mirror it is the first sign of the degraded day.
+fn unreadable(r: &Reading, said: &str, f: &mut Findings) {
+    let o = r.object.clone();
+    if said.contains("Permission denied") || said.contains("Operation not permitted") {
+        f.add(
+            Severity::Error,
+            o,
+            format!("SMART could not be read: smartctl said \"{said}\""),
+            "smartctl opens the drive for ATA or SCSI pass-through, which needs root",
+            "run `hyraid status` as root (its timer and `hyraid apply` do)",
+        );
+        return;
+    }
+    let (severity, stake) = match &r.array {
+        Some(md) => (
+            Severity::Degraded,
+            format!(
+                "; it is a member of /dev/{md}, which has one copy fewer the moment md fails it"
+            ),
+        ),
+        None => (Severity::Degraded, String::new()),
+    };
+    f.add(
+        severity,
+        o,
+        format!("the drive cannot be read: smartctl said \"{said}\"{stake}"),
+        "a drive that cannot be opened or stopped answering is gone, unplugged or failing; md fails it at its next I/O error",
+        "check its cable and power and the kernel's log (`journalctl -k | grep -i -e ata -e sd`); if it does not come back, replace it: name the new disk's id in the file and apply",
+    );
 }

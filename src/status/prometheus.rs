@@ -200,17 +200,26 @@ fn drives(h: &super::Health) -> Vec<Family> {
         "hyraid_drive_write_mostly",
         "1 when the drive is a write-mostly member of a mirror (md reads it only during a check or rebuild).",
     );
+    let mut readable = Family::new(
+        "hyraid_drive_smart_readable",
+        "1 when smartctl read the drive, 0 when it could not (the drive gone or not answering, or no permission); none for a drive that gives no SMART.",
+    );
     for r in &h.readings {
         let Ok(x) = &r.health else { continue };
-        if !x.available {
-            continue;
-        }
         let id = || {
             vec![
                 ("disk", r.object.trim_start_matches("disk ").to_string()),
                 ("serial", r.serial.clone().unwrap_or_default()),
             ]
         };
+        if x.unreadable.is_some() {
+            readable.add(id(), 0.0);
+            continue;
+        }
+        if !x.available {
+            continue;
+        }
+        readable.add(id(), 1.0);
         let values = [
             x.passed.map(|p| p as u64 as f64),
             x.reallocated.map(|v| v as f64),
@@ -231,6 +240,7 @@ fn drives(h: &super::Health) -> Vec<Family> {
         wm.add(id(), r.write_mostly as u8 as f64);
     }
     fams.push(wm);
+    fams.push(readable);
     fams
 }
 

@@ -289,6 +289,19 @@ fn mds_events_arrive_once_each_and_progress_is_only_logged() {
         "/dev/sdb1"
     ])));
     assert!(!md_event::is_md_event(&args(&["plan", "/dev/md/data0"])));
+    // A rebuild's progress at whatever step `mdadm --monitor --increment` sets.
+    for e in [
+        "Rebuild05",
+        "Rebuild10",
+        "Rebuild20",
+        "Rebuild33",
+        "Rebuild95",
+    ] {
+        assert!(md_event::is_md_event(&args(&[e, "/dev/md0"])), "{e}");
+    }
+    for e in ["Rebuild", "Rebuild5x", "Rebuild1000", "Rebuilt20"] {
+        assert!(!md_event::is_md_event(&args(&[e, "/dev/md0"])), "{e}");
+    }
     assert!(!md_event::is_md_event(&args(&["Fail", "data0"])));
     let fail = args(&["Fail", "/dev/md/data0", "/dev/sdb1"]);
     let sent = md_event::handle(&h, &spec, &fail, 100).unwrap();
@@ -297,11 +310,14 @@ fn mds_events_arrive_once_each_and_progress_is_only_logged() {
         md_event::handle(&h, &spec, &fail, 200).unwrap().is_empty(),
         "the same failure within a day"
     );
-    assert!(
-        md_event::handle(&h, &spec, &args(&["Rebuild20", "/dev/md/data0"]), 300)
-            .unwrap()
-            .is_empty()
-    );
+    for progress in ["Rebuild20", "Rebuild10", "Rebuild05"] {
+        assert!(
+            md_event::handle(&h, &spec, &args(&[progress, "/dev/md/data0"]), 300)
+                .unwrap()
+                .is_empty(),
+            "{progress}: logged, not sent"
+        );
+    }
     let t = md_event::handle(&h, &spec, &args(&["TestMessage", "/dev/md/data0"]), 400).unwrap();
     assert_eq!(t.len(), 1);
     let bodies: Vec<serde_json::Value> = l
@@ -433,4 +449,20 @@ fn the_drift_units_findings_are_said_once_and_resolved() {
         "resolved once: {:?}",
         text(&o2)
     );
+}
+
+/// md's monitor with `--increment 10` runs `hyraid Rebuild10 /dev/md0`: the program takes it as
+/// md's event (exit 0), never as a command line it cannot parse.
+#[test]
+fn a_rebuild_step_of_any_increment_reaches_the_program() {
+    for e in ["Rebuild10", "Rebuild05"] {
+        let o = hyraid(&[e, "/dev/md0"]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{e}: {err}");
+        assert!(
+            err.starts_with(&format!("hyraid: md event {e} /dev/md0")),
+            "{e}: {err}"
+        );
+        assert!(!err.contains("Usage"), "{e}: {err}");
+    }
 }

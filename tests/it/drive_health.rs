@@ -1,8 +1,10 @@
 //! Drive health in `hyraid status`, from smartctl's JSON: healthy drives say nothing; pending or
 //! uncorrectable sectors, media errors, a critical warning or a failed assessment are degraded,
 //! louder for the write-mostly member; reallocated sectors are a lint until they grow since
-//! hyraid first saw the drive; a drive without SMART, or asleep, is said so as information; no
-//! smartctl at all is a lint; the textfile carries the counters.
+//! hyraid first saw the drive; a drive without SMART, or asleep, is said so as information; one
+//! smartctl cannot open (gone, not answering) is degraded in smartctl's words, and a run that may
+//! not open it an error; SAS drives with SMART "Disabled" are read whole; no smartctl at all is a
+//! lint; the textfile carries the counters and whether each drive could be read.
 
 use crate::common;
 use common::*;
@@ -216,4 +218,128 @@ fn the_textfile_carries_the_drives_counters() {
         t.contains("# HELP hyraid_drive_temperature_celsius "),
         "{t}"
     );
+}
+
+/// smartctl could not open a drive of the mirror (it stopped answering: the SCSI layer set it
+/// offline, as captured in the guest): not "no SMART" but a degraded finding that quotes
+/// smartctl, names the array and says what to do; the textfile says it was not readable.
+#[test]
+fn a_drive_smartctl_cannot_open_is_degraded_with_smartctls_words() {
+    let (_, h) = built();
+    let said = "Smartctl open device: /dev/disk/by-id/ata-ST500DM009-2F110A_ZA4000001 failed: No such device or address";
+    let gone = DriveHealth {
+        unreadable: Some(said.into()),
+        ..Default::default()
+    };
+    let h = with_smart(&h, "sdb", gone);
+    let (d, _) = example("single-pair");
+    let f = drive_findings(&h, &d, false);
+    assert_eq!(f.len(), 1, "{f:?}");
+    let md = h.world().arrays[0].kname.clone();
+    assert_eq!(
+        (f[0].severity, f[0].object.as_str()),
+        (Severity::Degraded, "disk hdd")
+    );
+    assert!(
+        f[0].message.contains(said) && f[0].message.contains(&format!("member of /dev/{md}")),
+        "{}",
+        f[0].message
+    );
+    assert!(!f[0].message.contains("no SMART"), "{}", f[0].message);
+    assert!(f[0].fix.contains("replace it"), "{}", f[0].fix);
+    let dir = tempfile::tempdir().unwrap();
+    let snap = dir.path().join("m.json");
+    std::fs::write(&snap, serde_json::to_string(&h.world()).unwrap()).unwrap();
+    let sim = ["--sim", snap.to_str().unwrap()];
+    let o = hyraid(
+        &[
+            &[
+                "status",
+                "examples/single-pair.yaml",
+                "--format",
+                "prometheus",
+            ][..],
+            &sim[..],
+        ]
+        .concat(),
+    );
+    let t = text(&o).0;
+    assert!(
+        t.contains("hyraid_drive_smart_readable{disk=\"hdd\",serial=\"ZA4000001\"} 0\n")
+            && t.contains("hyraid_drive_smart_readable{disk=\"ssd\",serial=\"2204E6000001\"} 1\n"),
+        "{t}"
+    );
+    // The command line exits as for any degraded finding.
+    let o = hyraid(&[&["status", "examples/single-pair.yaml"][..], &sim[..]].concat());
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o).0);
+}
+
+/// Run as another user than root, smartctl cannot open any drive: said once per drive as an
+/// error of the run (with the fix: root), not as drives failing.
+#[test]
+fn permission_denied_is_the_runs_error_not_the_drives() {
+    let (d, h) = built();
+    let h = with_smart(
+        &h,
+        "sda",
+        DriveHealth {
+            unreadable: Some("Smartctl open device: /dev/disk/by-id/ata-CT500MX500SSD1_2204E6000001 failed: Permission denied".into()),
+            ..Default::default()
+        },
+    );
+    let f = drive_findings(&h, &d, false);
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0].severity, Severity::Error);
+    assert!(f[0].fix.contains("as root"), "{}", f[0].fix);
+}
+
+/// The two outside SAS samples with SMART "Disabled" (tests/fixtures/smart/outside-*), read as
+/// status reads a drive: both healthy, so status says nothing of them, and the textfile carries
+/// their temperature, power-on hours and grown defects.
+#[test]
+fn the_outside_sas_samples_with_smart_disabled_are_read_whole() {
+    let (d, h) = built();
+    for (file, temperature) in [
+        ("outside-sas-wd4001fyyg-disabled.json", 29),
+        ("outside-sas-st373453lc-disabled.json", 34),
+    ] {
+        let json = std::fs::read_to_string(format!("tests/fixtures/smart/{file}")).unwrap();
+        let health = hyraid::observe::smart::parse(&json).unwrap();
+        assert!(health.available, "{file}");
+        // The same drive with one grown defect more than when hyraid first saw it, as the
+        // write-mostly member: what status says of a SAS drive it can read.
+        let grown = DriveHealth {
+            scsi_grown_defects: Some(3),
+            ..health.clone()
+        };
+        let h = with_smart(&h, "sdb", health);
+        assert!(drive_findings(&h, &d, true).is_empty(), "{file}");
+        let dir = tempfile::tempdir().unwrap();
+        let snap = dir.path().join("m.json");
+        std::fs::write(&snap, serde_json::to_string(&h.world()).unwrap()).unwrap();
+        let o = hyraid(&[
+            "status",
+            "examples/single-pair.yaml",
+            "--sim",
+            snap.to_str().unwrap(),
+            "--format",
+            "prometheus",
+        ]);
+        let t = text(&o).0;
+        assert!(
+            t.contains(&format!(
+                "hyraid_drive_temperature_celsius{{disk=\"hdd\",serial=\"ZA4000001\"}} {temperature}\n"
+            )) && t.contains("hyraid_drive_scsi_grown_defects{disk=\"hdd\",serial=\"ZA4000001\"} 0\n"),
+            "{file}: {t}"
+        );
+        let h = with_smart(&h, "sdb", grown);
+        let f = drive_findings(&h, &d, false);
+        assert_eq!(f.len(), 1, "{file}: {f:?}");
+        assert_eq!(f[0].severity, Severity::Degraded, "{file}");
+        assert!(
+            f[0].message.contains("grown defects grew from 0"),
+            "{file}: {}",
+            f[0].message
+        );
+    }
 }

@@ -41,6 +41,16 @@ pub fn smartctl(w: &Observed, d: &BlockDevice, dev: &str) -> (i32, String) {
         });
         return (2, v.to_string());
     }
+    if let Some(said) = &h.unreadable {
+        // smartctl 7.3 when open(2) fails (the drive gone, or no permission) or the drive does
+        // not answer its IDENTIFY: bit 1, the reason as an error message, no device section.
+        let v = json!({
+            "json_format_version": [1, 0],
+            "smartctl": { "version": [7, 3], "argv": ["smartctl", "--json", "-a", "-n", "standby", dev], "messages": [{ "string": said, "severity": "error" }], "exit_status": 2 },
+            "local_time": { "time_t": 0, "asctime": "Thu Jan  1 00:00:00 1970 UTC" }
+        });
+        return (2, v.to_string());
+    }
     let mut v = json!({
         "json_format_version": [1, 0],
         "smartctl": version,
