@@ -29,6 +29,46 @@ pub(super) fn spec(host: &dyn Host) -> Result<Option<AlertsSpec>, Error> {
     }
 }
 
+/// What `status --alert` finds of where its alerts would go, before it sends any: no sink on
+/// this machine (nothing can be sent: an error, so the drift unit fails where a person sees
+/// it), or a file whose `alerts:` are not the ones installed (sent through the installed ones).
+pub(super) fn sink_findings(
+    host: &dyn Host,
+    d: Option<&crate::config::Desired>,
+) -> Result<Vec<Finding>, Error> {
+    let installed = spec(host)?;
+    let filed = d.and_then(|d| d.alerts.as_ref());
+    let finding = |severity, message: String, reason: &str, fix: &str| Finding {
+        severity,
+        object: "alerts".into(),
+        message,
+        reason: reason.into(),
+        fix: fix.into(),
+        lint: None,
+    };
+    Ok(match (installed, filed) {
+        (None, Some(_)) => vec![finding(
+            Severity::Error,
+            format!("no alert sink is configured on this machine ({MONITORING_PATH} has no `alerts`): nothing was sent"),
+            "the file's `alerts:` are not installed yet, and an alert that cannot go anywhere is not sent",
+            "run `hyraid apply` with the file: it installs its alerts",
+        )],
+        (None, None) => vec![finding(
+            Severity::Error,
+            format!("no alert sink is configured on this machine ({MONITORING_PATH} has no `alerts`): nothing was sent"),
+            "`--alert` sends through the alerts `hyraid apply` installs, and there are none",
+            "give the file an `alerts:` section (email, webhook, ntfy or a program: docs/monitoring.md) and run `hyraid apply`",
+        )],
+        (Some(i), Some(f)) if i != *f => vec![finding(
+            Severity::Info,
+            "the file's `alerts:` differ from those installed on this machine: this run sends through the installed ones".into(),
+            "alerts go where the last `hyraid apply` put them",
+            "run `hyraid apply` with the file to install its alerts",
+        )],
+        _ => vec![],
+    })
+}
+
 pub(super) fn run(sim: &Option<PathBuf>, _a: AlertArgs) -> Result<u8, Error> {
     let m = machine(sim)?;
     let host = m.host();

@@ -69,7 +69,11 @@ pub(super) fn run(sim: &Option<PathBuf>, a: StatusArgs, early: EarlyReads) -> Re
     let records = lint::Records::read(m.host(), &obs);
     let now = crate::history::now_secs();
     let mut health = lint::Health::read(m.host(), &obs, d.as_ref());
-    let findings = lint::with_records(findings, &obs, d.as_ref(), &records, &health, now);
+    let mut findings = lint::with_records(findings, &obs, d.as_ref(), &records, &health, now);
+    // Where the alerts would go, said before anything is sent: none is a finding of its own.
+    if a.alert {
+        findings.extend(super::alert::sink_findings(m.host(), d.as_ref())?);
+    }
     // The drives' counters as first and last seen, for the next run to compare (as root on
     // the machine; a simulated one keeps them only with --sim-write).
     if m.host().is_root()

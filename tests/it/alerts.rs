@@ -466,3 +466,48 @@ fn a_rebuild_step_of_any_increment_reaches_the_program() {
         assert!(!err.contains("Usage"), "{e}: {err}");
     }
 }
+
+/// `status --alert` on a machine where no alerts are installed sends nothing and says so, as an
+/// error (exit 1: the drift unit fails where `systemctl --failed` shows it), whether the file
+/// has no `alerts:` or has them and was not applied yet; the fix says which. Without --alert the
+/// same machine says nothing of alerts.
+#[test]
+fn status_alert_with_nowhere_to_send_says_so_and_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let (d, h) = example("single-pair");
+    apply(&h, &d, hyraid::plan::Policy::default()).unwrap();
+    h.finish_syncs();
+    let snap = dir.path().join("m.json");
+    std::fs::write(&snap, serde_json::to_string(&h.world()).unwrap()).unwrap();
+    let with_alerts = dir.path().join("hyraid.yaml");
+    std::fs::write(
+        &with_alerts,
+        std::fs::read_to_string("examples/single-pair.yaml").unwrap()
+            + "alerts:\n  webhook: { url: \"http://127.0.0.1:9/hook\" }\n",
+    )
+    .unwrap();
+    let sim = ["--sim", snap.to_str().unwrap()];
+    for (file, fix) in [
+        (
+            "examples/single-pair.yaml",
+            "give the file an `alerts:` section",
+        ),
+        (
+            with_alerts.to_str().unwrap(),
+            "run `hyraid apply` with the file",
+        ),
+    ] {
+        let o = hyraid(&[&["status", file, "--alert"][..], &sim[..]].concat());
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{file}: {out}{err}");
+        assert!(
+            out.contains("no alert sink is configured on this machine")
+                && out.contains("nothing was sent")
+                && out.contains(fix),
+            "{file}: {out}"
+        );
+        let o = hyraid(&[&["status", file][..], &sim[..]].concat());
+        assert_eq!(o.status.code(), Some(0), "{file}: {:?}", text(&o));
+        assert!(!text(&o).0.contains("alert sink"), "{file}");
+    }
+}
