@@ -104,7 +104,7 @@ enum Cmd {
     /// Write a configuration describing what is on the machine now (adopt a hand-built box).
     Import(Deferred<observe::ImportArgs>),
     /// Simulated machines: a blank one from a list of disks (`new`), time passing on one
-    /// (`settle`).
+    /// (`settle`), the degraded day (`fail`, `pull`, `insert`).
     #[command(subcommand)]
     Sim(sim::SimCmd),
 }

@@ -133,6 +133,23 @@ fn disk(spec: &DiskSpec, n: usize, nvme: usize, i: usize) -> BlockDevice {
     }
 }
 
+/// A blank disk plugged into machine `w`: the next kernel name free (`sdX`, `nvmeNn1`), the
+/// next serial free when the spec names none, as udev would show it.
+pub fn plugged(w: &Observed, spec: &DiskSpec) -> BlockDevice {
+    let taken = |k: &str| w.block_devices.iter().any(|b| b.kname == k);
+    let sata = (0..).find(|n| !taken(&sd_name(*n))).unwrap_or(0);
+    let nvme = (0..).find(|n| !taken(&format!("nvme{n}n1"))).unwrap_or(0);
+    let serials: Vec<&str> = w
+        .block_devices
+        .iter()
+        .filter_map(|b| b.serial.as_deref())
+        .collect();
+    let i = (w.block_devices.len() + 1..)
+        .find(|i| !serials.iter().any(|s| s.ends_with(&format!("{i:05}"))))
+        .unwrap_or(1);
+    disk(spec, sata, nvme, i)
+}
+
 /// The blank machine `hostname` with `disks`, in the order given.
 pub fn machine(hostname: &str, disks: &[DiskSpec]) -> Observed {
     let (mut sata, mut nvme) = (0, 0);

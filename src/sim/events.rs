@@ -3,8 +3,75 @@
 //! differs between a mirror's members.
 
 use super::{SimHost, tools};
+use crate::host::Host;
+use crate::observe::BlockDevice;
 
 impl SimHost {
+    /// The arrays with a member on disk `kname` (itself or one of its partitions), each with
+    /// the member's kernel name.
+    fn members_on(&self, kname: &str) -> Vec<(String, String)> {
+        let w = &self.st().world;
+        let on =
+            |k: &str| k == kname || w.device(k).and_then(|d| d.parent.as_deref()) == Some(kname);
+        (w.arrays.iter())
+            .flat_map(|a| {
+                (a.members.iter())
+                    .filter(|m| on(&m.kname))
+                    .map(|m| (a.kname.clone(), m.kname.clone()))
+            })
+            .collect()
+    }
+
+    /// md fails disk `kname` (what it does after a write error on it, and what `mdadm --fail`
+    /// does): each member on it is faulty and its array degraded. Returns what md failed.
+    pub fn fail_disk(&self, kname: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for (md, member) in self.members_on(kname) {
+            let argv = [
+                "mdadm",
+                &format!("/dev/{md}"),
+                "--fail",
+                &format!("/dev/{member}"),
+            ];
+            if self
+                .run(&argv.map(String::from))
+                .is_ok_and(|o| o.status == 0)
+            {
+                out.push(format!("/dev/{member} in /dev/{md}"));
+            }
+        }
+        out
+    }
+
+    /// Disk `kname` pulled from the running machine: md fails and removes each member on it (the
+    /// kernel's I/O errors, then udev's `mdadm --incremental --fail`), and the disk and its
+    /// partitions are gone.
+    pub fn pull_disk(&self, kname: &str) -> Vec<String> {
+        let failed = self.fail_disk(kname);
+        for (md, member) in self.members_on(kname) {
+            let argv = [
+                "mdadm",
+                &format!("/dev/{md}"),
+                "--remove",
+                &format!("/dev/{member}"),
+            ];
+            let _ = self.run(&argv.map(String::from));
+        }
+        let mut st = self.st();
+        let w = &mut st.world;
+        w.block_devices
+            .retain(|d| d.kname != kname && d.parent.as_deref() != Some(kname));
+        failed
+    }
+
+    /// A blank disk of `spec` plugged in (hot-plug, or a new disk in a bay before a boot).
+    pub fn insert_disk(&self, spec: &super::blank::DiskSpec) -> BlockDevice {
+        let mut st = self.st();
+        let d = super::blank::plugged(&st.world, spec);
+        st.world.block_devices.push(d.clone());
+        d
+    }
+
     /// A reboot with one disk gone: arrays it or its partitions were in come up assembled but not
     /// started, as udev's incremental assembly leaves them (no /dev/md/NAME link until they run).
     pub fn reboot_without_disk(&self, kname: &str) {

@@ -396,6 +396,21 @@ fn the_docs_commands_run_on_the_simulator() {
                     copies += 1;
                     continue;
                 }
+                // An edit of a copied file (`sed -i 's/A/B/' FILE`), as a user makes it.
+                if let Some(args) = line.strip_prefix("sed -i ") {
+                    let file = args.rsplit(' ').next().unwrap_or_default();
+                    assert!(
+                        !file.starts_with("examples") && dir.path().join(file).exists(),
+                        "{at}: `sed -i` of a copy outside examples/"
+                    );
+                    let out = Command::new("bash")
+                        .args(["-c", line])
+                        .current_dir(dir.path())
+                        .output()
+                        .unwrap();
+                    assert!(out.status.success(), "{at}: {line}: {out:?}");
+                    continue;
+                }
                 if !line.starts_with("hyraid ") {
                     continue;
                 }

@@ -149,3 +149,106 @@ fn sim_new_then_plan_apply_settle() {
     names.sort();
     assert_eq!(names, ["hyraid.yaml", "nas.json"]);
 }
+
+/// The degraded day on the simulator, as the kernel plays it: `sim fail` (md fails the HDD:
+/// faulty, the mirror degraded), `sim insert` (a blank disk, its by-id name printed), the file
+/// naming it, apply and settle: the new disk is an in-sync write-mostly member and the plan is
+/// empty. `sim pull` while running: the disk gone, md's member removed; with `--reboot` the
+/// mirror is assembled and not running. A disk not on the machine is an error naming the disks.
+#[test]
+fn sim_fail_pull_insert_play_the_degraded_day() {
+    let dir = tempfile::tempdir().unwrap();
+    let snap = dir.path().join("box.json");
+    let file = dir.path().join("box.yaml");
+    let (s, f) = (snap.to_str().unwrap(), file.to_str().unwrap());
+    let hdd = "ata-ST500DM009-2F110A_ZA4000001";
+    let build = || {
+        std::fs::copy("examples/snapshots/single-pair.json", &snap).unwrap();
+        std::fs::copy("examples/single-pair.yaml", &file).unwrap();
+        let o = hyraid(&["apply", f, "--sim", s, "--yes", "--sim-write"]);
+        assert!(o.status.success(), "{:?}", text(&o));
+        assert!(hyraid(&["sim", "settle", s]).status.success());
+    };
+    let world = || {
+        hyraid::sim::SimHost::from_json(&std::fs::read_to_string(&snap).unwrap())
+            .unwrap()
+            .world()
+    };
+    build();
+    let o = hyraid(&["sim", "fail", s, hdd]);
+    assert_eq!(
+        text(&o).0,
+        "md failed /dev/sdb in /dev/md127.\n",
+        "{:?}",
+        text(&o)
+    );
+    let a = world().arrays[0].clone();
+    assert!(
+        a.member("sdb").unwrap().faulty() && a.degraded == 1,
+        "{a:?}"
+    );
+    let o = hyraid(&[
+        "sim",
+        "insert",
+        s,
+        "--disk",
+        "hdd:1TB:ST1000DM010-2EP102:Z9A00009",
+    ]);
+    assert_eq!(
+        text(&o).0,
+        "sdc plugged in, blank: /dev/disk/by-id/ata-ST1000DM010-2EP102_Z9A00009\n"
+    );
+    let yaml = std::fs::read_to_string(&file)
+        .unwrap()
+        .replace(hdd, "ata-ST1000DM010-2EP102_Z9A00009");
+    std::fs::write(&file, yaml).unwrap();
+    assert!(
+        hyraid(&["apply", f, "--sim", s, "--yes", "--sim-write"])
+            .status
+            .success()
+    );
+    assert!(hyraid(&["sim", "settle", s]).status.success());
+    let a = world().arrays[0].clone();
+    let new = a.member("sdc").expect("the new disk is a member");
+    assert!(new.write_mostly() && new.has("in_sync"), "{new:?}");
+    assert!(a.member("sdb").is_none() && a.degraded == 0, "{a:?}");
+    assert_eq!(
+        hyraid(&["plan", f, "--sim", s, "--detailed-exitcode"])
+            .status
+            .code(),
+        Some(0)
+    );
+
+    build();
+    let o = hyraid(&["sim", "pull", s, "sdb"]);
+    assert!(
+        text(&o)
+            .0
+            .starts_with("sdb is gone; md failed and removed /dev/sdb"),
+        "{:?}",
+        text(&o)
+    );
+    let w = world();
+    assert!(
+        w.device("sdb").is_none()
+            && w.arrays[0].member("sdb").is_none()
+            && w.arrays[0].degraded == 1
+    );
+    build();
+    let o = hyraid(&["sim", "pull", s, "ZA4000001", "--reboot"]);
+    assert!(
+        text(&o).0.contains("assembled but not running: /dev/md127"),
+        "{:?}",
+        text(&o)
+    );
+    assert_eq!(world().arrays[0].array_state, "inactive");
+    let o = hyraid(&["sim", "fail", s, "sdq"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o)
+            .1
+            .contains("no disk `sdq` on the simulated machine; its disks: sda ("),
+        "{:?}",
+        text(&o)
+    );
+}
