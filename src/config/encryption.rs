@@ -136,6 +136,15 @@ pub fn path_problem(path: &str) -> Option<String> {
     if path.split('/').any(|s| s == ".." || s == ".") {
         return Some(format!("`{path}` has `.` or `..` in it"));
     }
+    // One spelling per file: `//tmp/k` is /tmp/k, and every rule below reads the path as
+    // written.
+    if path.contains("//") {
+        let one: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+        return Some(format!(
+            "`{path}` has an empty part (`//`): write it as /{}",
+            one.join("/")
+        ));
+    }
     for top in ["/dev/", "/proc/", "/sys/", "/run/", "/tmp/"] {
         if path.starts_with(top) {
             return Some(format!(
@@ -143,7 +152,46 @@ pub fn path_problem(path: &str) -> Option<String> {
             ));
         }
     }
-    None
+    if path.starts_with("/var/tmp/") {
+        return Some(format!(
+            "`{path}` is under /var/tmp/, which the release empties: systemd-tmpfiles removes what is unused there for 30 days"
+        ));
+    }
+    written_by_hyraid(path)
+}
+
+/// A file hyraid itself writes (or a directory of its own): a key or a header backup there
+/// would be written over by a later apply, the only copy of the key gone.
+fn written_by_hyraid(path: &str) -> Option<String> {
+    use crate::observe::{filesystems::FSTAB_PATH, luks::CRYPTTAB_PATH, monitoring as m};
+    let files = [
+        (CRYPTTAB_PATH, "its crypttab block"),
+        (FSTAB_PATH, "its fstab block"),
+        ("/etc/mdadm/mdadm.conf", "the mirrors' ARRAY lines"),
+        ("/etc/mdadm.conf", "the mirrors' ARRAY lines"),
+        (m::MONITORING_PATH, "its monitoring settings"),
+        (crate::observe::WRITE_CACHE_RULE_PATH, "its udev rule"),
+        (
+            crate::observe::lvm_devices::LVM_DEVICES_PATH,
+            "LVM's devices file",
+        ),
+        (m::CRON_MDADM, "md's check schedule"),
+        (m::DEFAULT_MDADM, "md's check schedule"),
+    ];
+    if let Some((_, what)) = files.iter().find(|(f, _)| *f == path) {
+        return Some(format!(
+            "`{path}` is a file hyraid writes itself ({what}): it would be written over"
+        ));
+    }
+    let dirs = [
+        (m::RECORDS_DIR, "its records"),
+        (m::UNIT_DIR, "the systemd units it installs"),
+    ];
+    dirs.iter()
+        .find(|(d, _)| path.starts_with(&format!("{d}/")))
+        .map(|(d, what)| {
+            format!("`{path}` is under {d}/, where hyraid writes {what}: keep keys and header backups elsewhere")
+        })
 }
 
 /// What is wrong with a device-mapper name, if anything (`dm_check_name` in libdevmapper: at

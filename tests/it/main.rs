@@ -42,6 +42,7 @@ mod import_yaml;
 mod in_use;
 mod inactive_contents;
 mod kernel_tables;
+mod key_places;
 mod layers;
 mod layout_options;
 mod luks_fixtures;

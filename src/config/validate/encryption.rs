@@ -198,6 +198,58 @@ pub(super) fn unique_names(
     }
 }
 
+/// A key file or header backup on a filesystem the same encryption carries (an LV of the
+/// encrypted mirror's VG, or the encrypted LV's own): the key would be locked inside what it
+/// opens (boot could never open it), and the backup could not restore the header it is on.
+pub(super) fn outside_own_volume(
+    c: &mut Ctx,
+    mirrors: &BTreeMap<String, MirrorSpec>,
+    vgs: &BTreeMap<String, VgSpec>,
+) {
+    let under = |path: &str, mount: &str| {
+        mount == "/" || path.starts_with(&format!("{}/", mount.trim_end_matches('/')))
+    };
+    for (at, what, e) in all(mirrors, vgs) {
+        // The mount points of what this encryption carries.
+        let mut mounts: Vec<(String, &str)> = Vec::new();
+        for vg in vgs.values().filter(|v| !v.absent) {
+            for lv in vg.lvs.values().filter(|l| !l.absent) {
+                let Some(mount) = lv.filesystem.as_ref().and_then(|f| f.mount.as_deref()) else {
+                    continue;
+                };
+                let own = what == format!("lv `{}/{}`", vg.name, lv.name);
+                let on_mirror = mirrors.iter().any(|(n, m)| {
+                    what == format!("mirror `{n}`")
+                        && m.encryption.is_some()
+                        && lv
+                            .pvs
+                            .as_ref()
+                            .unwrap_or(&vg.pvs)
+                            .iter()
+                            .any(|r| matches!(r, DeviceRef::Mirror(x) if x == n))
+                });
+                if own || on_mirror {
+                    mounts.push((format!("lv {}/{}", vg.name, lv.name), mount));
+                }
+            }
+        }
+        for (field, path) in [
+            ("key_file", e.key_path()),
+            ("header_backup", e.header_backup.as_deref()),
+        ] {
+            let Some(path) = path else { continue };
+            if let Some((lv, mount)) = mounts.iter().find(|(_, m)| under(path, m)) {
+                c.err(
+                    &format!("{at}/{field}"),
+                    false,
+                    format!("{path} is on {lv} (mounted at {mount}), which {what}'s encryption carries: {}", if field == "key_file" { "the key would be locked inside what it opens, and boot could not open it" } else { "the backup would be lost with the header it restores" }),
+                    Some("keep it on a filesystem outside this encryption, e.g. under /etc/hyraid/keys/ or /root/ on the system disk".into()),
+                );
+            }
+        }
+    }
+}
+
 /// A writecache or dm-cache of an LV whose PVs are encrypted mirrors, on a PV that is not one:
 /// the LV's data would lie in plaintext on the cache's disk. Refused unless the file accepts
 /// it (`accept: {"lv VG/LV": [plaintext-cache]}`).

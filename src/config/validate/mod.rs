@@ -79,6 +79,7 @@ pub(super) fn semantic(
     let alerts = monitoring::alerts(&mut c, raw);
     let vgs = lvm::volume_groups(&mut c, raw, &refs, &mirrors, &mut used_by);
     encryption::unique_names(&mut c, &mirrors, &vgs);
+    encryption::outside_own_volume(&mut c, &mirrors, &vgs);
     encryption::plaintext_caches(&mut c, raw, &mirrors, &vgs);
     accepted_lints(&mut c, raw);
 
