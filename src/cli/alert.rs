@@ -30,8 +30,10 @@ pub(super) fn spec(host: &dyn Host) -> Result<Option<AlertsSpec>, Error> {
 }
 
 /// What `status --alert` finds of where its alerts would go, before it sends any: no sink on
-/// this machine (nothing can be sent: an error, so the drift unit fails where a person sees
-/// it), or a file whose `alerts:` are not the ones installed (sent through the installed ones).
+/// this machine, said as information when no one asked for alerts (a fleet that alerts from
+/// the textfile runs the drift unit too) and as an error when the file has `alerts:` not yet
+/// installed (so the drift unit fails where a person sees it); or a file whose `alerts:` are
+/// not the ones installed (sent through the installed ones).
 pub(super) fn sink_findings(
     host: &dyn Host,
     d: Option<&crate::config::Desired>,
@@ -54,7 +56,7 @@ pub(super) fn sink_findings(
             "run `hyraid apply` with the file: it installs its alerts",
         )],
         (None, None) => vec![finding(
-            Severity::Error,
+            Severity::Info,
             format!("no alert sink is configured on this machine ({MONITORING_PATH} has no `alerts`): nothing was sent"),
             "`--alert` sends through the alerts `hyraid apply` installs, and there are none",
             "give the file an `alerts:` section (email, webhook, ntfy or a program: docs/monitoring.md) and run `hyraid apply`",
