@@ -46,12 +46,23 @@ fn running(a: &MdArray, object: &str, f: &mut Findings) -> bool {
         return false;
     }
     if a.array_state == "inactive" {
+        // Assembled (udev's incremental assembly) and not started: a member was missing when
+        // it came up. `--assemble --scan` does nothing to it; `--run` starts it.
+        let present = a.members.iter().filter(|m| !m.faulty()).count();
+        let short = (a.raid_disks as usize).saturating_sub(present);
         f.add(
             Severity::Error,
             object.to_string(),
-            "array is inactive (not running)".into(),
-            "an inactive array serves no I/O",
-            "assemble it: `mdadm --assemble --scan`, then check `hyraid status`",
+            format!(
+                "array is assembled but not running ({present} of {} members present): what is on it cannot be read or used",
+                a.raid_disks
+            ),
+            "md starts an array at boot only when all its members came; an inactive array serves no I/O",
+            &if short > 0 {
+                format!("bring the missing member back, or start it without it: `mdadm --run /dev/{}` (it runs degraded), and name a new disk in the file for `hyraid apply` to add; then check `hyraid status`", a.kname)
+            } else {
+                format!("start it: `mdadm --run /dev/{}`, then check `hyraid status`", a.kname)
+            },
         );
         return false;
     }

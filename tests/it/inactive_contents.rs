@@ -131,6 +131,22 @@ fn with_the_disk_missing_nothing_on_the_array_is_shown_as_made() {
             p.notes
         );
         assert!(!p.behind_open.is_empty(), "{what}: {:?}", p.behind_open);
+        // status says the same, with the command that starts it (not `--assemble --scan`, which
+        // does nothing to an array already assembled).
+        let o = observe(&h, &d);
+        let a = o
+            .arrays
+            .iter()
+            .find(|a| a.array_state == "inactive")
+            .unwrap();
+        let f = hyraid::status::status(&o, Some(&d), None);
+        assert!(
+            f.iter().any(|x| x
+                .message
+                .contains("assembled but not running (1 of 2 members present)")
+                && x.fix.contains(&format!("mdadm --run /dev/{}", a.kname))),
+            "{what}: {f:#?}"
+        );
     }
 }
 

@@ -38,8 +38,10 @@ grep -q "mdadm --run /dev/md" /tmp/hy.out && ok "the fix says how to start the a
 grep -q "assembled but not running, so what is on it" /tmp/hy.out && ok "the plan says what stands on the mirror cannot be read yet" || bad "no word of the unread mirror"
 creates /tmp/hy.out && bad "the plan shows a create or mkfs for what the mirror holds" || ok "no create or mkfs for what the mirror holds"
 cp /tmp/hy.out $OUT/plan-disk-missing.txt
-hy status $CFG/degraded-day.yaml; expect "status exits 2" $? 2
+hy status $CFG/degraded-day.yaml; expect "status exits 1 (errors)" $? 1
 grep -q "hdd0" /tmp/hy.out && ok "status names the missing disk" || bad "status: no word of hdd0"
+grep -q "assembled but not running (1 of 2 members present)" /tmp/hy.out && ok "status says the mirror is assembled and not running" || bad "status: no word of the inactive mirror"
+grep -q "mdadm --run /dev/md" /tmp/hy.out && ok "status says how to start it" || bad "status: no mdadm --run"
 
 say "the file names the new disk (and a larger bitmap chunk)"
 C=/tmp/swapped.yaml; sed 's/chunk: 64MiB/chunk: 128MiB/' $CFG/degraded-day-new-hdd.yaml > $C
