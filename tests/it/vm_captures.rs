@@ -170,3 +170,52 @@ fn the_real_inactive_array_after_a_disk_swap_is_planned_whole() {
         );
     }
 }
+
+/// The degraded day on the real kernel (VM 09-disk-swap, Debian 12 and 13): the HDD gone across
+/// a reboot, the mirror assembled and not running, so LVM sees no PV and no VG on it and lsblk
+/// no signature. With the file unchanged the plan refuses the missing disk; with the new disk
+/// named it starts the mirror and adds the disk. Neither shows a pvcreate, vgcreate, lvcreate or
+/// mkfs for what the mirror holds (they once did: "the LV carries no filesystem yet").
+#[test]
+fn the_real_inactive_mirror_with_a_vg_on_it_is_never_planned_blank() {
+    let load = |name: &str| {
+        let text = std::fs::read_to_string(format!("tests/vm/configs/{name}")).unwrap();
+        hyraid::config::load_str(name, &text).unwrap()
+    };
+    let (day, new_hdd) = (load("degraded-day.yaml"), load("degraded-day-new-hdd.yaml"));
+    let creates = [
+        "create_pv",
+        "create_vg",
+        "create_lv",
+        "make_filesystem",
+        "format_luks",
+    ];
+    for dir in ["tests/fixtures/vm", "tests/fixtures/vm-trixie"] {
+        let cap: Capture = serde_json::from_str(
+            &std::fs::read_to_string(format!("{dir}/degraded-day-inactive.json")).unwrap(),
+        )
+        .unwrap();
+        let obs = observe(&Replay::from(cap)).unwrap();
+        assert_eq!(obs.arrays[0].array_state, "inactive", "{dir}");
+        assert!(obs.lvm.vgs.is_empty(), "{dir}: LVM sees no VG on it");
+        let p = hyraid::plan::plan(&day, &obs, Default::default()).unwrap();
+        assert!(
+            p.refused.iter().any(|r| r.object == "disk hdd0"),
+            "{dir}: {:#?}",
+            p.refused
+        );
+        let o = common::ops(&p);
+        assert!(
+            !o.iter().any(|s| creates.contains(&s.as_str())),
+            "{dir}: {o:?}"
+        );
+        let p = hyraid::plan::plan(&new_hdd, &obs, Default::default()).unwrap();
+        assert!(p.refused.is_empty(), "{dir}: {:#?}", p.refused);
+        let o: Vec<String> = common::ops(&p)
+            .into_iter()
+            .filter(|o| !["write_file", "reload_udev", "set_write_cache"].contains(&o.as_str()))
+            .collect();
+        assert_eq!(o, ["start_array", "add_member"], "{dir}");
+        assert_eq!(p.behind_open, ["mirror data0"], "{dir}");
+    }
+}
