@@ -5,8 +5,7 @@
 # copyright file from `cargo metadata` (contrib/deb/copyright.py: the licences of every linked
 # crate), the changelog (contrib/deb/changelog, gzip -9n) and the examples, whose schema
 # modeline is rewritten to name the installed schema, then packages. Prints the path of the .deb
-# last. With --tool-only it installs cargo-deb (when missing) and stops: the VM suite runs that beside
-# the release build, whose last link keeps only one of the cores busy.
+# last. With --tool-only it installs cargo-deb (when missing) and stops.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
