@@ -22,41 +22,36 @@ impl SimHost {
             .collect()
     }
 
+    /// `mdadm /dev/MD OP /dev/MEMBER` for each member on disk `kname`, as md's tools run it;
+    /// the members it succeeded for (`/dev/sdb in /dev/md127`).
+    fn mdadm_on(&self, kname: &str, op: &str) -> Vec<String> {
+        (self.members_on(kname).into_iter())
+            .filter(|(md, member)| {
+                let argv = [
+                    "mdadm",
+                    &format!("/dev/{md}"),
+                    op,
+                    &format!("/dev/{member}"),
+                ];
+                self.run(&argv.map(String::from))
+                    .is_ok_and(|o| o.status == 0)
+            })
+            .map(|(md, member)| format!("/dev/{member} in /dev/{md}"))
+            .collect()
+    }
+
     /// md fails disk `kname` (what it does after a write error on it, and what `mdadm --fail`
     /// does): each member on it is faulty and its array degraded. Returns what md failed.
     pub fn fail_disk(&self, kname: &str) -> Vec<String> {
-        let mut out = Vec::new();
-        for (md, member) in self.members_on(kname) {
-            let argv = [
-                "mdadm",
-                &format!("/dev/{md}"),
-                "--fail",
-                &format!("/dev/{member}"),
-            ];
-            if self
-                .run(&argv.map(String::from))
-                .is_ok_and(|o| o.status == 0)
-            {
-                out.push(format!("/dev/{member} in /dev/{md}"));
-            }
-        }
-        out
+        self.mdadm_on(kname, "--fail")
     }
 
     /// Disk `kname` pulled from the running machine: md fails and removes each member on it (the
     /// kernel's I/O errors, then udev's `mdadm --incremental --fail`), and the disk and its
     /// partitions are gone.
     pub fn pull_disk(&self, kname: &str) -> Vec<String> {
-        let failed = self.fail_disk(kname);
-        for (md, member) in self.members_on(kname) {
-            let argv = [
-                "mdadm",
-                &format!("/dev/{md}"),
-                "--remove",
-                &format!("/dev/{member}"),
-            ];
-            let _ = self.run(&argv.map(String::from));
-        }
+        let failed = self.mdadm_on(kname, "--fail");
+        self.mdadm_on(kname, "--remove");
         let mut st = self.st();
         let w = &mut st.world;
         w.block_devices

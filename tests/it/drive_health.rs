@@ -54,6 +54,23 @@ fn drive_findings(
     f
 }
 
+/// `status examples/single-pair.yaml --format prometheus` of `h`, through a snapshot.
+fn textfile(h: &SimHost) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let snap = dir.path().join("m.json");
+    std::fs::write(&snap, serde_json::to_string(&h.world()).unwrap()).unwrap();
+    let s = snap.to_str().unwrap();
+    let o = hyraid(&[
+        "status",
+        "examples/single-pair.yaml",
+        "--sim",
+        s,
+        "--format",
+        "prometheus",
+    ]);
+    text(&o).0
+}
+
 fn with_smart(h: &SimHost, kname: &str, health: DriveHealth) -> SimHost {
     let mut w = h.world();
     w.smart.insert(kname.into(), health);
@@ -190,18 +207,7 @@ fn a_drive_without_smart_or_asleep_is_information_and_no_smartctl_a_lint() {
 fn the_textfile_carries_the_drives_counters() {
     let (_, h) = built();
     let h = with_smart(&h, "sdb", ata(|x| x.pending = Some(8)));
-    let dir = tempfile::tempdir().unwrap();
-    let snap = dir.path().join("m.json");
-    std::fs::write(&snap, serde_json::to_string(&h.world()).unwrap()).unwrap();
-    let o = hyraid(&[
-        "status",
-        "examples/single-pair.yaml",
-        "--sim",
-        snap.to_str().unwrap(),
-        "--format",
-        "prometheus",
-    ]);
-    let t = text(&o).0;
+    let t = textfile(&h);
     assert!(
         t.contains("hyraid_drive_pending_sectors{disk=\"hdd\",serial=\"ZA4000001\"} 8\n"),
         "{t}"
@@ -251,19 +257,7 @@ fn a_drive_smartctl_cannot_open_is_degraded_with_smartctls_words() {
     let snap = dir.path().join("m.json");
     std::fs::write(&snap, serde_json::to_string(&h.world()).unwrap()).unwrap();
     let sim = ["--sim", snap.to_str().unwrap()];
-    let o = hyraid(
-        &[
-            &[
-                "status",
-                "examples/single-pair.yaml",
-                "--format",
-                "prometheus",
-            ][..],
-            &sim[..],
-        ]
-        .concat(),
-    );
-    let t = text(&o).0;
+    let t = textfile(&h);
     assert!(
         t.contains("hyraid_drive_smart_readable{disk=\"hdd\",serial=\"ZA4000001\"} 0\n")
             && t.contains("hyraid_drive_smart_readable{disk=\"ssd\",serial=\"2204E6000001\"} 1\n"),
@@ -314,18 +308,7 @@ fn the_outside_sas_samples_with_smart_disabled_are_read_whole() {
         };
         let h = with_smart(&h, "sdb", health);
         assert!(drive_findings(&h, &d, true).is_empty(), "{file}");
-        let dir = tempfile::tempdir().unwrap();
-        let snap = dir.path().join("m.json");
-        std::fs::write(&snap, serde_json::to_string(&h.world()).unwrap()).unwrap();
-        let o = hyraid(&[
-            "status",
-            "examples/single-pair.yaml",
-            "--sim",
-            snap.to_str().unwrap(),
-            "--format",
-            "prometheus",
-        ]);
-        let t = text(&o).0;
+        let t = textfile(&h);
         assert!(
             t.contains(&format!(
                 "hyraid_drive_temperature_celsius{{disk=\"hdd\",serial=\"ZA4000001\"}} {temperature}\n"
