@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawEncryption {
-    /// Absolute path of the key file (e.g. `/etc/hyraid/keys/data0.key`): hyraid creates it when absent (512 random bytes, mode 0400, root's) and never prints it; an existing one is used as it is. Keep a copy off the machine: without it the data is lost. Give this or `passphrase: true`.
+    /// Absolute path of the key file (e.g. `/etc/hyraid/keys/data0.key`): hyraid creates it when absent (512 random bytes, mode 0400, root's; its key slot then uses PBKDF2, as a random key cannot be guessed) and never prints it; an existing one is used as it is (with cryptsetup's default Argon2). Keep a copy off the machine: without it the data is lost. Give this or `passphrase: true`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key_file: Option<String>,
     /// `true`: the key is a passphrase a person types: at the terminal during `hyraid apply` (or from `--passphrase-file`; refused under `--yes` without one), and on the console at boot (crypttab's key field `none`). For a box someone is at when it boots. Give this or `key_file`.

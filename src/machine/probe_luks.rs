@@ -41,12 +41,18 @@ pub fn probe_for(
         .unwrap_or_default();
     for (e, kname) in &all {
         let Some(kname) = kname else { continue };
-        let old = block
+        let mut old = block
             .iter()
             .find(|l| l.name == e.name)
             .and_then(|l| l.key.clone());
         if old.as_deref() == Some(e.key_file.as_str()) {
-            continue;
+            // A rotation stopped after crypttab named the new key keeps the old in a comment.
+            old = (obs.boot.crypttab.as_deref())
+                .and_then(|t| crate::plan::crypttab::old_key(t, &e.name))
+                .filter(|k| *k != e.key_file);
+            if old.is_none() {
+                continue;
+            }
         }
         // A passphrase is not on the machine to try.
         let keys: Vec<String> = (e.key_path().map(str::to_string))

@@ -212,10 +212,16 @@ impl<'a> Planner<'a> {
             self.blocked.insert(t.key.clone());
             return None;
         }
-        // hyraid's line opens it with another key: a key file, or a passphrase (`-`).
+        // hyraid's line opens it with another key: a key file, or a passphrase (`-`); or it
+        // names the file's key, and keeps the old key file whose slot a rotation stopped before
+        // removing.
         let old = recorded
             .map(|r| r.key.clone().unwrap_or_else(|| PASSPHRASE.to_string()))
-            .filter(|k| *k != e.key_file);
+            .filter(|k| *k != e.key_file)
+            .or_else(|| {
+                let text = self.o.boot.crypttab.as_deref()?;
+                super::crypttab::old_key(text, &e.name).filter(|k| *k != e.key_file)
+            });
         let Some(rekeyed) = self.keys(t, e, h, key_there, old.as_deref()) else {
             self.blocked.insert(t.key.clone());
             return None;
@@ -390,7 +396,8 @@ impl<'a> Planner<'a> {
             self.blocked.insert(t.key.clone());
             return None;
         }
-        if !key_there && !made && !e.is_passphrase() {
+        let random_key = !key_there && !e.is_passphrase();
+        if random_key && !made {
             self.steps.push(ps(
                 Step::CreateKeyFile(CreateKeyFile { on: t.on.clone(), path: e.key_file.clone() }),
                 Risk::Safe,
@@ -415,6 +422,7 @@ impl<'a> Planner<'a> {
                 uuid: uuid.clone(),
                 key_file: e.key_file.clone(),
                 cipher: e.cipher.clone(),
+                random_key,
             }),
             Risk::Safe,
             if t.created {

@@ -48,6 +48,7 @@ impl Planner<'_> {
             }
             // Added and proven before (an apply stopped after it): the old slot goes.
             (true, Some(true)) => {
+                self.crypttab_before_removal(e, h.uuid.as_deref().unwrap_or_default(), old);
                 self.steps.push(step(
                     Step::RemoveLuksKey(RemoveLuksKey {
                         on: t.on.clone(),
@@ -77,18 +78,23 @@ impl Planner<'_> {
                 }
                 self.steps.extend([
                     step(
-                        Step::AddLuksKey(AddLuksKey { on: t.on.clone(), device: device.into(), with: old.into(), key_file: e.key_file.clone() }),
+                        Step::AddLuksKey(AddLuksKey { on: t.on.clone(), device: device.into(), with: old.into(), key_file: e.key_file.clone(), random_key: !key_there }),
                         &format!("the file changes the key file from {old}: the new key goes into a free slot first"),
                     ),
                     step(
                         Step::TestLuksKey(TestLuksKey { on: t.on.clone(), device: device.into(), key_file: e.key_file.clone() }),
                         "the old key is removed only once the new one is proven",
                     ),
-                    step(
-                        Step::RemoveLuksKey(RemoveLuksKey { on: t.on.clone(), device: device.into(), key_file: old.into() }),
-                        "the new key opens the header; the old one is removed",
-                    ),
                 ]);
+                self.crypttab_before_removal(e, h.uuid.as_deref().unwrap_or_default(), old);
+                self.steps.push(step(
+                    Step::RemoveLuksKey(RemoveLuksKey {
+                        on: t.on.clone(),
+                        device: device.into(),
+                        key_file: old.into(),
+                    }),
+                    "the new key opens the header; the old one is removed",
+                ));
                 Some(true)
             }
             (false, _) => {

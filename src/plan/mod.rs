@@ -8,7 +8,7 @@
 pub mod address;
 mod boot;
 pub mod capacity;
-mod crypttab;
+pub mod crypttab;
 mod disk;
 pub mod encryption;
 mod encryption_keys;
@@ -213,6 +213,9 @@ struct Planner<'a> {
     starting: BTreeSet<String>,
     /// The crypttab lines of the encrypted mirrors and LVs, written once every one is planned.
     crypttab_wanted: Vec<encryption::Wanted>,
+    /// /etc/crypttab as the steps planned so far leave it: a key rotation writes it (naming the
+    /// new key) before the old key's slot is removed.
+    crypttab_now: Option<String>,
 }
 
 /// The plan of `d` on the machine `o`: the stages in the order their steps run.
@@ -324,6 +327,7 @@ impl<'a> Planner<'a> {
             opening: BTreeMap::new(),
             starting: BTreeSet::new(),
             crypttab_wanted: vec![],
+            crypttab_now: o.boot.crypttab.clone(),
         }
     }
 

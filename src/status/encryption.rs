@@ -17,6 +17,26 @@ pub(super) fn encryption(o: &Observed, d: &Desired, f: &mut Findings) {
         };
         let e = x.spec;
         let dev = &x.device;
+        // Closed: nothing on it can be used (a boot where nobody typed the passphrase, a close
+        // by hand).
+        if h.mapping.is_none() {
+            let open = if e.is_passphrase() {
+                "`hyraid apply FILE` opens it (it asks the passphrase) and mounts what the file mounts on it"
+            } else {
+                "`hyraid apply FILE` opens it with its key file and mounts what the file mounts on it"
+            };
+            f.add(
+                Severity::Degraded,
+                x.object.clone(),
+                format!("its LUKS header on {dev} is not open (no /dev/mapper/{}): what is on it cannot be read or mounted", e.name),
+                if e.is_passphrase() {
+                    "crypttab opens it at boot with a passphrase typed on the console: a boot nobody was at, or a close by hand, leaves it closed"
+                } else {
+                    "crypttab opens it at boot with its key file: a boot that could not (the key file or the array missing then), or a close by hand, leaves it closed"
+                },
+                open,
+            );
+        }
         // A passphrase is in a person's head: nothing here to check.
         match e.key_path().map(|k| o.boot.secret_files.get(k)) {
             None => {}

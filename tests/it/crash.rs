@@ -356,3 +356,68 @@ fn a_failing_command_stops_apply_and_a_rerun_converges() {
     eprintln!("{} failed-command runs recovered", cov.runs);
     cov.report("a command failed");
 }
+
+/// A key rotation killed after any command leaves a box that boots: the key file crypttab names
+/// for the mapping opens its header at every point (crypttab names the new key before the old
+/// key's slot is removed), and the next apply removes the old key's slot even when crypttab
+/// already named the new key when the apply was killed.
+#[test]
+fn a_key_rotation_killed_anywhere_leaves_crypttab_naming_a_key_that_opens() {
+    let (mut d, h) = crash_cases::converged("microserver-gen8-encrypted");
+    let (old, new) = (
+        "/etc/hyraid/keys/data0.key",
+        "/etc/hyraid/keys/data0-new.key",
+    );
+    d.mirrors
+        .get_mut("data0")
+        .unwrap()
+        .encryption
+        .as_mut()
+        .unwrap()
+        .key_file = new.into();
+    let before = h.world();
+    let pts = points(&h, &d, Policy::default());
+    let opens = |w: &hyraid::observe::Observed| -> (String, bool, bool) {
+        let tab = w.boot.crypttab.clone().unwrap_or_default();
+        let line = hyraid::plan::crypttab::hyraid_lines(&tab)
+            .into_iter()
+            .find(|l| l.name == "data0_crypt")
+            .unwrap();
+        let uuid = line.device.trim_start_matches("UUID=");
+        let slots: Vec<&String> = w.key_slots[uuid].values().collect();
+        let key = line.key.unwrap();
+        (
+            key.clone(),
+            slots.contains(&&key),
+            slots.contains(&&old.to_string()),
+        )
+    };
+    let mut removed_after_crypttab = false;
+    for k in 0..=pts.len() {
+        let h = SimHost::new(before.clone());
+        for p in &pts[..k] {
+            run_cmd(&h, &p.command);
+        }
+        let (key, boots, old_left) = opens(&h.world());
+        assert!(
+            boots,
+            "killed after {k} commands: crypttab names {key}, which opens no slot"
+        );
+        removed_after_crypttab |= key == new && old_left;
+        apply(&h, &d, Policy::default()).unwrap_or_else(|e| panic!("after {k}: {e}"));
+        let (key, _, old_left) = opens(&h.world());
+        assert_eq!(key, new, "after {k}");
+        assert!(
+            !old_left,
+            "killed after {k} commands: the old key's slot is left"
+        );
+        assert!(
+            plan_for(&h, &d, Policy::default()).steps.is_empty(),
+            "after {k}"
+        );
+    }
+    assert!(
+        removed_after_crypttab,
+        "no point had crypttab naming the new key while the old slot was still there"
+    );
+}

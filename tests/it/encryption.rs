@@ -253,6 +253,19 @@ fn a_missing_key_a_foreign_header_and_another_name_are_refused() {
         "{}",
         refusals(&p)
     );
+    // The box's own crypttab line opens the same header under another name: two units at boot.
+    let mut w5 = h.world();
+    let u = w5.luks[i].uuid.clone().unwrap();
+    let tab = w5.boot.crypttab.clone().unwrap();
+    w5.boot.crypttab = Some(format!(
+        "{tab}mine UUID={u} /etc/hyraid/keys/data0.key luks\n"
+    ));
+    let p = plan_for(&SimHost::new(w5), &d, Policy::default());
+    assert!(
+        refusals(&p).contains(&format!("its own line for mine (outside hyraid's block) opens the same LUKS header (UUID={u}) that the file opens as data0_crypt")),
+        "{}",
+        refusals(&p)
+    );
     // A key file others can read is refused before anything is opened with it.
     let mut w4 = h.world();
     w4.files.get_mut("/etc/hyraid/keys/data1.key").unwrap().mode = 0o644;
@@ -452,4 +465,80 @@ fn root_or_usr_on_an_encrypted_mirror_with_a_key_file_is_refused() {
     vg.lvs.insert("usr".into(), usr);
     let p = plan_for(&h, &d, Policy::default());
     assert!(refusals(&p).contains("lv vg0/usr: lv vg0/usr would be mounted by the initramfs (at / or /usr) from a LUKS device (an encrypted mirror or the LV itself): Debian's initramfs skips a root device opened with a key file"), "{}", refusals(&p));
+}
+
+/// A key file the plan makes (512 bytes from /dev/urandom) gets PBKDF2 at 1000 iterations in its
+/// slot, as systemd-cryptenroll gives its random keys; a key file that was there before, which a
+/// person may have typed, keeps cryptsetup's timed Argon2. A rotation's new key is covered in
+/// encryption_keys.rs, a passphrase in encryption_passphrase.rs.
+#[test]
+fn only_a_key_the_plan_makes_gets_the_light_key_derivation() {
+    let formats = |h: &SimHost, d: &hyraid::config::Desired| -> Vec<String> {
+        let p = plan_for(h, d, Policy::default());
+        assert!(p.refused.is_empty(), "{}", refusals(&p));
+        p.steps
+            .iter()
+            .flat_map(|s| s.step.commands())
+            .map(|c| hyraid::plan::step::command_line(&c))
+            .filter(|l| l.contains("luksFormat"))
+            .collect()
+    };
+    let (d, h) = encrypted();
+    let made = formats(&h, &d);
+    assert_eq!(made.len(), 2, "{made:?}");
+    for (l, key) in made.iter().zip(["data0", "data1"]) {
+        assert!(
+            l.ends_with(&format!(
+                " --key-file /etc/hyraid/keys/{key}.key --pbkdf pbkdf2 --pbkdf-force-iterations 1000 /dev/md/{key}"
+            )),
+            "{l}"
+        );
+    }
+    let mut w = h.world();
+    for key in ["data0", "data1"] {
+        w.files.insert(
+            format!("/etc/hyraid/keys/{key}.key"),
+            hyraid::observe::luks::SecretFile {
+                mode: 0o400,
+                uid: 0,
+                size: 64,
+                header_uuid: None,
+                header_slots: None,
+            },
+        );
+    }
+    let h = SimHost::new(w);
+    let theirs = formats(&h, &d);
+    assert_eq!(theirs.len(), 2, "{theirs:?}");
+    for l in &theirs {
+        assert!(!l.contains("--pbkdf"), "{l}");
+    }
+    apply(&h, &d, Policy::default()).unwrap();
+    assert!(plan_for(&h, &d, Policy::default()).steps.is_empty());
+}
+
+/// The plan's "after this plan" lints come from a simulated copy of the machine: the key files
+/// and header backups observation found are on that copy too, so a plan of a built box never
+/// notes a header backup as missing.
+#[test]
+fn the_plans_lints_never_call_a_header_backup_that_is_there_missing() {
+    let (_, h) = built();
+    // Any change: a new LV on the encrypted mirror.
+    let text = std::fs::read_to_string(FILE).unwrap().replace(
+        "    lvs:\n",
+        "    lvs:\n      extra: { size: 1GiB, pvs: [data0] }\n",
+    );
+    let d = load_str("extra.yaml", &text).unwrap();
+    let obs = observe(&h, &d);
+    assert!(
+        obs.files.is_empty(),
+        "a real observation carries no simulated files"
+    );
+    let p = hyraid::apply::preview::review(&d, &obs, Policy::default()).unwrap();
+    assert!(!p.steps.is_empty(), "{:?}", ops(&p));
+    assert!(
+        !p.notes.iter().any(|n| n.contains("header backup")),
+        "{:#?}",
+        p.notes
+    );
 }

@@ -37,6 +37,7 @@ fn a_key_is_rotated_add_prove_remove_and_the_backup_taken_again() {
             "create_key_file",
             "add_luks_key",
             "test_luks_key",
+            "write_file",
             "remove_luks_key",
             "backup_luks_header",
             "write_file"
@@ -50,7 +51,7 @@ fn a_key_is_rotated_add_prove_remove_and_the_backup_taken_again() {
         .flat_map(|s| s.step.commands())
         .map(|c| hyraid::plan::step::command_line(&c))
         .collect();
-    assert!(lines.contains(&"cryptsetup luksAddKey --batch-mode --key-file /etc/hyraid/keys/data0.key /dev/md/data0 /etc/hyraid/keys/data0-2027.key".to_string()), "{lines:?}");
+    assert!(lines.contains(&"cryptsetup luksAddKey --batch-mode --key-file /etc/hyraid/keys/data0.key --pbkdf pbkdf2 --pbkdf-force-iterations 1000 /dev/md/data0 /etc/hyraid/keys/data0-2027.key".to_string()), "{lines:?}");
     assert!(
         lines.contains(
             &"cryptsetup luksRemoveKey --batch-mode /dev/md/data0 /etc/hyraid/keys/data0.key"

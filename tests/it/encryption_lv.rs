@@ -73,7 +73,7 @@ fn an_encrypted_lv_is_made_formatted_opened_and_its_filesystem_made_inside() {
     assert!(
         l.iter().any(
             |x| x.starts_with("cryptsetup luksFormat --batch-mode --type luks2 --uuid ")
-                && x.ends_with(" --key-file /etc/hyraid/keys/home.key /dev/vg0/home")
+                && x.ends_with(" --key-file /etc/hyraid/keys/home.key --pbkdf pbkdf2 --pbkdf-force-iterations 1000 /dev/vg0/home")
         ),
         "{l:?}"
     );

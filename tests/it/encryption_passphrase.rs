@@ -56,6 +56,8 @@ fn the_plan_reads_the_passphrase_on_stdin_and_crypttab_asks_at_boot() {
         .iter()
         .find(|x| x.contains("luksFormat"))
         .expect("a format");
+    // A passphrase a person chose keeps cryptsetup's timed Argon2 (no light key derivation).
+    assert!(!format.contains("--pbkdf"), "{format}");
     assert!(
         format.starts_with("hyraid_passphrase 'lv vg0/home' | cryptsetup luksFormat --batch-mode --type luks2 --uuid ")
             && format.ends_with(" --key-file - /dev/vg0/home"),
@@ -470,4 +472,38 @@ fn passphrase_file_from_a_pipe_serves_every_device() {
         2,
         "both headers"
     );
+}
+
+/// After a reboot nobody typed the passphrase at: the LV's header is closed and its filesystem
+/// not mounted. Status says so, degraded, with the way to open it; it is not "healthy".
+#[test]
+fn status_says_a_closed_header_and_how_to_open_it() {
+    let (d, h) = built();
+    let healthy = hyraid::status::check(&observe(&h, &d), Some(&d), None).0;
+    assert!(
+        !healthy.iter().any(|f| f.message.contains("is not open")),
+        "{healthy:?}"
+    );
+    let h = closed(&h);
+    let (f, _) = hyraid::status::check(&observe(&h, &d), Some(&d), None);
+    let closed = f
+        .iter()
+        .find(|f| f.object == "lv vg0/home" && f.message.contains("is not open"))
+        .unwrap_or_else(|| panic!("{f:#?}"));
+    assert_eq!(closed.severity, hyraid::status::Severity::Degraded);
+    assert!(
+        closed.message.contains("no /dev/mapper/vg0-home_crypt"),
+        "{closed:?}"
+    );
+    assert!(
+        closed.reason.contains("a passphrase typed on the console"),
+        "{closed:?}"
+    );
+    assert!(
+        closed
+            .fix
+            .contains("`hyraid apply FILE` opens it (it asks the passphrase)"),
+        "{closed:?}"
+    );
+    assert_eq!(hyraid::status::exit_code(&f), 2);
 }

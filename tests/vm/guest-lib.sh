@@ -38,6 +38,9 @@ is_wm() { member_state "$1" "$2" | tr , '\n' | grep -qx write_mostly; }
 bitmap_chunk() { cat "/sys/block/$(md "$1")/md/bitmap/chunksize"; }
 backlog() { cat "/sys/block/$(md "$1")/md/bitmap/backlog"; }
 wcache() { hdparm -W "/dev/disk/by-id/$1" | sed -n 's/.*write-caching = *\([01]\).*/\1/p'; }
+# Each key slot of a LUKS2 header as SLOT:KDF:ITERATIONS (luksDump's JSON; `-` for Argon2's).
+kdfs() { cryptsetup luksDump --dump-json-metadata "$1" | python3 -c 'import json, sys
+print(" ".join("%s:%s:%s" % (n, s["kdf"]["type"], s["kdf"].get("iterations", "-")) for n, s in sorted(json.load(sys.stdin)["keyslots"].items())))'; }
 lvfield() { lvs --noheadings -o "$2" "$1" 2>/dev/null | tr -d ' '; }
 
 # Run hyraid and keep its output; returns hyraid's exit code.

@@ -54,7 +54,13 @@ pub fn after_state(p: &Plan, obs: &Observed) -> Option<Observed> {
     if p.steps.is_empty() {
         return Some(obs.clone());
     }
-    let sim = SimHost::new(obs.clone());
+    // The key files and header backups observation found (`stat`, `luksUUID`, `luksDump` of
+    // them) are the copy's files: the copy must not report them missing after the plan.
+    let mut world = obs.clone();
+    for (path, f) in &obs.boot.secret_files {
+        world.files.entry(path.clone()).or_insert_with(|| f.clone());
+    }
+    let sim = SimHost::new(world);
     // The executor `apply` runs, with no journal and no output.
     let opts = super::ExecOptions::default();
     super::execute_report(

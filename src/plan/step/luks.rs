@@ -133,7 +133,18 @@ pub struct FormatLuks {
     pub key_file: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cipher: Option<String>,
+    /// The key file is one this plan makes from /dev/urandom: its slot gets [`RANDOM_KEY_PBKDF`].
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub random_key: bool,
 }
+
+/// The key derivation of a slot whose key is hyraid's own 512 random bytes: PBKDF2 at
+/// cryptsetup's least iterations, as systemd-cryptenroll does for its TPM2 and FIDO2 keys. A
+/// timed Argon2 (cryptsetup's default, about 2 s and up to 1 GiB of memory on each open) makes a
+/// guessable passphrase expensive to guess; a 4096-bit random key cannot be guessed at any cost,
+/// so the slot opens at once, at boot too, and on a box with little memory. A passphrase, or a
+/// key file the person made, keeps cryptsetup's default.
+pub const RANDOM_KEY_PBKDF: [&str; 4] = ["--pbkdf", "pbkdf2", "--pbkdf-force-iterations", "1000"];
 
 impl StepKind for FormatLuks {
     fn commands(&self) -> Vec<Command> {
@@ -151,6 +162,9 @@ impl StepKind for FormatLuks {
         .iter()
         .map(|s| s.to_string())
         .collect();
+        if self.random_key {
+            argv.extend(RANDOM_KEY_PBKDF.map(String::from));
+        }
         if let Some(c) = &self.cipher {
             argv.extend(["--cipher".to_string(), c.clone()]);
         }
@@ -179,13 +193,18 @@ impl StepKind for FormatLuks {
     }
     fn summary(&self) -> String {
         format!(
-            "format LUKS2 on {} (UUID {}{})",
+            "format LUKS2 on {} (UUID {}{}{})",
             self.device,
             self.uuid,
             self.cipher
                 .as_ref()
                 .map(|c| format!(", cipher {c}"))
-                .unwrap_or_default()
+                .unwrap_or_default(),
+            if self.random_key {
+                ", PBKDF2 for the random key"
+            } else {
+                ""
+            }
         )
     }
 }

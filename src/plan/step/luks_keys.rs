@@ -16,22 +16,26 @@ pub struct AddLuksKey {
     /// A key file that opens the header now.
     pub with: String,
     pub key_file: String,
+    /// The new key file is one this plan makes from /dev/urandom: its slot gets
+    /// [`RANDOM_KEY_PBKDF`](super::luks::RANDOM_KEY_PBKDF).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub random_key: bool,
 }
 
 impl StepKind for AddLuksKey {
     fn commands(&self) -> Vec<Command> {
-        vec![Command::crypt(
-            strings(&[
-                "cryptsetup",
-                "luksAddKey",
-                "--batch-mode",
-                "--key-file",
-                &self.with,
-                &self.device,
-                &self.key_file,
-            ]),
-            &self.on,
-        )]
+        let mut argv = strings(&[
+            "cryptsetup",
+            "luksAddKey",
+            "--batch-mode",
+            "--key-file",
+            &self.with,
+        ]);
+        if self.random_key {
+            argv.extend(super::luks::RANDOM_KEY_PBKDF.map(String::from));
+        }
+        argv.extend([self.device.clone(), self.key_file.clone()]);
+        vec![Command::crypt(argv, &self.on)]
     }
     fn symbol(&self) -> char {
         '+'
@@ -41,9 +45,14 @@ impl StepKind for AddLuksKey {
     }
     fn summary(&self) -> String {
         format!(
-            "add the key {} (unlocked with {})",
+            "add the key {} (unlocked with {}{})",
             key_name(&self.key_file),
-            key_name(&self.with)
+            key_name(&self.with),
+            if self.random_key {
+                "; PBKDF2 for the random key"
+            } else {
+                ""
+            }
         )
     }
 }

@@ -25,7 +25,9 @@ pub use command::{Command, PASSPHRASE_FUNCTION, command_line, quote, wait_path};
 pub use disk::{CacheTool, CreatePartitions, NewPartition, SetWriteCache, WipeSignatures};
 pub use fs::{FS_BLOCK_SIZE, FsOn, GrowFilesystem, MakeFilesystem, MountFilesystem, ShrinkLv};
 pub use fs_label::RelabelFilesystem;
-pub use luks::{BackupLuksHeader, CreateKeyFile, CryptOn, FormatLuks, OpenLuks, ResizeLuks};
+pub use luks::{
+    BackupLuksHeader, CreateKeyFile, CryptOn, FormatLuks, OpenLuks, RANDOM_KEY_PBKDF, ResizeLuks,
+};
 pub use luks_keys::{AddLuksKey, EnrollTpm2, RemoveLuksKey, TestLuksKey};
 pub use lvm::{
     AttachWritecache, CreateCachevol, CreateLv, CreatePv, CreateVg, DeactivateLv, DetachWritecache,

@@ -26,6 +26,24 @@ pub fn typed(passphrase: &str) -> String {
     format!("{TYPED}{passphrase}")
 }
 
+/// The arguments after `--pbkdf KIND --pbkdf-force-iterations N`, as cryptsetup checks them
+/// (PBKDF2 takes 1000 iterations at least); the model does not time its slots.
+fn after_pbkdf<'a, 'b>(rest: &'a [&'b str]) -> Result<&'a [&'b str], String> {
+    match rest {
+        ["--pbkdf", kind, "--pbkdf-force-iterations", n, rest @ ..] => {
+            let n: u32 = n.parse().map_err(|_| format!("Invalid number: {n}.\n"))?;
+            match *kind {
+                "pbkdf2" if n < 1000 => {
+                    Err("Forced iteration count is too low for pbkdf2 (minimum is 1000).\n".into())
+                }
+                "pbkdf2" | "argon2i" | "argon2id" => Ok(rest),
+                _ => Err(format!("Unknown PBKDF type {kind}.\n")),
+            }
+        }
+        _ => Ok(rest),
+    }
+}
+
 fn key_ok(st: &SimState, key: &str) -> bool {
     match key.strip_prefix(TYPED) {
         Some(p) => !p.is_empty(),
@@ -46,6 +64,10 @@ pub fn cryptsetup(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostErr
             key,
             rest @ ..,
         ] => {
+            let rest = match after_pbkdf(rest) {
+                Ok(r) => r,
+                Err(e) => return fail(1, e),
+            };
             let (cipher, dev) = match rest {
                 ["--cipher", c, dev] => (Some(*c), *dev),
                 [dev] => (None, *dev),
@@ -93,7 +115,11 @@ pub fn cryptsetup(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostErr
             }
         }
         ["resize", "--key-file", key, name] => resize(st, key, name),
-        ["luksAddKey", "--batch-mode", "--key-file", with, dev, new] => add_key(st, with, dev, new),
+        ["luksAddKey", "--batch-mode", "--key-file", with, rest @ ..] => match after_pbkdf(rest) {
+            Ok([dev, new]) => add_key(st, with, dev, new),
+            Ok(_) => unsupported(args),
+            Err(e) => fail(1, e),
+        },
         ["luksRemoveKey", "--batch-mode", dev, key] => remove_key(st, dev, key),
         ["open", "--test-passphrase", "--key-file", key, dev] => match header(st, dev) {
             Some((_, i)) if opens(st, i, key) => out(""),

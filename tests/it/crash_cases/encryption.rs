@@ -145,11 +145,10 @@ pub fn cases() -> Vec<Case> {
             finally: Some(|w| {
                 w.key_slots.values().any(|s| {
                     s.values().collect::<Vec<_>>() == vec!["/etc/hyraid/keys/data0-new.key"]
-                }) && w
-                    .boot
-                    .crypttab
-                    .as_deref()
-                    .is_some_and(|t| t.contains(" /etc/hyraid/keys/data0-new.key luks\n"))
+                }) && w.boot.crypttab.as_deref().is_some_and(|t| {
+                    t.contains(" /etc/hyraid/keys/data0-new.key luks\n")
+                        && !t.contains(hyraid::plan::crypttab::OLD_KEY_MARK)
+                })
             }),
             policy: Policy::default(),
         },

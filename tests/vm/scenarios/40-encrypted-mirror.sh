@@ -5,13 +5,14 @@
 #   at boot
 # boots: 2
 # An encrypted mirror built from blank disks (md -> LUKS2 -> LVM): the key file hyraid makes is
-# 512 bytes, 0400, root's; the header is LUKS2 with the UUID the plan gave it, backed up (0400) to
-# a file whose UUID is the header's; crypttab opens it by that UUID with the key file; the PV is
-# the mapping; data written through it is not on the array in plaintext; plan is empty. Closed by
-# hand, plan opens it again (the routine step) and converges. The key is rotated with apply
-# killed between adding the new key and removing the old: the next apply completes it, and only
-# the new key opens the header and its backup. Boot 2 (same disks and root) opens it from
-# crypttab and the new key file as boot does, and the data and an empty plan are there.
+# 512 bytes, 0400, root's, and its slot PBKDF2 at 1000 iterations; the header is LUKS2 with the
+# UUID the plan gave it, backed up (0400) to a file whose UUID is the header's; crypttab opens it
+# by that UUID with the key file; the PV is the mapping; data written through it is not on the
+# array in plaintext; plan is empty. Closed by hand, plan opens it again (the routine step) and
+# converges. The key is rotated with apply killed between adding the new key and removing the old:
+# the next apply completes it, and only the new key opens the header and its backup. Boot 2 (same
+# disks and root) opens it from crypttab and the new key file as boot does, and the data and an
+# empty plan are there.
 . /mnt/host/files/guest-lib.sh
 resync_crawls   # nothing here waits for a resync
 M=hyraid-plaintext-marker-4f1d
@@ -25,6 +26,7 @@ if [ "$HYRAID_BOOT" = 1 ]; then
     check "the planned UUID is the header's" grep -q -- "--uuid $U " /mnt/host/out/plan.sh
     expect "/dev/mapper/data0_crypt is a crypt device (lsblk)" "$(lsblk -dno TYPE /dev/mapper/data0_crypt)" crypt
     expect "vg0's PV is the mapping (pvs)" "$(pvs --noheadings -o pv_name,vg_name | awk '{print $1, $2}')" "/dev/mapper/data0_crypt vg0"
+    expect "the random key's slot: PBKDF2 at 1000 iterations (luksDump JSON)" "$(kdfs /dev/md/data0)" "0:pbkdf2:1000"
     expect "crypttab: hyraid's line" "$(grep '^data0_crypt ' /etc/crypttab)" "data0_crypt UUID=$U /etc/hyraid/keys/data0.key luks"
     expect "header backup: mode, owner (stat)" "$(stat -c '%a %u' /root/data0.luks-header)" "400 0"
     expect "header backup is this header (luksUUID of the file)" "$(cryptsetup luksUUID /root/data0.luks-header)" "$U"
@@ -50,7 +52,7 @@ if [ "$HYRAID_BOOT" = 1 ]; then
     say "the key rotated, apply killed between adding the new key and removing the old"
     sed 's|/etc/hyraid/keys/data0.key|/etc/hyraid/keys/data0-2027.key|' $CFG/encrypted.yaml > /root/rotated.yaml
     hy plan /root/rotated.yaml
-    check "plan: new key file, add, prove, remove, backup, crypttab" sh -c 'grep -q "cryptsetup luksAddKey --batch-mode --key-file /etc/hyraid/keys/data0.key /dev/md/data0 /etc/hyraid/keys/data0-2027.key" /tmp/hy.out && grep -q "cryptsetup open --test-passphrase --key-file /etc/hyraid/keys/data0-2027.key /dev/md/data0" /tmp/hy.out && grep -q "cryptsetup luksRemoveKey --batch-mode /dev/md/data0 /etc/hyraid/keys/data0.key" /tmp/hy.out'
+    check "plan: new key file, add, prove, remove, backup, crypttab" sh -c 'grep -q "cryptsetup luksAddKey --batch-mode --key-file /etc/hyraid/keys/data0.key --pbkdf pbkdf2 --pbkdf-force-iterations 1000 /dev/md/data0 /etc/hyraid/keys/data0-2027.key" /tmp/hy.out && grep -q "cryptsetup open --test-passphrase --key-file /etc/hyraid/keys/data0-2027.key /dev/md/data0" /tmp/hy.out && grep -q "cryptsetup luksRemoveKey --batch-mode /dev/md/data0 /etc/hyraid/keys/data0.key" /tmp/hy.out'
     rm -f /tmp/j.jsonl
     "$HY" apply /root/rotated.yaml --yes --journal /tmp/j.jsonl > /tmp/crash.out 2>&1 &
     pid=$!
@@ -58,10 +60,12 @@ if [ "$HYRAID_BOOT" = 1 ]; then
     kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
     check "killed after the add: the new key opens the header" cryptsetup open --test-passphrase --key-file /etc/hyraid/keys/data0-2027.key /dev/md/data0
     check "and the old one still does" cryptsetup open --test-passphrase --key-file /etc/hyraid/keys/data0.key /dev/md/data0
+    K=$(awk '$1 == "data0_crypt" { print $3 }' /etc/crypttab)
+    check "the key crypttab names ($K) opens the header: the box boots" cryptsetup open --test-passphrase --key-file "$K" /dev/md/data0
     hy apply /root/rotated.yaml --yes; expect "the next apply completes it" $? 0
     check "the old key no longer opens the header" sh -c '! cryptsetup open --test-passphrase --key-file /etc/hyraid/keys/data0.key /dev/md/data0'
     check "the new one does" cryptsetup open --test-passphrase --key-file /etc/hyraid/keys/data0-2027.key /dev/md/data0
-    expect "one key slot left (luksDump)" "$(cryptsetup luksDump /dev/md/data0 | grep -Ec '^  [0-9]+: luks2')" 1
+    expect "one key slot left, the new random key's, PBKDF2 (luksDump JSON)" "$(kdfs /dev/md/data0)" "1:pbkdf2:1000"
     expect "crypttab names the new key" "$(grep '^data0_crypt ' /etc/crypttab)" "data0_crypt UUID=$U /etc/hyraid/keys/data0-2027.key luks"
     check "the header backup opens with the new key only" sh -c 'cryptsetup open --test-passphrase --key-file /etc/hyraid/keys/data0-2027.key /root/data0.luks-header && ! cryptsetup open --test-passphrase --key-file /etc/hyraid/keys/data0.key /root/data0.luks-header'
     expect "plan exits 0" "$(hy_rc plan /root/rotated.yaml --detailed-exitcode)" 0

@@ -18,7 +18,7 @@ M=hyraid-plaintext-marker-7a2c
 if [ "$HYRAID_BOOT" = 1 ]; then
     hy plan $CFG/encrypted-lv.yaml --format shell > /mnt/host/out/plan.sh 2>&1
     cat /mnt/host/out/plan.sh | grep -E "cryptsetup|mkfs|lvcreate|mount"
-    check "the shell plan formats and opens the LV, then makes the ext4 inside" sh -c 'grep -q "cryptsetup luksFormat --batch-mode --type luks2 --uuid .* --key-file /etc/hyraid/keys/home.key /dev/vg0/home" /mnt/host/out/plan.sh && grep -q "cryptsetup open --type luks --key-file /etc/hyraid/keys/home.key /dev/vg0/home vg0-home_crypt" /mnt/host/out/plan.sh && grep -q "mkfs.ext4 .*/dev/mapper/vg0-home_crypt" /mnt/host/out/plan.sh'
+    check "the shell plan formats and opens the LV, then makes the ext4 inside" sh -c 'grep -q "cryptsetup luksFormat --batch-mode --type luks2 --uuid .* --key-file /etc/hyraid/keys/home.key --pbkdf pbkdf2 --pbkdf-force-iterations 1000 /dev/vg0/home" /mnt/host/out/plan.sh && grep -q "cryptsetup open --type luks --key-file /etc/hyraid/keys/home.key /dev/vg0/home vg0-home_crypt" /mnt/host/out/plan.sh && grep -q "mkfs.ext4 .*/dev/mapper/vg0-home_crypt" /mnt/host/out/plan.sh'
     hy apply $CFG/encrypted-lv.yaml --yes; expect "apply exits 0" $? 0
     expect "key file: mode, owner, size (stat)" "$(stat -c '%a %u %s' /etc/hyraid/keys/home.key)" "400 0 512"
     check "the LV carries a LUKS2 header (luksDump)" sh -c 'cryptsetup luksDump /dev/vg0/home | grep -Eq "^Version:[[:space:]]+2$"'
