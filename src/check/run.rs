@@ -225,6 +225,14 @@ pub fn run(
         restore_speed();
         return fail(e);
     }
+    // Missing members when the check starts (`when_degraded: run`): only more than these is
+    // a member that failed during it.
+    let missing = |host: &dyn Host| -> u64 {
+        md_attr(host, k, "degraded")
+            .and_then(|d| d.parse().ok())
+            .unwrap_or(0)
+    };
+    let missing_at_start = missing(host);
     let began = clock.elapsed();
     let mut bar = Progress::start(opts.progress, &target.mirror, from, total);
     let mut last_line = clock.elapsed();
@@ -236,7 +244,7 @@ pub fn run(
             let at = md_attr(host, k, "sync_min")
                 .and_then(|s| s.parse::<u64>().ok())
                 .unwrap_or(0);
-            let degraded = md_attr(host, k, "degraded").is_some_and(|d| d != "0");
+            let degraded = missing(host) > missing_at_start;
             break if at == 0 && !degraded {
                 (Outcome::Completed, total, waited.clone())
             } else {

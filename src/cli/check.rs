@@ -126,11 +126,13 @@ pub(super) fn run(sim: &Option<PathBuf>, a: CheckArgs) -> Result<u8, Error> {
 fn show(host: &dyn Host, s: Option<&MonitoringSettings>, names: &[String]) -> Result<u8, Error> {
     let now = crate::history::now_secs();
     let mut text = String::new();
+    let mut unknown = 0;
     for name in names {
         let t = match check::target(host, s, name) {
             Ok(t) => t,
             Err(e) => {
                 text.push_str(&format!("{e}\n"));
+                unknown += 1;
                 continue;
             }
         };
@@ -176,5 +178,6 @@ fn show(host: &dyn Host, s: Option<&MonitoringSettings>, names: &[String]) -> Re
         }
     }
     super::out(text)?;
-    Ok(0)
+    // A mirror named that is not there (a typo, an array not running) is an error.
+    Ok(if unknown > 0 { 1 } else { 0 })
 }

@@ -66,6 +66,20 @@ impl Records {
     }
 }
 
+/// The sectors md's own count (`mismatch_cnt`) says its last check found, when that is not what
+/// hyraid's record says: a check or repair after hyraid's (the release's schedule, one by hand)
+/// found them, or no record of hyraid's has it. md resets the count when the next check starts
+/// and when the array is assembled, so 0 says nothing, and a count read mid-check is partial.
+pub fn md_mismatches(a: &MdArray, rec: Option<&CheckRecord>) -> Option<u64> {
+    let n = a.mismatch_cnt;
+    // hyraid's own runs read md's count at their end: the same count is theirs.
+    let ours = rec.is_some_and(|r| {
+        r.last_completed.as_ref().is_some_and(|p| p.mismatches == n)
+            || r.runs.iter().any(|x| x.mismatches == n)
+    });
+    (a.is_idle() && n > 0 && !ours).then_some(n)
+}
+
 /// The findings of the mirrors' checks, `now` in seconds since the epoch.
 pub fn checks(o: &Observed, r: &Records, now: u64) -> Vec<Finding> {
     let mut f = Findings::default();
@@ -110,7 +124,11 @@ pub fn checks(o: &Observed, r: &Records, now: u64) -> Vec<Finding> {
         }
         let resyncing =
             matches!(a.sync_action.as_str(), "resync" | "recover" | "reshape") || a.resync_pending;
+        let md_found = md_mismatches(a, rec);
         match rec.and_then(|r| r.last_completed.as_ref()) {
+            // md's count is newer than hyraid's record (or there is no record): md's last
+            // check, whoever ran it, found sectors that differ.
+            _ if md_found.is_some() => mismatch(&mut f, &object, &name, &a.kname, md_found.unwrap_or_default(), None),
             Some(p) if p.mismatches > 0 => mismatch(&mut f, &object, &name, &a.kname, p.mismatches, Some(now.saturating_sub(p.end))),
             Some(p) if now.saturating_sub(p.end) > overdue_after => f.lint(
                 "check-overdue",
@@ -120,9 +138,6 @@ pub fn checks(o: &Observed, r: &Records, now: u64) -> Vec<Finding> {
                 &format!("`hyraid check {name} --now`, and see why its schedule did not run (`systemctl status hyraid-check@{name}.timer`)"),
             ),
             Some(p) => f.add(Severity::Info, object.clone(), format!("last check completed {} ago, no mismatch", human_duration(now.saturating_sub(p.end))), "md compared every member", "nothing to do"),
-            // No record of hyraid's: md's own count still tells what the last check found,
-            // whoever ran it (it is reset only when the next check starts).
-            None if a.mismatch_cnt > 0 && a.is_idle() => mismatch(&mut f, &object, &name, &a.kname, a.mismatch_cnt, None),
             None if a.sync_action == "check" || ours.is_none() => {}
             None if resyncing => f.add(Severity::Info, object.clone(), "not checked yet: it is resyncing, and its first check runs on its schedule after".into(), "a check compares the members once they hold the same data", "nothing to do"),
             None => f.lint(
@@ -172,7 +187,9 @@ fn mismatch(
 ) {
     let when = match ago {
         Some(s) => format!("its last check (completed {} ago)", human_duration(s)),
-        None => "its last check (md's mismatch_cnt)".into(),
+        None => {
+            "md's last check or repair (its mismatch_cnt, newer than any record of hyraid's)".into()
+        }
     };
     f.add(
         Severity::Degraded,

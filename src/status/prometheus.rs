@@ -122,7 +122,7 @@ fn checks(o: &Observed, r: &super::Records) -> Vec<Family> {
     );
     let mut found = Family::new(
         "hyraid_check_mismatch_sectors",
-        "Sectors that differed between the members in the mirror's last completed check.",
+        "Sectors that differed between the members in the mirror's last completed check (md's own mismatch_cnt when a check hyraid did not run came after hyraid's record).",
     );
     let mut running = Family::new(
         "hyraid_check_running",
@@ -146,7 +146,12 @@ fn checks(o: &Observed, r: &super::Records) -> Vec<Family> {
         let rec = r.of(a);
         if let Some(p) = rec.and_then(|x| x.last_completed.as_ref()) {
             when.add(id(), p.end as f64);
-            found.add(id(), p.mismatches as f64);
+        }
+        // md's own count when it is newer than the record (a check hyraid did not run).
+        let sectors = super::checks::md_mismatches(a, rec)
+            .or_else(|| Some(rec?.last_completed.as_ref()?.mismatches));
+        if let Some(n) = sectors {
+            found.add(id(), n as f64);
         }
         let on = matches!(a.sync_action.as_str(), "check" | "repair");
         running.add(id(), on as u8 as f64);

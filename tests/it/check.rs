@@ -152,8 +152,12 @@ fn a_degraded_or_rebuilding_mirror_is_skipped_with_why() {
     // `when_degraded: run` checks anyway.
     let mut o = opts(3600);
     o.when_degraded = WhenDegraded::Run;
-    let (r, _) = check::check(&h, &t, &o, &never, &mut Vec::new()).unwrap();
-    assert_ne!(r.outcome, Outcome::Skipped, "{r:?}");
+    let (r, rec) = check::check(&h, &t, &o, &never, &mut Vec::new()).unwrap();
+    // The member was missing before it started: the check completes, it is not "a member failed
+    // during the check", and no pass is left paused.
+    assert_eq!(r.outcome, Outcome::Completed, "{r:?}");
+    assert_eq!(rec.resume_at, None, "{rec:?}");
+    assert!(rec.last_completed.is_some(), "{rec:?}");
     // A resync running: skipped, it is checked once that ends.
     let (_, h) = example("single-pair");
     apply(&h, &example("single-pair").0, Policy::default()).unwrap();

@@ -87,7 +87,11 @@ fn status_and_the_textfile_say_a_mismatch_a_paused_check_and_pending_sectors() {
         .and_then(|r| r.split(" ago)").next())
         .unwrap();
     assert!(
-        age.ends_with('s') && age.trim_end_matches('s').parse::<u64>().is_ok_and(|s| s < 60),
+        age.ends_with('s')
+            && age
+                .trim_end_matches('s')
+                .parse::<u64>()
+                .is_ok_and(|s| s < 60),
         "the check just completed, status says {age:?}:\n{out}"
     );
     for (what, words) in [
@@ -153,5 +157,72 @@ fn status_and_the_textfile_say_a_mismatch_a_paused_check_and_pending_sectors() {
             .iter()
             .any(|(l, v)| l.contains("disk=\"hdd\"") && *v == 8.0),
         "{pending:?}"
+    );
+}
+
+/// hyraid's record says its last check found nothing; a later check it did not run (the
+/// release's schedule, which `distribution: keep` leaves on, or one by hand) left md's own count
+/// at 128. Status and the textfile say md's 128, not the record's 0.
+#[test]
+fn a_later_check_hyraid_did_not_run_is_read_from_md() {
+    let (d, h) = example("single-pair");
+    apply(&h, &d, Policy::default()).unwrap();
+    h.finish_syncs();
+    let t = check::target(&h, None, "md-home").unwrap();
+    let (first, _) = check::check(&h, &t, &opts(3600), &|| false, &mut Vec::new()).unwrap();
+    assert_eq!((first.outcome, first.mismatches), (Outcome::Completed, 0));
+    let dir = tempfile::tempdir().unwrap();
+    let snap = dir.path().join("box.json");
+    let status = |w: &hyraid::observe::Observed| {
+        std::fs::write(&snap, serde_json::to_string(w).unwrap()).unwrap();
+        let s = snap.to_str().unwrap();
+        let file = "examples/single-pair.yaml";
+        let o = hyraid(&["status", file, "--sim", s]);
+        let p = hyraid(&["status", file, "--sim", s, "--format", "prometheus"]);
+        (o.status.code(), text(&o).0, text(&p).0)
+    };
+    let (code, out, prom) = status(&h.world());
+    assert!(out.contains("no mismatch"), "{out}");
+    assert!(
+        prom.contains("hyraid_check_mismatch_sectors{array=\"md-home\""),
+        "{prom}"
+    );
+    let mut w = h.world();
+    let a = w
+        .arrays
+        .iter_mut()
+        .find(|a| a.name.as_deref() == Some("md-home"))
+        .unwrap();
+    a.mismatch_cnt = 128;
+    let (later, out2, prom2) = status(&w);
+    assert_eq!((code, later), (Some(0), Some(2)), "{out2}");
+    assert!(
+        out2.contains("DEGRADED  mirror md-home: md's last check or repair (its mismatch_cnt, newer than any record of hyraid's) found 128 sector(s) that differ"),
+        "{out2}"
+    );
+    let line = prom2
+        .lines()
+        .find(|l| l.starts_with("hyraid_check_mismatch_sectors{"))
+        .unwrap();
+    assert!(line.ends_with(" 128"), "{line}");
+}
+
+/// `hyraid check NAME` of a mirror that is not there (a typo) lists nothing and exits 1.
+#[test]
+fn listing_a_mirror_that_is_not_there_fails() {
+    let (d, h) = example("single-pair");
+    apply(&h, &d, Policy::default()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let snap = dir.path().join("box.json");
+    std::fs::write(&snap, serde_json::to_string(&h.world()).unwrap()).unwrap();
+    let s = snap.to_str().unwrap();
+    let o = hyraid(&["check", "md-home", "--sim", s]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    let o = hyraid(&["check", "md-hmoe", "--sim", s]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    assert!(
+        out.contains("mirror md-hmoe: /dev/md/md-hmoe does not exist"),
+        "{out}{err}"
     );
 }

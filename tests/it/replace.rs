@@ -258,3 +258,39 @@ fn a_former_member_is_erased_freely_only_beside_a_complete_mirror() {
     let p = plan_for(&h, &declared, Policy::default());
     assert!(p.steps.is_empty() && p.refused.is_empty(), "{:#?}", p);
 }
+
+/// The SSD gone (pulled, then a reboot): its media is not known any more (no `media:`, no
+/// `write_cache`), and the HDD left stays write-mostly, in the plan and in "with the refusals
+/// fixed" alike: a missing member keeps the media it was last seen with (docs/safety.md).
+#[test]
+fn the_ssd_gone_leaves_the_hdds_write_mostly_flag_alone() {
+    let (d, h) = example("single-pair");
+    apply(&h, &d, Policy::default()).unwrap();
+    h.finish_syncs();
+    let ssd = h
+        .world()
+        .block_devices
+        .iter()
+        .find(|b| !b.rotational && b.parent.is_none())
+        .unwrap()
+        .kname
+        .clone();
+    h.pull_disk(&ssd);
+    let p = plan_for(&h, &d, Policy::default());
+    assert!(!p.refused.is_empty(), "a missing disk is refused");
+    let cleared: Vec<_> = p
+        .steps
+        .iter()
+        .filter(|s| matches!(&s.step, Step::SetWriteMostly(w) if !w.on))
+        .collect();
+    assert!(cleared.is_empty(), "{cleared:?}");
+    h.reboot_without_disk(&ssd);
+    let p = plan_for(&h, &d, Policy::default());
+    assert!(
+        !p.steps
+            .iter()
+            .any(|s| matches!(&s.step, Step::SetWriteMostly(w) if !w.on)),
+        "{:?}",
+        ops(&p)
+    );
+}

@@ -266,10 +266,17 @@ impl<'a> Planner<'a> {
     ) -> (Vec<PlannedStep>, Vec<PlannedStep>) {
         let mut set_on = Vec::new();
         let mut set_off = Vec::new();
+        // `auto` with a member whose media is not known (missing, never seen with `media:`,
+        // `write_cache` or a udev rule line): it may be the fast member the others are
+        // write-mostly for, so a flag that is set stays set until it is seen again.
+        let unknown = matches!(m.write_mostly, WriteMostly::Auto)
+            && m.members
+                .iter()
+                .any(|n| self.disks.get(n).is_some_and(|r| !r.media_known));
         for (name, kname) in present {
             let want = wm.contains(*name);
             let have = a.member(kname).is_some_and(|x| x.write_mostly());
-            if want != have {
+            if want != have && !(have && unknown) {
                 let step = Step::SetWriteMostly(SetWriteMostly {
                     array: m.name.clone(),
                     md: a.kname.clone(),
