@@ -117,6 +117,9 @@ fn object(host: &dyn Host, device: &str) -> String {
     format!("array {device}")
 }
 
+/// md's events that say an array has its members back (a rebuild ended, a spare took a slot).
+const RECOVERED: [&str; 2] = ["RebuildFinished", "SpareActive"];
+
 /// Send md's event through the sinks; returns what was sent (nothing for progress events).
 pub fn handle(
     host: &dyn Host,
@@ -155,6 +158,13 @@ pub fn handle(
     ledger.standing.retain(|k, s| {
         !k.starts_with("md:") || now.saturating_sub(s.last) < spec.reminder_secs.max(7 * 86400)
     });
+    // A rebuild that ended closes the array's failures: the next Fail of a member (re-added,
+    // rebuilt, failed again) is news, whatever the reminder.
+    if RECOVERED.contains(&event) {
+        ledger
+            .standing
+            .retain(|k, _| !(k.starts_with("md:") && k.split(':').nth(2) == Some(device)));
+    }
     let sent = super::notify_with(
         host,
         spec,

@@ -157,6 +157,22 @@ pub struct HttpSink {
 }
 
 impl AlertsSpec {
+    /// The files the sinks need on the machine, each with the key that names it: the token
+    /// files and the program.
+    pub fn files(&self) -> Vec<(&'static str, &str)> {
+        let mut v = Vec::new();
+        if let Some(t) = self.webhook.as_ref().and_then(|h| h.token_file.as_deref()) {
+            v.push(("webhook.token_file", t));
+        }
+        if let Some(t) = self.ntfy.as_ref().and_then(|h| h.token_file.as_deref()) {
+            v.push(("ntfy.token_file", t));
+        }
+        if let Some(p) = self.program.as_deref() {
+            v.push(("program", p));
+        }
+        v
+    }
+
     /// The sinks by name, in the order they are tried.
     pub fn sink_names(&self) -> Vec<&'static str> {
         let mut v = Vec::new();

@@ -94,8 +94,10 @@ pub fn observe_started_for(
         if !schedules.is_empty() {
             crate::observe::monitoring::probe_systemctl(host, &mut obs.boot.monitoring);
         }
-        if d.alerts.is_some() {
+        if let Some(a) = &d.alerts {
             crate::observe::monitoring::probe_mdmonitor(host, &mut obs.boot.monitoring);
+            let files: Vec<&str> = a.files().into_iter().map(|(_, p)| p).collect();
+            crate::observe::monitoring::probe_alert_files(host, &mut obs.boot.monitoring, &files);
         }
         super::probe_luks::probe_for(host, d, &mut obs);
         let caches = d.volume_groups.values().flat_map(|v| v.lvs.values());

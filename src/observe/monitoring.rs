@@ -67,6 +67,10 @@ pub struct Monitoring {
     /// back (by the run, or by the apply that converges after it was killed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tune_run: Option<TuneRun>,
+    /// The files the file's alerts need (token files, the program), probed only for a file
+    /// with alerts: whether each is there.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub alert_files: BTreeMap<String, bool>,
     /// Whether systemctl is installed (it enables the check timers; false on a machine without
     /// systemd at all).
     #[serde(default = "yes", skip_serializing_if = "is_true")]
@@ -90,6 +94,7 @@ impl Default for Monitoring {
             calendars: BTreeMap::new(),
             records: BTreeMap::new(),
             tune_run: None,
+            alert_files: BTreeMap::new(),
             systemctl: true,
         }
     }
@@ -159,6 +164,13 @@ pub fn probe_mdmonitor(host: &dyn Host, m: &mut Monitoring) {
         .ok()
         .map(|o| o.stdout.trim().to_string())
         .filter(|w| !w.is_empty());
+}
+
+/// Whether each file the alerts need is there.
+pub fn probe_alert_files(host: &dyn Host, m: &mut Monitoring, paths: &[&str]) {
+    for path in paths {
+        m.alert_files.insert(path.to_string(), host.exists(path));
+    }
 }
 
 /// Have `systemd-analyze calendar` read each schedule (skipped where it is not installed).
@@ -267,6 +279,7 @@ pub fn read(host: &dyn Host) -> Monitoring {
         calendars: BTreeMap::new(),
         records: BTreeMap::new(),
         tune_run: read(TUNE_RUN_PATH).map(|t| TuneRun::parse(&t)),
+        alert_files: BTreeMap::new(),
         // Probed only for a file with checks (see `probe_systemctl`).
         systemctl: true,
     }

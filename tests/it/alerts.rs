@@ -338,6 +338,22 @@ fn mds_events_arrive_once_each_and_progress_is_only_logged() {
     );
     assert_eq!(bodies[0]["state"], "event");
     assert_eq!(bodies[1]["event"], "TestMessage");
+    // Re-added and rebuilt, then failed again within the reminder: the second Fail is news.
+    let finished = args(&["RebuildFinished", "/dev/md/data0"]);
+    assert_eq!(
+        md_event::handle(&h, &spec, &finished, 500).unwrap().len(),
+        1
+    );
+    let again = md_event::handle(&h, &spec, &fail, 600).unwrap();
+    assert_eq!(again.len(), 1, "a Fail after the rebuild ended is sent");
+    assert!(
+        md_event::handle(&h, &spec, &fail, 700).unwrap().is_empty(),
+        "and once per reminder again"
+    );
+    // Another array's rebuild leaves this one's failure standing.
+    let other = args(&["RebuildFinished", "/dev/md/data1"]);
+    md_event::handle(&h, &spec, &other, 800).unwrap();
+    assert!(md_event::handle(&h, &spec, &fail, 900).unwrap().is_empty());
 }
 
 #[test]
@@ -513,4 +529,50 @@ fn status_alert_with_nowhere_to_send_says_so() {
         assert_eq!(o.status.code(), Some(0), "{file}: {:?}", text(&o));
         assert!(!text(&o).0.contains("alert sink"), "{file}");
     }
+}
+
+/// A sink that cannot deliver on this machine is refused by the plan, with what to do, as mail
+/// without sendmail is: a token file or a program that is not there.
+#[test]
+fn a_sink_that_cannot_deliver_here_is_refused_by_the_plan() {
+    let (mut d, h) = example("microserver-gen8");
+    d.alerts = Some(AlertsSpec {
+        email: Some(EmailSink {
+            to: vec!["root".into()],
+            from: None,
+        }),
+        ntfy: Some(HttpSink {
+            url: "https://ntfy.sh/nas".into(),
+            token_file: Some("/etc/hyraid/ntfy.token".into()),
+        }),
+        program: Some("/usr/local/bin/page-me".into()),
+        reminder_secs: 86400,
+        ..Default::default()
+    });
+    let p = plan_for(&h, &d, hyraid::plan::Policy::default());
+    let said: Vec<String> = p
+        .refused
+        .iter()
+        .filter(|r| r.object == "alerts")
+        .map(|r| format!("{} ({})", r.reason, r.fix))
+        .collect();
+    for words in [
+        "this machine has none (/usr/sbin/sendmail)",
+        "`alerts.ntfy.token_file` names /etc/hyraid/ntfy.token, which is not on this machine: every alert through ntfy would fail (write the token into /etc/hyraid/ntfy.token",
+        "`alerts.program` names /usr/local/bin/page-me, which is not on this machine: every alert through program would fail (install the program at /usr/local/bin/page-me",
+    ] {
+        assert!(said.iter().any(|s| s.contains(words)), "{words}: {said:#?}");
+    }
+    // Once they are there, nothing of the alerts is refused.
+    let mut w = h.world();
+    w.boot.monitoring.sendmail = true;
+    for f in ["/etc/hyraid/ntfy.token", "/usr/local/bin/page-me"] {
+        w.boot.monitoring.alert_files.insert(f.into(), true);
+    }
+    let p = plan_for(&SimHost::new(w), &d, hyraid::plan::Policy::default());
+    assert!(
+        !p.refused.iter().any(|r| r.object == "alerts"),
+        "{:?}",
+        p.refused
+    );
 }

@@ -133,6 +133,30 @@ impl<'a> Planner<'a> {
             );
             ok = false;
         }
+        for (key, path) in s.alerts.iter().flat_map(|a| a.files()) {
+            if m.alert_files.get(path) == Some(&false) {
+                let (sink, fix) = match key {
+                    "program" => (
+                        "program",
+                        format!(
+                            "install the program at {path} (executable, taking the alert as JSON on its standard input), or remove `alerts.program`"
+                        ),
+                    ),
+                    _ => (
+                        key.split('.').next().unwrap_or(key),
+                        format!(
+                            "write the token into {path} (`install -m 0600 /dev/stdin {path}`, then the token and Ctrl-D), or remove `alerts.{key}` if the topic needs none"
+                        ),
+                    ),
+                };
+                self.refuse(
+                    "alerts",
+                    format!("`alerts.{key}` names {path}, which is not on this machine: every alert through {sink} would fail"),
+                    fix,
+                );
+                ok = false;
+            }
+        }
         for (name, c) in &s.checks {
             if let Some(Err(why)) = m.calendars.get(&c.spec.schedule) {
                 self.refuse(

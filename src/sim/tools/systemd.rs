@@ -304,5 +304,9 @@ pub fn exists(w: &Observed, path: &str) -> Option<bool> {
     if path == crate::observe::monitoring::SYSTEMD_ANALYZE {
         return Some(w.boot.systemd);
     }
+    // The alerts' token files and program: as the model's record of them says.
+    if let Some(e) = m.alert_files.get(path) {
+        return Some(*e);
+    }
     None
 }
