@@ -9,7 +9,7 @@
 # passphrase on cryptsetup's stdin (`--key-file -`), no key file is made, and crypttab names
 # `none` (asked on the console at boot). The passphrase as a person types it (a line on stdin,
 # read without --key-file, as at boot) opens the header; a wrong one does not. Closed by hand,
-# the mapping is opened by apply with the passphrase (a wrong one stops at that command) and the
+# status says it is not open (degraded, with how to open it), and the mapping is opened by apply with the passphrase (a wrong one stops at that command) and the
 # ext4 mounted again. A grow resizes the mapping with the passphrase. `hyraid import` writes
 # `passphrase: true`, and plan on it is empty.
 . /mnt/host/files/guest-lib.sh
@@ -41,6 +41,8 @@ S=$(sha256sum /srv/home/f | cut -d' ' -f1)
 
 say "closed by hand: apply opens it with the passphrase and mounts it again"
 umount /srv/home && cryptsetup close vg0-home_crypt
+hy status $F; expect "status exits 2 (degraded): nothing on it can be used" $? 2
+check "status: the header is not open, and apply opens it with the passphrase" sh -c 'grep -q "DEGRADED  lv vg0/home: its LUKS header on /dev/vg0/home is not open (no /dev/mapper/vg0-home_crypt)" /tmp/hy.out && grep -q "it asks the passphrase" /tmp/hy.out'
 hy plan $F
 check "plan: open with its passphrase" grep -q "open as /dev/mapper/vg0-home_crypt with its passphrase" /tmp/hy.out
 hy apply $F --yes --passphrase-file /dev/shm/wrong; expect "a wrong passphrase: apply exits 1" $? 1
