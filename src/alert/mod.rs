@@ -197,6 +197,12 @@ pub fn resolve(
     let mut out = Vec::new();
     for k in gone {
         let s = ledger.standing[&k].clone();
+        // Its object still has a problem (a lint grown into a degraded finding): that one is
+        // said now, and this is not "resolved".
+        if problems.iter().any(|p| p.alert.object == s.object) {
+            ledger.standing.remove(&k);
+            continue;
+        }
         let a = Alert {
             host: host.hostname(),
             state: State::Resolved,

@@ -171,10 +171,16 @@ pub(super) fn send(
         Severity::Lint => "lint",
         Severity::Info => "info",
     };
-    let mut problems: Vec<Problem> = findings
-        .iter()
-        .filter(|f| f.severity > Severity::Info)
-        .map(|f| Problem {
+    // One alert per object: its most severe finding (findings come most severe first), with
+    // what else is found on it said in the same alert. A failed member is one alert, not one
+    // for the member, one for the degraded array and one for the plan's refusal.
+    let mut problems: Vec<Problem> = Vec::new();
+    for f in findings.iter().filter(|f| f.severity > Severity::Info) {
+        if let Some(p) = problems.iter_mut().find(|p| p.alert.object == f.object) {
+            p.alert.message.push_str(&format!("; also: {}", f.message));
+            continue;
+        }
+        problems.push(Problem {
             key: alert::finding_key(&f.object, word(f.severity), f.lint, &f.message),
             alert: Alert {
                 host: host.hostname(),
@@ -186,9 +192,11 @@ pub(super) fn send(
                 fix: f.fix.clone(),
                 time: now,
             },
-        })
-        .collect();
-    if let Some(p) = plan.filter(|p| !p.steps.is_empty()) {
+        });
+    }
+    // Drift is sent only when apply would make it: while a change is refused, the refusal is
+    // the alert, and "`hyraid apply` makes them" would be a fix that does not work.
+    if let Some(p) = plan.filter(|p| !p.steps.is_empty() && p.refused.is_empty()) {
         problems.push(Problem {
             key: "finding:host:drift".into(),
             alert: Alert {

@@ -438,6 +438,20 @@ fn the_drift_units_findings_are_said_once_and_resolved() {
             && v["state"] == "new"),
         "{first:?}"
     );
+    // One alert per object (the failed member, the degraded array and the plan's refusal of the
+    // mirror are one), and no drift while apply refuses the change.
+    let mut objects: Vec<&str> = first
+        .iter()
+        .map(|v| v["object"].as_str().unwrap())
+        .collect();
+    let n = objects.len();
+    objects.sort();
+    objects.dedup();
+    assert_eq!(objects.len(), n, "one alert per object: {first:#?}");
+    assert!(
+        !first.iter().any(|v| v["event"] == "drift"),
+        "no drift alert while apply refuses: {first:#?}"
+    );
     let o = status();
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(
