@@ -3,6 +3,22 @@
 /// File in tests/bad → the first error, as `line:col: path: message`.
 pub const EXPECTED: &[(&str, &str)] = &[
     (
+        "alerts-email-no-user.yaml",
+        "10:17: alerts.email.to[0]: `@localhost` is not a mail address",
+    ),
+    (
+        "alerts-token-in-tmp.yaml",
+        "10:51: alerts.ntfy.token_file: `/tmp/ntfy.token` is under /tmp/, which does not keep a file across a reboot",
+    ),
+    (
+        "alerts-url-no-host.yaml",
+        "10:19: alerts.webhook.url: `https:///hook` is not an http(s) URL: it names no host",
+    ),
+    (
+        "alerts-url-port.yaml",
+        "10:16: alerts.ntfy.url: `https://ntfy.example.com:99999/nas` is not an http(s) URL: its port `99999` is not one (1 to 65535)",
+    ),
+    (
         "adopt-device-md-name.yaml",
         "8:13: mirrors.md0.device: `/dev/md/data` is not an md kernel device (/dev/mdN)",
     ),

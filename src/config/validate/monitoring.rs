@@ -170,13 +170,11 @@ pub(super) fn alerts(c: &mut Ctx, raw: &RawConfig) -> Option<AlertsSpec> {
     ] {
         let Some(h) = sink else { continue };
         let at = format!("{p}/{key}");
-        if !(h.url.starts_with("https://") || h.url.starts_with("http://"))
-            || h.url.contains(char::is_whitespace)
-        {
+        if let Err(why) = http_url(&h.url) {
             c.err(
                 &format!("{at}/url"),
                 false,
-                format!("`{}` is not an http(s) URL", h.url),
+                format!("`{}` is not an http(s) URL: {why}", h.url),
                 Some("write the whole URL, e.g. `https://ntfy.sh/my-nas`".into()),
             );
         }
@@ -188,12 +186,19 @@ pub(super) fn alerts(c: &mut Ctx, raw: &RawConfig) -> Option<AlertsSpec> {
         {
             c.err(&format!("{at}/url"), false, "the URL carries credentials (`user:secret@host`), which would be written in the file, the plan and hyraid's alert settings", Some("put the secret in a file and name it as `token_file:`".into()));
         }
-        if let Some(t) = h.token_file.as_ref().filter(|t| !t.starts_with('/')) {
+        // Where the token lasts: an absolute path of a file, not under /tmp or another place
+        // emptied at boot, not a file hyraid writes.
+        if let Some(why) = h
+            .token_file
+            .as_deref()
+            .filter(|t| !t.contains(char::is_whitespace))
+            .and_then(crate::config::encryption::path_problem)
+        {
             c.err(
                 &format!("{at}/token_file"),
                 false,
-                format!("`{t}` is not an absolute path"),
-                Some("name the file from the root, e.g. `/etc/hyraid/ntfy.token`".into()),
+                why,
+                Some("name a file from the root that stays, e.g. `/etc/hyraid/ntfy.token`".into()),
             );
         }
         *slot = Some(HttpSink {
@@ -236,9 +241,45 @@ fn mail_address(a: &str) -> bool {
         && !a.contains(char::is_whitespace)
         && !a.contains(['<', '>', ',', ';', '"'])
         && match a.split_once('@') {
-            Some((user, host)) => !user.is_empty() && host.contains('.') || host == "localhost",
+            Some((user, host)) => {
+                !user.is_empty()
+                    && (host == "localhost"
+                        || host.contains('.') && !host.starts_with('.') && !host.ends_with('.'))
+            }
             None => a
                 .chars()
                 .all(|ch| ch.is_ascii_alphanumeric() || "._-".contains(ch)),
         }
+}
+
+/// Whether `url` is one an alert can be posted to: http or https, a host, a port that is one.
+fn http_url(url: &str) -> Result<(), String> {
+    if url.contains(char::is_whitespace) {
+        return Err("it holds a space".into());
+    }
+    if url
+        .split_once("://")
+        .is_some_and(|(_, r)| r.is_empty() || r.starts_with(['/', ':']))
+    {
+        return Err("it names no host".into());
+    }
+    let u: ureq::http::Uri = url.parse().map_err(|e| format!("{e}"))?;
+    match u.scheme_str() {
+        Some("http" | "https") => {}
+        _ => return Err("it does not start with `https://` or `http://`".into()),
+    }
+    let Some(a) = u.authority() else {
+        return Err("it names no host".into());
+    };
+    if u.host().is_none_or(str::is_empty) {
+        return Err("it names no host".into());
+    }
+    // The port as written (an IPv6 host's colons are inside its brackets).
+    let port = a.as_str().rsplit_once(':').map(|(_, p)| p);
+    if let Some(p) = port.filter(|p| !p.contains(']') && !p.is_empty())
+        && p.parse::<u16>().ok().filter(|n| *n > 0).is_none()
+    {
+        return Err(format!("its port `{p}` is not one (1 to 65535)"));
+    }
+    Ok(())
 }
