@@ -130,19 +130,18 @@ impl StepKind for MakeFilesystem {
             v.push(Command::run(&["wipefs", "--all", &dev]));
         }
         v.push(Command::run_owned(a));
-        if self.unmount.is_some() {
-            // udev stops watching a device while it handles that device's event, so the close
-            // after wipefs and the close after mkfs right behind it can come as one event or
-            // none: udev's database (lsblk's FSTYPE and UUID) may keep the wiped state. A
-            // change event for the device, waited for, makes udev probe the new filesystem.
-            v.push(Command::run(&[
-                "udevadm",
-                "trigger",
-                "--action=change",
-                "--settle",
-                &dev,
-            ]));
-        }
+        // udev learns of the new filesystem from mkfs closing the device, in its own time: an
+        // observation right after (apply's verify, the next step's) may read udev's database
+        // (lsblk's FSTYPE and UUID) before it has, and see the LV blank. After a wipefs, udev
+        // may even merge the two closes into one event or none. A change event for the device,
+        // waited for, makes udev probe the new filesystem before anything reads it.
+        v.push(Command::run(&[
+            "udevadm",
+            "trigger",
+            "--action=change",
+            "--settle",
+            &dev,
+        ]));
         v
     }
     fn symbol(&self) -> char {
