@@ -178,9 +178,13 @@ fn the_real_inactive_array_after_a_disk_swap_is_planned_whole() {
 /// mkfs for what the mirror holds (they once did: "the LV carries no filesystem yet").
 #[test]
 fn the_real_inactive_mirror_with_a_vg_on_it_is_never_planned_blank() {
+    // The captures were taken before the scenario named a webhook (and linked hyraid into
+    // /usr/local/bin for it): the files without their `alerts:`.
     let load = |name: &str| {
         let text = std::fs::read_to_string(format!("tests/vm/configs/{name}")).unwrap();
-        hyraid::config::load_str(name, &text).unwrap()
+        let mut d = hyraid::config::load_str(name, &text).unwrap();
+        d.alerts = None;
+        d
     };
     let (day, new_hdd) = (load("degraded-day.yaml"), load("degraded-day-new-hdd.yaml"));
     let creates = [

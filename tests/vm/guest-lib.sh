@@ -38,6 +38,27 @@ is_wm() { member_state "$1" "$2" | tr , '\n' | grep -qx write_mostly; }
 bitmap_chunk() { cat "/sys/block/$(md "$1")/md/bitmap/chunksize"; }
 backlog() { cat "/sys/block/$(md "$1")/md/bitmap/backlog"; }
 wcache() { hdparm -W "/dev/disk/by-id/$1" | sed -n 's/.*write-caching = *\([01]\).*/\1/p'; }
+# A webhook receiver on 127.0.0.1:8099 (as the configs' `alerts.webhook` name it): each POST's
+# body kept in /tmp/hook/NNN.json, its Authorization header in NNN.auth; `hooks` prints the bodies.
+listen_hooks() {
+    mkdir -p /tmp/hook
+    cat > /tmp/listener.py <<'PY'
+import http.server, itertools, sys
+n = itertools.count()
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        i = next(n)
+        open(f"/tmp/hook/{i:03}.json", "wb").write(body)
+        open(f"/tmp/hook/{i:03}.auth", "w").write(self.headers.get("Authorization", ""))
+        self.send_response(200); self.end_headers()
+    def log_message(self, *a): pass
+http.server.HTTPServer(("127.0.0.1", 8099), H).serve_forever()
+PY
+    python3 /tmp/listener.py & LISTENER=$!
+    sleep 1
+}
+hooks() { cat /tmp/hook/*.json 2>/dev/null; }
 # Each key slot of a LUKS2 header as SLOT:KDF:ITERATIONS (luksDump's JSON; `-` for Argon2's).
 kdfs() { cryptsetup luksDump --dump-json-metadata "$1" | python3 -c 'import json, sys
 print(" ".join("%s:%s:%s" % (n, s["kdf"]["type"], s["kdf"].get("iterations", "-")) for n, s in sorted(json.load(sys.stdin)["keyslots"].items())))'; }

@@ -16,8 +16,11 @@
 # bitmap, and says that what stands on the mirror is planned once it runs. apply runs that, plans
 # again what it can read now (the filesystem's mount: this guest's init mounts nothing from
 # fstab), and creates nothing: the new disk is write-mostly, the data reads back, md's check
-# finds no mismatch, and the next plan is empty.
+# finds no mismatch, and the next plan is empty. The file's webhook (a receiver in the guest) gets
+# the missing disk and the stopped mirror from `status --alert` on boot 2, and their resolution
+# once the mirror is whole.
 . /mnt/host/files/guest-lib.sh
+ln -sf "$HY" /usr/local/bin/hyraid   # where md's monitor and the alerts run it
 if [ "$HYRAID_BOOT" = 1 ]; then
     hy apply $CFG/degraded-day.yaml --yes; expect "apply exits 0" $? 0
     check "ext4 mounted on /srv/files (findmnt)" findmnt -n /srv/files
@@ -42,6 +45,10 @@ hy status $CFG/degraded-day.yaml; expect "status exits 1 (errors)" $? 1
 grep -q "hdd0" /tmp/hy.out && ok "status names the missing disk" || bad "status: no word of hdd0"
 grep -q "assembled but not running (1 of 2 members present)" /tmp/hy.out && ok "status says the mirror is assembled and not running" || bad "status: no word of the inactive mirror"
 grep -q "mdadm --run /dev/md" /tmp/hy.out && ok "status says how to start it" || bad "status: no mdadm --run"
+listen_hooks
+hy status $CFG/degraded-day.yaml --alert; expect "status --alert exits 1 (errors)" $? 1
+hooks | grep -q '"state":"new","severity":"error","object":"disk hdd0"' && ok "the alert arrived: disk hdd0, new, an error" || bad "no alert of hdd0: $(hooks)"
+hooks | grep -q '"object":"mirror data0".*assembled but not running' && ok "and the mirror that is not running" || bad "no alert of the mirror: $(hooks)"
 
 say "the file names the new disk (and a larger bitmap chunk)"
 C=/tmp/swapped.yaml; sed 's/chunk: 64MiB/chunk: 128MiB/' $CFG/degraded-day-new-hdd.yaml > $C
@@ -68,4 +75,7 @@ expect "data intact" "$(sha256sum /srv/files/f | cut -d' ' -f1)" "$(cat /root/su
 hy check data0 --now; expect "md's check exits 0" $? 0
 expect "md's check found no mismatch (sysfs)" "$(cat /sys/block/$(md data0)/md/mismatch_cnt)" 0
 expect "plan after exits 0" "$(hy_rc plan $C --detailed-exitcode)" 0
+hy status $C --alert
+[ "$(hooks | grep -o '"state":"resolved"' | wc -l)" -gt 0 ] && ok "the alerts were resolved" || bad "nothing resolved: $(hooks)"
+kill $LISTENER 2>/dev/null
 finish

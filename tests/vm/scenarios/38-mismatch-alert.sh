@@ -13,23 +13,8 @@
 C=$CFG/check-fast.yaml
 H=ata-HYRAID_HDD_HYHDD1
 ln -sf "$HY" /usr/local/bin/hyraid
-mkdir -p /etc/hyraid /tmp/hook && echo s3cret > /etc/hyraid/hook.token && chmod 600 /etc/hyraid/hook.token
-cat > /tmp/listener.py <<'PY'
-import http.server, itertools, sys
-n = itertools.count()
-class H(http.server.BaseHTTPRequestHandler):
-    def do_POST(self):
-        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        i = next(n)
-        open(f"/tmp/hook/{i:03}.json", "wb").write(body)
-        open(f"/tmp/hook/{i:03}.auth", "w").write(self.headers.get("Authorization", ""))
-        self.send_response(200); self.end_headers()
-    def log_message(self, *a): pass
-http.server.HTTPServer(("127.0.0.1", 8099), H).serve_forever()
-PY
-python3 /tmp/listener.py & LISTENER=$!
-sleep 1
-hooks() { cat /tmp/hook/*.json 2>/dev/null; }
+mkdir -p /etc/hyraid && echo s3cret > /etc/hyraid/hook.token && chmod 600 /etc/hyraid/hook.token
+listen_hooks
 
 hy apply $C --yes; expect "apply exits 0" $? 0
 wait_idle data0
