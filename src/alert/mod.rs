@@ -255,6 +255,13 @@ pub fn report(sent: &[Sent]) -> String {
     for s in sent {
         for d in &s.deliveries {
             match &d.result {
+                Ok(()) if d.simulated => o.push_str(&format!(
+                    "simulated, not sent: {} {} to {}: {}\n",
+                    s.alert.state.word(),
+                    s.alert.event,
+                    d.sink,
+                    s.alert.title()
+                )),
                 Ok(()) => o.push_str(&format!(
                     "sent {} {} to {}: {}\n",
                     s.alert.state.word(),

@@ -18,13 +18,33 @@ pub const TRIES: u32 = 3;
 pub struct Delivery {
     pub sink: &'static str,
     pub result: Result<(), String>,
+    /// The machine is simulated: nothing was sent (and it counts as said).
+    pub simulated: bool,
 }
 
-/// Send `a` through every sink of `spec` (but `skip`), each on its own.
+/// Send `a` through every sink of `spec` (but `skip`), each on its own. From a simulated
+/// machine nothing leaves, through any sink: no request, no mail, no program; each sink says
+/// so (an alert about a machine that does not exist, under its snapshot's hostname, would
+/// reach a person as if it were real).
 pub fn send(host: &dyn Host, spec: &AlertsSpec, a: &Alert, skip: &[&str]) -> Vec<Delivery> {
+    if !host.sends_alerts() {
+        return (spec.sink_names().into_iter())
+            .filter(|s| !skip.contains(s))
+            .map(|sink| Delivery {
+                sink,
+                result: Ok(()),
+                simulated: true,
+            })
+            .collect();
+    }
     let mut out = Vec::new();
-    let mut d =
-        |sink: &'static str, result: Result<(), String>| out.push(Delivery { sink, result });
+    let mut d = |sink: &'static str, result: Result<(), String>| {
+        out.push(Delivery {
+            sink,
+            result,
+            simulated: false,
+        })
+    };
     if let Some(e) = spec.email.as_ref().filter(|_| !skip.contains(&"email")) {
         d("email", email(host, e, a));
     }
@@ -40,18 +60,23 @@ pub fn send(host: &dyn Host, spec: &AlertsSpec, a: &Alert, skip: &[&str]) -> Vec
     out
 }
 
-/// `sendmail -t -oi` with the message (its headers name the recipients).
-fn email(host: &dyn Host, e: &EmailSink, a: &Alert) -> Result<(), String> {
+/// The message `sendmail -t` gets: its headers name the recipients.
+pub fn mail(e: &EmailSink, a: &Alert) -> String {
     let from = e
         .from
         .clone()
         .unwrap_or_else(|| format!("hyraid@{}", a.host));
-    let msg = format!(
+    format!(
         "From: {from}\nTo: {}\nSubject: {}\nContent-Type: text/plain; charset=utf-8\nAuto-Submitted: auto-generated\n\n{}\n",
         e.to.join(", "),
         a.title(),
         a.body()
-    );
+    )
+}
+
+/// `sendmail -t -oi` with the message (its headers name the recipients).
+fn email(host: &dyn Host, e: &EmailSink, a: &Alert) -> Result<(), String> {
+    let msg = mail(e, a);
     let argv: Vec<String> = [crate::observe::monitoring::SENDMAIL, "-t", "-oi"]
         .iter()
         .map(|s| s.to_string())

@@ -13,8 +13,9 @@ use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
 pub(super) struct AlertArgs {
-    /// Send a test message through every sink of the file's `alerts:` and say how each went
-    /// (exit 1 when one failed).
+    /// Send a test message through every sink installed on this machine (the `alerts:` of the
+    /// file `hyraid apply` last applied, kept in /etc/hyraid/monitoring.json) and say how each
+    /// went (exit 1 when one failed).
     #[arg(long, required = true)]
     test: bool,
 }
@@ -95,6 +96,10 @@ pub(super) fn run(sim: &Option<PathBuf>, _a: AlertArgs) -> Result<u8, Error> {
     let mut text = String::new();
     for d in &deliveries {
         match &d.result {
+            Ok(()) if d.simulated => text.push_str(&format!(
+                "{}: simulated, not sent (the machine is simulated: nothing leaves it)\n",
+                d.sink
+            )),
             Ok(()) => text.push_str(&format!("{}: sent\n", d.sink)),
             Err(e) => {
                 failed += 1;

@@ -90,6 +90,11 @@ pub trait Host: Sync {
     fn hostname(&self) -> String;
     fn is_root(&self) -> bool;
     fn is_simulated(&self) -> bool;
+    /// Whether alerts leave this host (mail, HTTP, a program). A simulated machine sends none:
+    /// its sinks say what they would have sent.
+    fn sends_alerts(&self) -> bool {
+        !self.is_simulated()
+    }
     /// Let time pass (waiting for a resync). The simulated host advances its syncs instead.
     fn sleep(&self, d: std::time::Duration);
     /// Does a file exist (a tool's binary)?

@@ -96,7 +96,9 @@ pub fn observe_started_for(
         }
         if let Some(a) = &d.alerts {
             crate::observe::monitoring::probe_mdmonitor(host, &mut obs.boot.monitoring);
-            let files: Vec<&str> = a.files().into_iter().map(|(_, p)| p).collect();
+            let files: Vec<(&str, bool)> = (a.files().into_iter())
+                .map(|(k, p)| (p, k == "program"))
+                .collect();
             crate::observe::monitoring::probe_alert_files(host, &mut obs.boot.monitoring, &files);
         }
         super::probe_luks::probe_for(host, d, &mut obs);

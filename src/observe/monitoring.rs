@@ -68,7 +68,7 @@ pub struct Monitoring {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tune_run: Option<TuneRun>,
     /// The files the file's alerts need (token files, the program), probed only for a file
-    /// with alerts: whether each is there.
+    /// with alerts: whether each is there, a file (and for the program, one that can be run).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub alert_files: BTreeMap<String, bool>,
     /// Whether systemctl is installed (it enables the check timers; false on a machine without
@@ -166,10 +166,16 @@ pub fn probe_mdmonitor(host: &dyn Host, m: &mut Monitoring) {
         .filter(|w| !w.is_empty());
 }
 
-/// Whether each file the alerts need is there.
-pub fn probe_alert_files(host: &dyn Host, m: &mut Monitoring, paths: &[&str]) {
-    for path in paths {
-        m.alert_files.insert(path.to_string(), host.exists(path));
+/// Whether each file the alerts need is there as they need it: a file (`test -f`), and for a
+/// program one that can be run (`test -x`); a directory by that name is not.
+pub fn probe_alert_files(host: &dyn Host, m: &mut Monitoring, files: &[(&str, bool)]) {
+    let test = |flag: &str, p: &str| {
+        let argv = ["test", flag, p].map(String::from);
+        host.run(&argv).is_ok_and(|o| o.status == 0)
+    };
+    for (path, program) in files {
+        let ok = test("-f", path) && (!program || test("-x", path));
+        m.alert_files.insert(path.to_string(), ok);
     }
 }
 

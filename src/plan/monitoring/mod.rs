@@ -151,7 +151,7 @@ impl<'a> Planner<'a> {
                 };
                 self.refuse(
                     "alerts",
-                    format!("`alerts.{key}` names {path}, which is not on this machine: every alert through {sink} would fail"),
+                    format!("`alerts.{key}` names {path}, which is not a {} on this machine: every alert through {sink} would fail", if key == "program" { "program that can be run" } else { "file" }),
                     fix,
                 );
                 ok = false;

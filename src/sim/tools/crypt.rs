@@ -349,6 +349,15 @@ pub fn file_tool(st: &mut SimState, args: &[&str]) -> Option<Result<CmdOutput, H
         st.world.files.remove(*path);
         return Some(out(""));
     }
+    // The alerts' token files and program: a file (an executable one), as the model says.
+    if let ["test", "-f" | "-x", path] = args {
+        let there = st.world.boot.monitoring.alert_files.get(*path).copied();
+        return Some(if there == Some(true) {
+            out("")
+        } else {
+            fail(1, "")
+        });
+    }
     let files = &mut st.world.files;
     Some(match args {
         [
