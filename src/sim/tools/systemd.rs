@@ -152,14 +152,54 @@ fn normalize_calendar(spec: &str) -> Option<String> {
     }
     let days = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
     let mut parts: Vec<&str> = t.split_whitespace().collect();
+    // A time zone at the end (`UTC`, `Europe/Berlin`) is kept as written.
+    let zone = parts
+        .last()
+        .filter(|z| {
+            parts.len() > 1
+                && (**z == "UTC" || z.contains('/') && z.chars().any(|c| c.is_ascii_alphabetic()))
+        })
+        .map(|z| z.to_string());
+    if zone.is_some() {
+        parts.pop();
+    }
     let mut out = Vec::new();
+    // Weekdays in any case, short or long (`sunday`, `Mon..Fri`), said short as systemd does.
+    let long = [
+        "Monday",
+        "Tuesday",
+        "Wednesday",
+        "Thursday",
+        "Friday",
+        "Saturday",
+        "Sunday",
+    ];
+    let short = |d: &str| {
+        (days.iter().zip(long))
+            .find(|(s, l)| d.eq_ignore_ascii_case(s) || d.eq_ignore_ascii_case(l))
+            .map(|(s, _)| *s)
+    };
     if let Some(first) = parts.first()
         && first
             .split([',', '.'])
             .filter(|x| !x.is_empty())
-            .all(|d| days.contains(&d))
+            .all(|d| short(d).is_some())
     {
-        out.push(first.to_string());
+        let mut said = String::new();
+        let mut word = String::new();
+        for c in first.chars().chain(std::iter::once(',')) {
+            if c.is_ascii_alphabetic() {
+                word.push(c);
+                continue;
+            }
+            if !word.is_empty() {
+                said.push_str(short(&word).unwrap_or_default());
+                word.clear();
+            }
+            said.push(c);
+        }
+        said.pop();
+        out.push(said);
         parts.remove(0);
     }
     let (date, time) = match parts.as_slice() {
@@ -197,6 +237,7 @@ fn normalize_calendar(spec: &str) -> Option<String> {
     let time = tp.iter().map(|f| pad(f)).collect::<Vec<_>>().join(":");
     out.push(date);
     out.push(time);
+    out.extend(zone);
     Some(out.join(" "))
 }
 
@@ -304,9 +345,27 @@ pub fn exists(w: &Observed, path: &str) -> Option<bool> {
     if path == crate::observe::monitoring::SYSTEMD_ANALYZE {
         return Some(w.boot.systemd);
     }
-    // The alerts' token files and program: as the model's record of them says.
-    if let Some(e) = m.alert_files.get(path) {
-        return Some(*e);
-    }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::normalize_calendar as n;
+
+    /// As systemd 252 normalizes them (`systemd-analyze calendar`), and what it refuses.
+    #[test]
+    fn calendars_read_as_systemd_reads_them() {
+        for (spec, want) in [
+            ("Sun *-*-1..7 01:00:00", "Sun *-*-1..7 01:00:00"),
+            ("Sun 01:00 UTC", "Sun *-*-* 01:00:00 UTC"),
+            ("sunday 3:00", "Sun *-*-* 03:00:00"),
+            ("Mon..Fri 02:30", "Mon..Fri *-*-* 02:30:00"),
+            ("monthly", "monthly"),
+        ] {
+            assert_eq!(n(spec).as_deref(), Some(want), "{spec}");
+        }
+        for spec in ["every sunday", "Sun 01:00 nowhere", "UTC"] {
+            assert_eq!(n(spec), None, "{spec}");
+        }
+    }
 }
