@@ -4,7 +4,7 @@
 
 use super::{Machine, machine, write_out};
 use crate::check::{self, Options, ProgressKind};
-use crate::config::monitoring::{MonitoringSettings, human_duration, parse_duration};
+use crate::config::monitoring::{MonitoringSettings, human_duration};
 use crate::error::{Error, msg};
 use crate::history::checks::Outcome;
 use crate::host::Host;
@@ -67,7 +67,13 @@ pub(super) fn run(sim: &Option<PathBuf>, a: CheckArgs) -> Result<u8, Error> {
     let budget = a
         .budget
         .as_deref()
-        .map(parse_duration)
+        .map(|b| {
+            crate::config::monitoring::bounded_duration(
+                b,
+                "--budget",
+                crate::config::monitoring::BUDGET_SECS,
+            )
+        })
         .transpose()
         .map_err(msg)?;
     let progress = if std::io::stdout().is_terminal() && !a.scheduled {

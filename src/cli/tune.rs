@@ -29,8 +29,8 @@ pub(super) struct TuneArgs {
     /// rounds, and more write-behind values; default a quick profile of a few minutes.
     #[arg(long)]
     full: bool,
-    /// Size of the test file (default: 256MiB, with --full 1000MiB).
-    #[arg(long, value_parser = parse_size)]
+    /// Size of the test file (default: 256MiB, with --full 1000MiB; at least 16MiB).
+    #[arg(long, value_parser = parse_test_size)]
     size: Option<u64>,
     /// Seconds each job measures (default: 4, with --full at most 60 per job).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
@@ -61,6 +61,40 @@ fn parse_size(s: &str) -> Result<u64, String> {
     crate::config::size::parse_bytes(s).map_err(|e| e.to_string())
 }
 
+/// A test file fio measures the disks with, not their caches.
+fn parse_test_size(s: &str) -> Result<u64, String> {
+    let b = parse_size(s)?;
+    if b < 16 << 20 {
+        return Err(format!(
+            "`{s}` is under 16MiB: a file that small lives in the drives' and the kernel's caches, and the figures would measure them"
+        ));
+    }
+    Ok(b)
+}
+
+/// Where a result is written, checked before an hour of runs: a directory that is there, and
+/// not a directory by that name.
+fn writable_path(what: &str, p: &std::path::Path) -> Result<(), Error> {
+    let dir = match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => std::path::Path::new("."),
+    };
+    if !dir.is_dir() {
+        return Err(msg(format!(
+            "{what} {}: the directory {} does not exist",
+            p.display(),
+            dir.display()
+        )));
+    }
+    if p.is_dir() {
+        return Err(msg(format!(
+            "{what} {}: is a directory; name a file",
+            p.display()
+        )));
+    }
+    Ok(())
+}
+
 fn parse_workload(s: &str) -> Result<Workload, String> {
     s.parse()
 }
@@ -75,6 +109,11 @@ fn minutes(secs: u64) -> String {
 
 pub(super) fn run(sim: &Option<PathBuf>, a: TuneArgs) -> Result<u8, Error> {
     let jobs = tune::chosen_jobs(&a.jobs, a.workload).map_err(msg)?;
+    for (what, p) in [("-o", &a.out), ("--plot", &a.plot)] {
+        if let Some(p) = p {
+            writable_path(what, p)?;
+        }
+    }
     let m = machine(sim)?;
     let _lock = Lock::acquire(&m.lock_path()).map_err(ApplyError::from)?;
     let text =

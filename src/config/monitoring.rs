@@ -205,6 +205,31 @@ pub fn parse_duration(text: &str) -> Result<u64, String> {
         })
 }
 
+/// The least and the most a check run's budget may be: a minute, and a week (a run longer than
+/// that outlasts every schedule; systemd's timers and md's sysfs take nothing like it).
+pub const BUDGET_SECS: (u64, u64) = (60, 7 * 86400);
+/// The least and the most `overdue_after` may be: a day, and a year.
+pub const OVERDUE_SECS: (u64, u64) = (86400, 366 * 86400);
+
+/// A duration within `(least, most)` seconds, for `what` (`budget`), as the file or the
+/// command line gives it.
+pub fn bounded_duration(text: &str, what: &str, (least, most): (u64, u64)) -> Result<u64, String> {
+    let secs = parse_duration(text)?;
+    if secs < least {
+        return Err(format!(
+            "`{text}` is shorter than {}, the least `{what}` hyraid takes",
+            human_duration(least)
+        ));
+    }
+    if secs > most {
+        return Err(format!(
+            "`{text}` is longer than {}, the most `{what}` hyraid takes",
+            human_duration(most)
+        ));
+    }
+    Ok(secs)
+}
+
 /// A duration as people write it: `6h`, `35d`, `1h 30m`.
 /// Days at most (humantime's own formatter counts months of 30.44 days, so 35 days would read
 /// `1month 4days 13h 26m 24s`); each part is one humantime parses back.

@@ -3,6 +3,30 @@
 /// File in tests/bad → the first error, as `line:col: path: message`.
 pub const EXPECTED: &[(&str, &str)] = &[
     (
+        "accept-lint-of-another-kind.yaml",
+        "8:18: accept.mirror data0[0]: `drive-worn` is reported on a disk, never on `mirror data0`: accepting it here accepts nothing",
+    ),
+    (
+        "check-budget-list.yaml",
+        "8:11: check.budget: invalid value [\"6h\"]: expected a string (How long one run may take, e.g. `6h` (the default, as Debian's mdcheck): a run that reaches it stops, and the next run resumes where it stopped)",
+    ),
+    (
+        "encryption-key-misspelt.yaml",
+        "6:49: mirrors.data0.encryption.key_flie: unknown key `key_flie`",
+    ),
+    (
+        "check-budget-too-long.yaml",
+        "8:11: check.budget: `30d` is longer than 7d, the most `budget` hyraid takes",
+    ),
+    (
+        "check-speed-max-too-fast.yaml",
+        "8:14: check.speed_max: 8796093022208 bytes per second is more than md takes (its limit is a count of KiB/s below 2 TiB/s), and more than any disk reads",
+    ),
+    (
+        "check-schedule-words.yaml",
+        "8:13: check.schedule: `every` in `every sunday` is not a weekday (`Sun`, `Mon,Thu`), a shorthand alone (`weekly`, `monthly`) or a time zone at the end (`UTC`)",
+    ),
+    (
         "alerts-email-no-user.yaml",
         "10:17: alerts.email.to[0]: `@localhost` is not a mail address",
     ),

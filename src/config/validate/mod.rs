@@ -190,7 +190,61 @@ fn accepted_lints(c: &mut Ctx, raw: &RawConfig) {
                     format!("`{l}` is not a lint a file can accept"),
                     Some(format!("one of: {}", names.join(", "))),
                 );
+                continue;
             }
+            // A lint status never reports on this kind of object would accept nothing.
+            let kinds = lint_kinds(l);
+            let this = kind.unwrap_or(object.as_str());
+            if !kinds.contains(&this) {
+                let fits: Vec<&str> = names
+                    .iter()
+                    .copied()
+                    .filter(|n| lint_kinds(n).contains(&this))
+                    .collect();
+                c.err(
+                    &format!("{at}/{i}"),
+                    false,
+                    format!(
+                        "`{l}` is reported on {}, never on `{object}`: accepting it here accepts nothing",
+                        kinds.iter().map(|k| format!("a {k}")).collect::<Vec<_>>().join(" or ")
+                    ),
+                    Some(match fits.is_empty() {
+                        true => "remove it".into(),
+                        false => format!("the lints of a {this}: {}", fits.join(", ")),
+                    }),
+                );
+            }
+        }
+    }
+}
+
+/// The kinds of object (`mirror`, `array`, `lv`, `disk`, `host`) status reports a lint on.
+fn lint_kinds(lint: &str) -> &'static [&'static str] {
+    match lint {
+        "writecache-not-redundant"
+        | "dm-cache-not-redundant"
+        | "cache-not-faster"
+        | "plaintext-cache" => &["lv"],
+        "no-smart" => &["host"],
+        "drive-reallocated" | "drive-worn" => &["disk"],
+        "hdd-not-write-mostly"
+        | "write-behind-without-write-mostly"
+        | "no-bitmap"
+        | "small-bitmap-chunk"
+        | "never-checked"
+        | "check-overdue"
+        | "no-scheduled-check"
+        | "two-check-schedules" => &["mirror", "array"],
+        _ => &[],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_acceptable_lint_says_what_it_is_reported_on() {
+        for (l, _) in super::super::desired::ACCEPTABLE_LINTS {
+            assert!(!super::lint_kinds(l).is_empty(), "{l}");
         }
     }
 }

@@ -71,23 +71,13 @@ fn settings(c: &mut Ctx, p: &str, s: &RawCheckSettings) {
             Some("write it as systemd's OnCalendar does (systemd.time(7)), e.g. `Sun *-*-1..7 01:00:00` or `Sat 03:00`".into()),
         );
     }
-    for (key, v, least) in [
-        ("budget", &s.budget, 60),
-        ("overdue_after", &s.overdue_after, 86400),
+    for (key, v, bounds) in [
+        ("budget", &s.budget, BUDGET_SECS),
+        ("overdue_after", &s.overdue_after, OVERDUE_SECS),
     ] {
         let Some(v) = v else { continue };
-        match parse_duration(v) {
-            Err(e) => c.err(&format!("{p}/{key}"), false, e, None),
-            Ok(secs) if secs < least => c.err(
-                &format!("{p}/{key}"),
-                false,
-                format!(
-                    "`{v}` is shorter than {}, the least `{key}` hyraid takes",
-                    human_duration(least)
-                ),
-                None,
-            ),
-            Ok(_) => {}
+        if let Err(e) = bounded_duration(v, key, bounds) {
+            c.err(&format!("{p}/{key}"), false, e, None);
         }
     }
     if let Some(sp) = &s.speed_max {
@@ -99,6 +89,14 @@ fn settings(c: &mut Ctx, p: &str, s: &RawCheckSettings) {
                 "a check slower than 1 MiB/s per member would take weeks on a large disk"
                     .to_string(),
                 Some("write the most it may read per second, e.g. `50MiB`".into()),
+            ),
+            // md keeps sync_speed_max as a count of KiB/s in an int: more fails at the
+            // check's start.
+            Ok(b) if b > 1 << 40 => c.err(
+                &format!("{p}/speed_max"),
+                false,
+                format!("{b} bytes per second is more than md takes (its limit is a count of KiB/s below 2 TiB/s), and more than any disk reads"),
+                Some("write the most it may read per second, e.g. `150MiB`".into()),
             ),
             Ok(_) => {}
         }
@@ -121,8 +119,57 @@ fn calendar_syntax(s: &str) -> Result<(), String> {
             "`{s}` has `{ch}`, which systemd's calendar syntax does not use"
         ));
     }
+    // Words: a shorthand alone, weekdays first, a time zone last (systemd.time(7)).
+    let words: Vec<&str> = t.split_whitespace().collect();
+    if let [w] = words.as_slice()
+        && CALENDAR_SHORTHANDS.contains(&w.to_ascii_lowercase().as_str())
+    {
+        return Ok(());
+    }
+    for (i, w) in words.iter().enumerate() {
+        if !w.chars().any(|c| c.is_ascii_alphabetic()) {
+            continue;
+        }
+        let weekdays = i == 0
+            && w.split([',', '.', '-']).filter(|d| !d.is_empty()).all(|d| {
+                WEEKDAYS.iter().any(|(short, long)| {
+                    d.eq_ignore_ascii_case(short) || d.eq_ignore_ascii_case(long)
+                })
+            });
+        let zone = i + 1 == words.len() && i > 0 && (*w == "UTC" || w.contains('/'));
+        if !weekdays && !zone {
+            return Err(format!(
+                "`{w}` in `{s}` is not a weekday (`Sun`, `Mon,Thu`), a shorthand alone (`weekly`, `monthly`) or a time zone at the end (`UTC`)"
+            ));
+        }
+    }
     Ok(())
 }
+
+/// systemd's shorthands for a calendar expression (systemd.time(7)).
+const CALENDAR_SHORTHANDS: [&str; 10] = [
+    "minutely",
+    "hourly",
+    "daily",
+    "weekly",
+    "monthly",
+    "yearly",
+    "annually",
+    "quarterly",
+    "semiannually",
+    "biannually",
+];
+
+/// Weekday names, short and long, as systemd reads them (any case).
+const WEEKDAYS: [(&str, &str); 7] = [
+    ("Mon", "Monday"),
+    ("Tue", "Tuesday"),
+    ("Wed", "Wednesday"),
+    ("Thu", "Thursday"),
+    ("Fri", "Friday"),
+    ("Sat", "Saturday"),
+    ("Sun", "Sunday"),
+];
 
 /// `alerts:` resolved; None without one.
 pub(super) fn alerts(c: &mut Ctx, raw: &RawConfig) -> Option<AlertsSpec> {

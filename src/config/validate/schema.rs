@@ -21,14 +21,119 @@ fn definition_for(pointer: &str) -> Option<&'static str> {
     })
 }
 
-fn allowed_keys(schema: &serde_json::Value, pointer: &str) -> Vec<String> {
-    let Some(def) = definition_for(pointer) else {
-        return vec![];
-    };
-    let node = if def == "RawConfig" {
-        Some(schema)
+/// `n` with its `$ref` followed and an optional value's `anyOf: [X, null]` taken as X.
+fn resolved<'a>(
+    schema: &'a serde_json::Value,
+    mut n: &'a serde_json::Value,
+) -> &'a serde_json::Value {
+    for _ in 0..8 {
+        if let Some(def) = n
+            .get("$ref")
+            .and_then(|r| r.as_str())
+            .and_then(|r| r.strip_prefix("#/$defs/"))
+            .and_then(|r| schema.get("$defs")?.get(r))
+        {
+            n = def;
+            continue;
+        }
+        let alternatives = n
+            .get("anyOf")
+            .or_else(|| n.get("oneOf"))
+            .and_then(|a| a.as_array());
+        let not_null: Vec<&serde_json::Value> = alternatives
+            .into_iter()
+            .flatten()
+            .filter(|a| a.get("type").and_then(|t| t.as_str()) != Some("null"))
+            .collect();
+        match not_null.as_slice() {
+            [one] if alternatives.is_some() => n = one,
+            _ => return n,
+        }
+    }
+    n
+}
+
+/// The schema of the value at a JSON pointer, and the property that names it (which carries the
+/// key's description).
+fn schema_at<'a>(
+    schema: &'a serde_json::Value,
+    pointer: &str,
+) -> Option<(&'a serde_json::Value, Option<&'a serde_json::Value>)> {
+    let mut n = resolved(schema, schema);
+    let mut property = None;
+    for seg in pointer.split('/').skip(1) {
+        let seg = seg.replace("~1", "/").replace("~0", "~");
+        let next = match n.get("properties").and_then(|p| p.get(&seg)) {
+            Some(p) => p,
+            None => match (n.get("additionalProperties"), n.get("items")) {
+                (Some(a), _) if a.is_object() => a,
+                (_, Some(i)) => i,
+                _ => return None,
+            },
+        };
+        property = Some(next);
+        n = resolved(schema, next);
+    }
+    Some((n, property))
+}
+
+/// What the schema says a value at `pointer` is: its type or its values, and the first sentence
+/// of the key's description.
+fn schema_expectation(pointer: &str) -> Option<String> {
+    let schema = structural_schema();
+    let (n, property) = schema_at(&schema, pointer)?;
+    let values: Vec<String> = (n
+        .get("enum")
+        .and_then(|e| e.as_array())
+        .into_iter()
+        .flatten())
+    .filter_map(|v| v.as_str().map(|s| format!("`{s}`")))
+    .collect();
+    let what = if let Some((last, rest)) = values.split_last() {
+        match rest {
+            [] => last.clone(),
+            _ => format!("{} or {last}", rest.join(", ")),
+        }
     } else {
-        schema.get("$defs").and_then(|d| d.get(def))
+        // `["string", "null"]` for an optional value.
+        let ty = match n.get("type")? {
+            serde_json::Value::Array(a) => {
+                a.iter().filter_map(|t| t.as_str()).find(|t| *t != "null")
+            }
+            t => t.as_str(),
+        };
+        match ty? {
+            "string" => "a string".into(),
+            "integer" => "a whole number".into(),
+            "number" => "a number".into(),
+            "boolean" => "`true` or `false`".into(),
+            "array" => "a list".into(),
+            "object" => "a mapping".into(),
+            _ => return None,
+        }
+    };
+    let about = (property.into_iter().chain([n]))
+        .find_map(|x| x.get("description").and_then(|d| d.as_str()))
+        .map(|d| d.replace('\n', " "))
+        .map(|d| {
+            // The first sentence: up to a `. ` before a capital (`e.g. ` is not an end).
+            let end = (d.match_indices(". "))
+                .find(|(i, _)| d[i + 2..].starts_with(|c: char| c.is_uppercase()))
+                .map_or(d.len(), |(i, _)| i);
+            d[..end].trim().trim_end_matches('.').to_string()
+        })
+        .filter(|d| !d.is_empty());
+    Some(match about {
+        Some(d) => format!("{what} ({d})"),
+        None => what,
+    })
+}
+
+fn allowed_keys(schema: &serde_json::Value, pointer: &str) -> Vec<String> {
+    let node = match definition_for(pointer) {
+        Some("RawConfig") => Some(schema),
+        Some(def) => schema.get("$defs").and_then(|d| d.get(def)),
+        None => schema_at(schema, pointer).map(|(n, _)| n),
     };
     node.and_then(|n| n.get("properties"))
         .and_then(|p| p.as_object())
@@ -37,7 +142,15 @@ fn allowed_keys(schema: &serde_json::Value, pointer: &str) -> Vec<String> {
 }
 
 /// What a value at this place must look like, for messages about untagged alternatives.
-fn expectation(pointer: &str) -> &'static str {
+fn expectation(pointer: &str) -> String {
+    match known_expectation(pointer) {
+        Some(e) => e.into(),
+        None => schema_expectation(pointer).unwrap_or_else(|| "a value of another type".into()),
+    }
+}
+
+/// The words for the keys people get wrong most.
+fn known_expectation(pointer: &str) -> Option<&'static str> {
     let segs: Vec<&str> = pointer.split('/').skip(1).collect();
     let last = segs.last().copied().unwrap_or("");
     let parent = if segs.len() >= 2 {
@@ -46,15 +159,15 @@ fn expectation(pointer: &str) -> &'static str {
         ""
     };
     if segs.is_empty() {
-        return "a mapping that starts with `version: 1`";
+        return Some("a mapping that starts with `version: 1`");
     }
     if matches!(
         segs.as_slice(),
         ["disks", _] | ["mirrors", _] | ["volume_groups", _] | ["volume_groups", _, "lvs", _]
     ) {
-        return "a mapping of settings for this object";
+        return Some("a mapping of settings for this object");
     }
-    match (parent, last) {
+    Some(match (parent, last) {
         ("", "version") => "`1`",
         ("", "disks") => "a mapping of disk names to `{ id: … }`",
         ("", "mirrors") => "a mapping of mirror names to `{ members: […] }`",
@@ -83,8 +196,8 @@ fn expectation(pointer: &str) -> &'static str {
         ("filesystem", "label") | ("filesystem", "mount") => "a string",
         ("filesystem", "options") => "a list of mount options (`[noatime]`)",
         (_, "filesystem") => "`{ type: ext4|xfs, label: …, mount: /path, options: […] }`",
-        _ => "a value of another type",
-    }
+        _ => return None,
+    })
 }
 
 /// Whether the JSON pointer is a mirror's `bitmap`.
