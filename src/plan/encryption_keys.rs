@@ -130,7 +130,7 @@ impl Planner<'_> {
                 Some(Some(false))
             }
             (false, Some(PASSPHRASE)) => {
-                self.refuse(&object, format!("the file gives {device} the key file {}, which does not open it (or is not there), and hyraid's line in /etc/crypttab opens it with a passphrase: hyraid does not turn a passphrase into a key file", e.key_file), format!("add the key file by hand (`cryptsetup luksAddKey {device} {}`, which asks the passphrase), then plan again", e.key_file));
+                self.refuse(&object, format!("the file gives {device} the key file {}, which does not open it (or is not there), and hyraid's line in /etc/crypttab opens it with a passphrase: hyraid does not turn a passphrase into a key file", e.key_file), format!("make the key file if it is not there (`install -m 0400 -o root -g root /dev/null {0} && dd if=/dev/urandom of={0} bs=512 count=1 iflag=fullblock conv=notrunc status=none`), add it by hand (`cryptsetup luksAddKey --pbkdf pbkdf2 --pbkdf-force-iterations 1000 {device} {0}`, which asks the passphrase), then plan again", e.key_file));
                 Some(None)
             }
             (false, _) => None,

@@ -20,8 +20,10 @@ pub struct Reading {
     pub serial: Option<String>,
     /// A member of a mirror that md keeps write-mostly.
     pub write_mostly: bool,
-    /// The array it (or a partition of it) is a member of (`md127`).
+    /// The array it (or a partition of it) is a member of (`md127`), and that array's name
+    /// (`data0`), which `hyraid check` takes.
     pub array: Option<String>,
+    pub mirror: Option<String>,
     pub health: Result<DriveHealth, String>,
 }
 
@@ -76,15 +78,16 @@ impl Health {
             };
             let write_mostly =
                 (o.arrays.iter()).any(|a| a.members.iter().any(|m| m.write_mostly() && on_disk(m)));
-            let array = (o.arrays.iter())
-                .find(|a| a.members.iter().any(|m| !m.faulty() && on_disk(m)))
-                .map(|a| a.kname.clone());
+            let of =
+                (o.arrays.iter()).find(|a| a.members.iter().any(|m| !m.faulty() && on_disk(m)));
+            let (array, mirror) = (of.map(|a| a.kname.clone()), of.and_then(|a| a.name.clone()));
             h.readings.push(Reading {
                 object,
                 kname: b.kname.clone(),
                 serial: b.serial.clone(),
                 write_mostly,
                 array,
+                mirror,
                 health,
             });
         }
@@ -185,7 +188,7 @@ pub(super) fn findings(h: &Health, f: &mut Findings) {
             ("NVMe media errors", hd.nvme_media_errors),
         ] {
             if let Some(n) = v.filter(|n| *n > 0) {
-                f.add(Severity::Degraded, o.clone(), format!("{n} {what}{wm}"), "sectors it could not read: the data there is read from the other member only as long as that one lives", &format!("run `hyraid check` on its mirror (a check rewrites an unreadable sector from the good copy); if they stay, {replace}"));
+                f.add(Severity::Degraded, o.clone(), format!("{n} {what}{wm}"), "sectors it could not read: the data there is read from the other member only as long as that one lives", &format!("{} (a check rewrites an unreadable sector from the good copy); if they stay, {replace}", match &r.mirror { Some(m) => format!("`hyraid check {m} --now`"), None => "check its mirror now (`hyraid check NAME --now`)".into() }));
             }
         }
         if let Some(w) = hd.nvme_critical_warning.filter(|w| *w != 0) {
