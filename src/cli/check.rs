@@ -68,10 +68,11 @@ pub(super) fn run(sim: &Option<PathBuf>, a: CheckArgs) -> Result<u8, Error> {
         .budget
         .as_deref()
         .map(|b| {
+            // By hand a run may be as short as a second (a pause on purpose); 0 is no run.
             crate::config::monitoring::bounded_duration(
                 b,
                 "--budget",
-                crate::config::monitoring::BUDGET_SECS,
+                (1, crate::config::monitoring::BUDGET_SECS.1),
             )
         })
         .transpose()

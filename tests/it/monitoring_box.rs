@@ -225,4 +225,12 @@ fn listing_a_mirror_that_is_not_there_fails() {
         out.contains("mirror md-hmoe: /dev/md/md-hmoe does not exist"),
         "{out}{err}"
     );
+    // A run with no time at all is refused before anything starts.
+    let o = hyraid(&["check", "md-home", "--now", "--budget", "0", "--sim", s]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    assert!(
+        err.contains("`0` is shorter than 1s, the least `--budget` hyraid takes"),
+        "{err}"
+    );
 }
