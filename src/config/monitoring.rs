@@ -250,6 +250,31 @@ pub fn human_duration(secs: u64) -> String {
     }
 }
 
+/// systemd's shorthands for a calendar expression (systemd.time(7)).
+pub const CALENDAR_SHORTHANDS: [&str; 10] = [
+    "minutely",
+    "hourly",
+    "daily",
+    "weekly",
+    "monthly",
+    "yearly",
+    "annually",
+    "quarterly",
+    "semiannually",
+    "biannually",
+];
+
+/// Weekday names, short and long, as systemd reads them (any case).
+pub const WEEKDAYS: [(&str, &str); 7] = [
+    ("Mon", "Monday"),
+    ("Tue", "Tuesday"),
+    ("Wed", "Wednesday"),
+    ("Thu", "Thursday"),
+    ("Fri", "Friday"),
+    ("Sat", "Saturday"),
+    ("Sun", "Sunday"),
+];
+
 #[cfg(test)]
 mod duration_tests {
     use super::*;

@@ -48,15 +48,7 @@ impl Planner<'_> {
             }
             // Added and proven before (an apply stopped after it): the old slot goes.
             (true, Some(true)) => {
-                self.crypttab_before_removal(e, h.uuid.as_deref().unwrap_or_default(), old);
-                self.steps.push(step(
-                    Step::RemoveLuksKey(RemoveLuksKey {
-                        on: t.on.clone(),
-                        device: device.into(),
-                        key_file: old.into(),
-                    }),
-                    "the new key opens the header; the old one is removed",
-                ));
+                self.remove_old_key(t, e, h, old);
                 Some(true)
             }
             // Removed already: crypttab follows.
@@ -86,15 +78,7 @@ impl Planner<'_> {
                         "the old key is removed only once the new one is proven",
                     ),
                 ]);
-                self.crypttab_before_removal(e, h.uuid.as_deref().unwrap_or_default(), old);
-                self.steps.push(step(
-                    Step::RemoveLuksKey(RemoveLuksKey {
-                        on: t.on.clone(),
-                        device: device.into(),
-                        key_file: old.into(),
-                    }),
-                    "the new key opens the header; the old one is removed",
-                ));
+                self.remove_old_key(t, e, h, old);
                 Some(true)
             }
             (false, _) => {
@@ -106,6 +90,27 @@ impl Planner<'_> {
 }
 
 impl Planner<'_> {
+    /// The old key's slot removed, once crypttab names the new key (so the box boots whichever
+    /// step an apply stops at).
+    fn remove_old_key(
+        &mut self,
+        t: &super::encryption::Sealed,
+        e: &EncryptionSpec,
+        h: &Luks,
+        old: &str,
+    ) {
+        self.crypttab_before_removal(e, h.uuid.as_deref().unwrap_or_default(), old);
+        self.steps.push(ps(
+            Step::RemoveLuksKey(RemoveLuksKey {
+                on: t.on.clone(),
+                device: t.device.clone(),
+                key_file: old.into(),
+            }),
+            Risk::Safe,
+            "the new key opens the header; the old one is removed",
+        ));
+    }
+
     /// The key steps where a passphrase is the file's key or hyraid's crypttab line's: a
     /// passphrase cannot be tried at plan time, and hyraid does not turn one kind of key into
     /// the other. None when the key-file rules apply.

@@ -169,7 +169,10 @@ fn mail_goes_through_sendmail_with_its_headers() {
         msg.contains("Subject: [hyraid] nas: mirror data0: the array is degraded\n"),
         "{msg}"
     );
-    assert!(msg.contains("\n\nmirror data0 on nas: the array is degraded\n"), "{msg}");
+    assert!(
+        msg.contains("\n\nmirror data0 on nas: the array is degraded\n"),
+        "{msg}"
+    );
     // From a simulated machine no mail leaves, with a transport or without: the sink says so.
     let (_, h) = example("single-pair");
     let mut w = h.world();
@@ -183,7 +186,9 @@ fn mail_goes_through_sendmail_with_its_headers() {
     let d = alert::sinks::send(&h, &spec, &alert(State::New), &[]);
     assert!(d[0].simulated && d[0].result.is_ok(), "{d:?}");
     assert!(
-        !h.commands().iter().any(|c| c.iter().any(|w| w.contains("sendmail"))),
+        !h.commands()
+            .iter()
+            .any(|c| c.iter().any(|w| w.contains("sendmail"))),
         "{:?}",
         h.commands()
     );

@@ -146,31 +146,6 @@ fn calendar_syntax(s: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// systemd's shorthands for a calendar expression (systemd.time(7)).
-const CALENDAR_SHORTHANDS: [&str; 10] = [
-    "minutely",
-    "hourly",
-    "daily",
-    "weekly",
-    "monthly",
-    "yearly",
-    "annually",
-    "quarterly",
-    "semiannually",
-    "biannually",
-];
-
-/// Weekday names, short and long, as systemd reads them (any case).
-const WEEKDAYS: [(&str, &str); 7] = [
-    ("Mon", "Monday"),
-    ("Tue", "Tuesday"),
-    ("Wed", "Wednesday"),
-    ("Thu", "Thursday"),
-    ("Fri", "Friday"),
-    ("Sat", "Saturday"),
-    ("Sun", "Sunday"),
-];
-
 /// `alerts:` resolved; None without one.
 pub(super) fn alerts(c: &mut Ctx, raw: &RawConfig) -> Option<AlertsSpec> {
     let a = raw.alerts.as_ref()?;

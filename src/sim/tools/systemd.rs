@@ -136,21 +136,11 @@ pub fn analyze_calendar(spec: &str) -> Result<CmdOutput, HostError> {
 }
 
 fn normalize_calendar(spec: &str) -> Option<String> {
-    let words = [
-        "minutely",
-        "hourly",
-        "daily",
-        "weekly",
-        "monthly",
-        "yearly",
-        "quarterly",
-        "semiannually",
-    ];
+    use crate::config::monitoring::{CALENDAR_SHORTHANDS, WEEKDAYS};
     let t = spec.trim();
-    if words.contains(&t) {
+    if CALENDAR_SHORTHANDS.contains(&t) {
         return Some(t.to_string());
     }
-    let days = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
     let mut parts: Vec<&str> = t.split_whitespace().collect();
     // A time zone at the end (`UTC`, `Europe/Berlin`) is kept as written.
     let zone = parts
@@ -165,17 +155,8 @@ fn normalize_calendar(spec: &str) -> Option<String> {
     }
     let mut out = Vec::new();
     // Weekdays in any case, short or long (`sunday`, `Mon..Fri`), said short as systemd does.
-    let long = [
-        "Monday",
-        "Tuesday",
-        "Wednesday",
-        "Thursday",
-        "Friday",
-        "Saturday",
-        "Sunday",
-    ];
     let short = |d: &str| {
-        (days.iter().zip(long))
+        (WEEKDAYS.iter())
             .find(|(s, l)| d.eq_ignore_ascii_case(s) || d.eq_ignore_ascii_case(l))
             .map(|(s, _)| *s)
     };
