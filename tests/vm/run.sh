@@ -101,7 +101,7 @@ done
 
 echo "== building hyraid (release)"
 release_build() { (cd "$ROOT" && cargo build --release --locked --quiet); }
-stage "vm: release build (fat LTO)" release_build || { echo "cargo build failed"; echo "0 passed, 1 failed"; exit 1; }
+stage "vm: release build (thin LTO)" release_build || { echo "cargo build failed"; echo "0 passed, 1 failed"; exit 1; }
 echo "== Debian package"
 # cargo-deb is built after the release build, not beside it: beside it, both compile on the same
 # two cores, and the release build took 470 s instead of 340-385 s (cargo-deb's 55 s, saved,
