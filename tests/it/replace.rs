@@ -209,7 +209,31 @@ fn after_a_reboot_without_the_failed_disk_the_array_is_started_and_rebuilt() {
         hyraid::render::command_line(&p.steps[0].step.commands()[0]),
         "mdadm --run /dev/md127"
     );
+    // Debian starts it auto-read-only (start_ro=1), which would hold the rebuild: made
+    // read-write in the same step.
+    assert!(
+        hyraid::render::command_line(&p.steps[0].step.commands()[1])
+            .contains("active > /sys/block/md127/md/array_state"),
+        "{:?}",
+        p.steps[0].step.commands()
+    );
     apply(&h, &d, Policy::default()).unwrap();
+    assert_hybrid_again(&h, "sdc");
+}
+
+#[test]
+fn a_new_member_of_an_auto_read_only_array_is_rebuilt_not_left_waiting() {
+    // Started by hand after the reboot (`mdadm --run`): running, auto-read-only until its first
+    // write, and md holds a rebuild onto a member added meanwhile.
+    let (mut d, h) = pair_with_new_disk(&[], false);
+    h.reboot_without_disk("sdb");
+    assert_eq!(run(&h, &["mdadm", "--run", "/dev/md127"]).status, 0);
+    assert_eq!(h.world().arrays[0].array_state, "read-auto");
+    d.disks.get_mut("hdd").unwrap().id = Some(NEW_ID.into());
+    let p = plan_for(&h, &d, Policy::default());
+    assert_eq!(ops(&p)[..2], ["read_write", "add_member"], "{:?}", ops(&p));
+    apply(&h, &d, Policy::default()).unwrap();
+    assert_ne!(h.world().arrays[0].array_state, "read-auto");
     assert_hybrid_again(&h, "sdc");
 }
 

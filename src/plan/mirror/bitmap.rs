@@ -40,7 +40,8 @@ impl<'a> Planner<'a> {
         out: &mut Vec<PlannedStep>,
     ) {
         let have_chunk = a.bitmap.as_ref().map(|b| b.chunk);
-        if a.auto_read_only() {
+        let made_writable = out.iter().any(|s| matches!(s.step, Step::ReadWrite(_)));
+        if a.auto_read_only() && !made_writable {
             // After boot or assembly an array is read-only until its first write; md refuses
             // bitmap changes until then, and a pending resync starts at that first write.
             out.push(ps(

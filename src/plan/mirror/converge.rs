@@ -2,7 +2,7 @@
 
 use super::bitmap::bitmap_recreated;
 use super::*;
-use crate::plan::step::{SetWriteMostly, StartArray};
+use crate::plan::step::{ReadWrite, SetWriteMostly, StartArray};
 
 impl<'a> Planner<'a> {
     /// An existing array brought to the file, in the order its steps run: start it if it is
@@ -77,6 +77,7 @@ impl<'a> Planner<'a> {
         }
         let replaced = slots.replaced;
         let grown = self.change_width(m, a, &object, slots, &mut out);
+        self.read_write_for_rebuild(m, a, &mut out);
         self.former_members(m, a, &object, &mut out);
         self.note_array_state(m, a);
         // An array started by this plan is planned further only when its superblocks were read
@@ -106,6 +107,36 @@ impl<'a> Planner<'a> {
         }
         out.extend(set_off);
         out
+    }
+
+    /// An auto-read-only array (after boot or assembly, until its first write) holds a rebuild
+    /// onto a member added to it: made read-write before the first step that starts one.
+    fn read_write_for_rebuild(&mut self, m: &MirrorSpec, a: &MdArray, out: &mut Vec<PlannedStep>) {
+        if !a.auto_read_only() {
+            return;
+        }
+        let Some(at) = out.iter().position(|s| {
+            matches!(
+                s.step,
+                Step::AddMember(_)
+                    | Step::ReAddMember(_)
+                    | Step::ReplaceMember(_)
+                    | Step::GrowArray(_)
+            )
+        }) else {
+            return;
+        };
+        out.insert(
+            at,
+            ps(
+                Step::ReadWrite(ReadWrite {
+                    array: m.name.clone(),
+                    md_device: m.md_device(),
+                }),
+                Risk::Safe,
+                "the array is auto-read-only (after boot or assembly); md holds a rebuild onto a member added to it until its first write",
+            ),
+        );
     }
 
     /// Refuses an array hyraid does not manage: not RAID1, firmware RAID metadata, or a bitmap

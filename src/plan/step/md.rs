@@ -351,7 +351,7 @@ impl StepKind for RemoveFailed {
 }
 
 /// Start an array that was assembled but not started (`mdadm --run`), degraded when a member
-/// is missing.
+/// is missing, and read-write (`array_state` = active).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StartArray {
     pub array: String,
@@ -369,6 +369,13 @@ impl StepKind for StartArray {
                 "--run".into(),
                 format!("/dev/{}", self.md),
             ]),
+            // Debian starts md arrays auto-read-only (md_mod start_ro=1): md holds a rebuild
+            // onto an added member and refuses bitmap changes until the first write. `active`
+            // makes it read-write, and is taken as it is by an array that already is.
+            Command::Write {
+                path: format!("/sys/block/{}/md/array_state", self.md),
+                value: "active".into(),
+            },
             Command::run(&["udevadm", "settle"]),
         ]
     }

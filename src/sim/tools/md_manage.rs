@@ -370,7 +370,9 @@ pub(super) fn add(st: &mut SimState, md: &str, rest: &[&str]) -> Result<CmdOutpu
         state,
         data_offset,
     });
-    if free_slot.is_some() {
+    // md holds the rebuild of an auto-read-only array until its first write.
+    let held = a.array_state == "read-auto" || a.array_state == "readonly";
+    if free_slot.is_some() && !held {
         if a.sync_action != "frozen" {
             a.sync_action = "recover".into();
         }

@@ -1,5 +1,6 @@
 //! Writes to md sysfs as kernel 6.1 takes them: a member's `state` (writemostly,
-//! -writemostly), the bitmap's `backlog` (write-behind), `sync_action` (frozen, idle); and a SCSI
+//! -writemostly), the bitmap's `backlog` (write-behind), `sync_action` (frozen, idle),
+//! `array_state` (active); and a SCSI
 //! disk's `device/rescan`.
 
 use crate::host::HostError;
@@ -83,6 +84,20 @@ pub fn sysfs_write(st: &mut SimState, path: &str, value: &str) -> Result<(), Hos
         }
         return Ok(());
     }
+    // `active`: an auto-read-only or read-only array becomes read-write and starts what md held
+    // back (a resync, a rebuild onto a member added meanwhile); one that is read-write stays so
+    // (array_state_store ignores restart_array's EBUSY for `active`).
+    if attr == "array_state" {
+        if value != "active" {
+            return inval("Invalid argument (the simulated host models active)");
+        }
+        if a.array_state == "inactive" {
+            return inval("Device or resource busy");
+        }
+        a.array_state = "active".into();
+        start_held_sync(a);
+        return Ok(());
+    }
     if attr == "sync_action" {
         match value {
             // Freezing stops a running resync or recovery where it is.
@@ -101,4 +116,24 @@ pub fn sysfs_write(st: &mut SimState, path: &str, value: &str) -> Result<(), Hos
         return Ok(());
     }
     inval("Permission denied (not modelled by the simulated host)")
+}
+
+/// What md held back while the array was read-only starts once it is writable: a pending resync,
+/// or the rebuild onto a member added meanwhile (a spare in a slot of a degraded array).
+pub(super) fn start_held_sync(a: &mut crate::observe::MdArray) {
+    if a.sync_action == "frozen" {
+        return;
+    }
+    if std::mem::take(&mut a.resync_pending) {
+        a.sync_action = "resync".into();
+        a.sync_completed = Some((0, a.size_kib * 2));
+    } else if a.degraded > 0
+        && a.members
+            .iter()
+            .any(|m| m.slot.is_some() && m.state.iter().any(|s| s == "spare"))
+        && a.sync_action == "idle"
+    {
+        a.sync_action = "recover".into();
+        a.sync_completed = Some((0, a.size_kib * 2));
+    }
 }

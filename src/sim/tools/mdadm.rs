@@ -217,7 +217,7 @@ fn examine_bitmap(st: &SimState, dev: &str) -> Result<CmdOutput, HostError> {
 }
 
 /// `mdadm --run MD`: an assembled, inactive array starts with the members it has (degraded if
-/// some are missing).
+/// some are missing), auto-read-only as Debian's md starts arrays.
 fn start(st: &mut SimState, md: &str) -> Result<CmdOutput, HostError> {
     let k = match md_target(st, md) {
         Ok(k) => k,
@@ -234,7 +234,8 @@ fn start(st: &mut SimState, md: &str) -> Result<CmdOutput, HostError> {
         m.slot = Some(i as u32);
         n += 1;
     }
-    a.array_state = "clean".into();
+    // Debian's md_mod start_ro=1 (/etc/modprobe.d/mdadm.conf): read-only until the first write.
+    a.array_state = "read-auto".into();
     a.degraded = a.raid_disks.saturating_sub(n);
     // A degraded RAID1 has no second copy to resync from.
     if a.degraded > 0 {
@@ -259,10 +260,7 @@ fn readwrite(st: &mut SimState, md: &str) -> Result<CmdOutput, HostError> {
         );
     }
     a.array_state = "clean".into();
-    if std::mem::take(&mut a.resync_pending) {
-        a.sync_action = "resync".into();
-        a.sync_completed = Some((0, a.size_kib * 2));
-    }
+    super::md_sysfs::start_held_sync(a);
     out("")
 }
 
