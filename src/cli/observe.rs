@@ -48,13 +48,20 @@ pub(super) struct ImportArgs {
 pub(super) fn import(sim: &Option<PathBuf>, a: ImportArgs) -> Result<u8, Error> {
     let m = machine(sim)?;
     let obs = crate::machine::observe_for(m.host(), None)?;
-    let imp = crate::import::import(&obs);
+    let mut imp = crate::import::import(&obs);
+    imp.boot = crate::status::boot_redundancy(&obs)
+        .into_iter()
+        .map(|f| format!("{}: {} (fix: {})", f.message, f.reason, f.fix))
+        .collect();
     let text = crate::import::to_yaml(&imp);
     for s in &imp.skipped {
         super::err_line(&format!("not imported: {s}"));
     }
     for n in &imp.notes {
         super::err_line(&format!("note: {n}"));
+    }
+    for b in &imp.boot {
+        super::err_line(&format!("boot: {b}"));
     }
     match a.out {
         Some(p) if p.exists() => {

@@ -314,4 +314,13 @@ pub const ACCEPTABLE_LINTS: &[(&str, &str)] = &[
         "drive-worn",
         "a flash drive past 90% of its rated endurance",
     ),
+    (
+        "boots-from-one-disk",
+        "a mirrored system whose disks do not all have an EFI system partition",
+    ),
+    ("esp-on-md", "an EFI system partition on an md array"),
+    (
+        "esp-mount-stops-boot",
+        "/boot/efi mounted at boot without nofail on a mirrored system",
+    ),
 ];

@@ -196,11 +196,37 @@ impl Replay {
     fn answer(&self, kind: u8, key: String) -> Option<&Exchange> {
         self.index.get(&(kind, key)).map(|&i| &self.exchanges[i])
     }
+
+    /// An lsblk asked for more columns than a capture made by an earlier hyraid has (a column
+    /// added since, such as PARTTYPE): the captured answer, whose JSON lacks the new columns, as
+    /// lsblk's own output lacks a column it was not asked for. Everything but `-o` must match.
+    fn older_lsblk(&self, argv: &[String]) -> Option<&Exchange> {
+        let o = argv.iter().position(|a| a == "-o")?;
+        let want: Vec<&str> = argv.get(o + 1)?.split(',').collect();
+        self.exchanges.iter().find(|e| match e {
+            Exchange::Run { argv: got, .. } => {
+                got.len() == argv.len()
+                    && got[0] == "lsblk"
+                    && got
+                        .iter()
+                        .zip(argv)
+                        .enumerate()
+                        .all(|(i, (g, a))| i == o + 1 || g == a)
+                    && got[o + 1].split(',').all(|c| want.contains(&c))
+            }
+            _ => false,
+        })
+    }
 }
 
 impl Host for Replay {
     fn run(&self, argv: &[String]) -> Result<CmdOutput, HostError> {
-        match self.answer(0, argv.join("\0")) {
+        let captured = self.answer(0, argv.join("\0"));
+        let captured = match captured {
+            None if argv.first().is_some_and(|p| p == "lsblk") => self.older_lsblk(argv),
+            c => c,
+        };
+        match captured {
             Some(Exchange::Run {
                 status,
                 stdout,

@@ -27,6 +27,9 @@ pub struct Imported {
     pub notes: Vec<String>,
     /// Notes that belong to one mirror, written above it in the file as well.
     pub at_mirror: BTreeMap<String, Vec<String>>,
+    /// What stops the machine from booting when a disk of its mirrored system dies (status's
+    /// lints of the ESPs, which the caller adds), with the fix: what the file does not change.
+    pub boot: Vec<String>,
 }
 
 pub fn import(o: &Observed) -> Imported {
@@ -76,6 +79,7 @@ pub fn import(o: &Observed) -> Imported {
         skipped: second.skipped,
         notes: second.notes,
         at_mirror: second.at_mirror,
+        boot: Vec::new(),
     }
 }
 

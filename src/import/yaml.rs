@@ -22,6 +22,9 @@ pub fn to_yaml(imp: &Imported) -> String {
     for s in &imp.skipped {
         out.push_str(&format!("# not imported: {s}\n"));
     }
+    for b in &imp.boot {
+        out.push_str(&format!("# boot: {b}\n"));
+    }
     out.push_str(&at_mirrors(&emit(&imp.config), &imp.at_mirror));
     out
 }

@@ -9,6 +9,8 @@ use serde::{Deserialize, Serialize};
 pub const FSTAB_PATH: &str = "/etc/fstab";
 /// Exists when systemd is the running init (sd_booted(3)).
 pub const SYSTEMD_PATH: &str = "/run/systemd/system";
+/// Exists when the firmware booted the machine through UEFI.
+pub const EFI_FIRMWARE_PATH: &str = "/sys/firmware/efi";
 
 /// A filesystem (or any signature udev's blkid found) on an LV, or on an md array (`md`; its
 /// `vg` and `lv` are then empty).

@@ -4,7 +4,12 @@ use super::parse_util::{Flex, ParseError};
 use serde::Deserialize;
 
 /// The exact columns hyraid asks for. All exist in util-linux 2.38 (no PARTN, no ID-LINK).
-pub const COLUMNS: &str = "NAME,KNAME,PATH,TYPE,SIZE,ROTA,SERIAL,WWN,MODEL,TRAN,FSTYPE,UUID,PARTUUID,PARTLABEL,PKNAME,MOUNTPOINT,PTTYPE,PTUUID,LOG-SEC,PHY-SEC,MAJ:MIN";
+pub const COLUMNS: &str = "NAME,KNAME,PATH,TYPE,SIZE,ROTA,SERIAL,WWN,MODEL,TRAN,FSTYPE,UUID,PARTUUID,PARTLABEL,PARTTYPE,PKNAME,MOUNTPOINT,PTTYPE,PTUUID,LOG-SEC,PHY-SEC,MAJ:MIN";
+
+/// PARTTYPE of an EFI system partition: its GPT type GUID (lowercase, as lsblk prints it) and
+/// its MBR type.
+pub const ESP_GPT_TYPE: &str = "c12a7328-f81f-11d2-ba4b-00a0c93ec93b";
+pub const ESP_MBR_TYPE: &str = "0xef";
 
 pub fn argv() -> Vec<String> {
     ["lsblk", "--json", "--bytes", "-o", COLUMNS]
@@ -45,6 +50,8 @@ struct RawNode {
     #[serde(default)]
     partlabel: Flex,
     #[serde(default)]
+    parttype: Flex,
+    #[serde(default)]
     mountpoint: Flex,
     #[serde(default)]
     pttype: Flex,
@@ -72,6 +79,8 @@ pub struct Node {
     /// The filesystem's UUID (lsblk's UUID column, from udev's blkid probe).
     pub uuid: Option<String>,
     pub partlabel: Option<String>,
+    /// The partition's type: a GPT type GUID (lowercase) or an MBR type (`0xef`).
+    pub parttype: Option<String>,
     pub mountpoint: Option<String>,
     pub pttype: Option<String>,
     pub maj_min: String,
@@ -151,6 +160,7 @@ fn walk(n: &RawNode, parent: Option<&str>, out: &mut Nodes) -> Result<(), ParseE
             fstype: trim(&n.fstype),
             uuid: trim(&n.uuid),
             partlabel: trim(&n.partlabel),
+            parttype: trim(&n.parttype).map(|t| t.to_ascii_lowercase()),
             mountpoint: trim(&n.mountpoint),
             pttype: trim(&n.pttype),
             maj_min: n.maj_min.string(),

@@ -138,6 +138,10 @@ pub struct Boot {
     /// `systemctl daemon-reload` regenerates after fstab changes.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub systemd: bool,
+    /// The firmware booted the machine through UEFI (/sys/firmware/efi exists): it loads the
+    /// boot loader from an EFI system partition.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub uefi: bool,
     /// LVM's devices file (/etc/lvm/devices/system.devices), when it exists: where LVM uses
     /// one (EL 9 and later), it sees only the devices listed there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -207,6 +211,10 @@ pub struct BlockDevice {
     pub parent: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partlabel: Option<String>,
+    /// Partition type (lsblk PARTTYPE): a GPT type GUID, lowercase (an ESP is
+    /// c12a7328-f81f-11d2-ba4b-00a0c93ec93b), or an MBR type (`0xef`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parttype: Option<String>,
     /// Partition table type on a disk (`gpt`, `dos`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pttype: Option<String>,

@@ -305,6 +305,7 @@ fn block_device(
             None
         },
         partlabel: n.partlabel.clone(),
+        parttype: n.parttype.clone(),
         pttype: if kind == DevKind::Disk {
             n.pttype.clone()
         } else {
@@ -452,6 +453,7 @@ fn boot(host: &dyn Host) -> Result<Boot, ObserveError> {
     b.write_cache_rule = read_opt(host, WRITE_CACHE_RULE_PATH)?;
     b.fstab = read_opt(host, super::FSTAB_PATH)?;
     b.systemd = host.exists(super::SYSTEMD_PATH);
+    b.uefi = host.exists(super::filesystems::EFI_FIRMWARE_PATH);
     b.crypttab = read_opt(host, super::luks::CRYPTTAB_PATH)?;
     b.monitoring = super::monitoring::read(host);
     // Unreadable counts as absent: it must not stop the observation of the rest.

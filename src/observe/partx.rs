@@ -17,6 +17,10 @@ pub struct TableEntry {
     pub sectors: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// The GPT type GUID (lowercase), where the model knows it (a simulated sgdisk's
+    /// `--typecode`); partx's answer does not carry it (lsblk's PARTTYPE does).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parttype: Option<String>,
 }
 
 impl TableEntry {
@@ -63,6 +67,7 @@ fn parse_line(line: &str) -> Option<TableEntry> {
         start: start?,
         sectors: sectors?,
         name,
+        parttype: None,
     })
 }
 

@@ -119,6 +119,7 @@ fn disk(spec: &DiskSpec, n: usize, nvme: usize, i: usize) -> BlockDevice {
         },
         parent: None,
         partlabel: None,
+        parttype: None,
         pttype: None,
         fstype: None,
         holders: vec![],

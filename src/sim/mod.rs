@@ -404,6 +404,9 @@ impl Host for SimHost {
         if path == crate::observe::SYSTEMD_PATH {
             return st.world.boot.systemd;
         }
+        if path == crate::observe::filesystems::EFI_FIRMWARE_PATH {
+            return st.world.boot.uefi;
+        }
         if let Some(e) = tools::systemd::exists(&st.world, path) {
             return e;
         }

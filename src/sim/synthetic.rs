@@ -113,6 +113,7 @@ fn disk(n: usize, kind: &str, i: usize, hdparm_only: bool) -> BlockDevice {
         by_id: vec![by_id(kind, i), format!("wwn-{wwn}")],
         parent: None,
         partlabel: None,
+        parttype: None,
         pttype: None,
         fstype: None,
         holders: vec![],

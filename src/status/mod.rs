@@ -7,6 +7,7 @@ mod boot;
 pub mod checks;
 mod drives;
 mod encryption;
+mod esp;
 pub mod health;
 mod lvm;
 mod prometheus;
@@ -17,6 +18,7 @@ use crate::observe::Observed;
 use crate::observe::names::mdadm_conf_uuids;
 pub use checks::Records;
 pub use drives::stable_name;
+pub use esp::system_disks;
 pub use health::Health;
 pub use prometheus::render_prometheus;
 pub use render::render_text;
@@ -118,6 +120,7 @@ pub fn status(o: &Observed, desired: Option<&Desired>, mdadm_conf: Option<&str>)
     arrays::arrays(o, &conf_uuids, &mut f);
     arrays::dev_md_strays(o, &mut f);
     drives::probe_errors(o, &mut f);
+    esp::esp_redundancy(o, desired, &mut f);
     lvm::writecaches(o, desired, &mut f);
     if let Some(t) = &o.boot.monitoring.tune_run {
         f.add(
@@ -155,6 +158,14 @@ pub fn status(o: &Observed, desired: Option<&Desired>, mdadm_conf: Option<&str>)
     }
     f.sort_by(|a, b| b.severity.cmp(&a.severity).then(a.object.cmp(&b.object)));
     f
+}
+
+/// What stops the machine from booting when a disk of its mirrored system dies (the ESPs):
+/// the findings `import` says of the machine it describes.
+pub fn boot_redundancy(o: &Observed) -> Vec<Finding> {
+    let mut f = Findings::default();
+    esp::esp_redundancy(o, None, &mut f);
+    f.0
 }
 
 /// The plan's refusals as findings: a machine the file cannot be applied to is not healthy.

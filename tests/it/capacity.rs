@@ -31,6 +31,7 @@ fn disk(n: usize, name: &str, size: u64, rotational: bool) -> BlockDevice {
         by_id: vec![format!("ata-HYRAID_{model}_HY{}", name.to_uppercase())],
         parent: None,
         partlabel: None,
+        parttype: None,
         pttype: None,
         fstype: None,
         holders: vec![],

@@ -10,6 +10,7 @@
 mod common;
 
 mod alerts;
+mod boot_esp;
 mod cache_media;
 mod caches;
 mod capacity;

@@ -26,6 +26,7 @@ fn extra_disk(kname: &str, minor: u32, serial: &str, rota: bool) -> BlockDevice 
         by_id: vec![format!("ata-OLD_DISK_{serial}")],
         parent: None,
         partlabel: None,
+        parttype: None,
         pttype: None,
         fstype: None,
         holders: vec![],

@@ -16,7 +16,8 @@
 #      otherwise counted as skipped
 #
 # A scenario's guest is stopped after 900 s, or the `# timeout: SECONDS` of its header.
-# A scenario whose header has `# tpm` boots with a TPM 2.0 (swtpm), the same one on every boot.
+# A scenario whose header has `# tpm` boots with a TPM 2.0 (swtpm), the same one on every boot;
+# one whose header has `# firmware: uefi` boots through UEFI (OVMF).
 # A scenario whose header has `# host-driver: FILE` is driven from the host too: its guest boots
 # with sshd on a forwarded loopback port (run-vm.sh --ssh-port) and a key made for the run, and
 # tests/vm/host/FILE runs on the host beside it (env HYRAID_SSH_PORT, HYRAID_SSH_KEY,
@@ -163,6 +164,9 @@ run_scenario() {
     fi
     # A TPM 2.0 (swtpm), the same one on every boot of the scenario.
     grep -q '^# tpm$' "$script" && vm_opts+=(--tpm "$W/tpm")
+    # UEFI firmware (OVMF) instead of the direct kernel boot.
+    fw=$(sed -n 's/^# firmware: *\([a-z]*\).*/\1/p' "$script" | head -1)
+    [ -n "$fw" ] && vm_opts+=(--firmware "$fw")
     boots=$(sed -n 's/^# boots: //p' "$script"); boots=${boots:-1}
     T=$(date +%s)
     rc=0

@@ -225,7 +225,7 @@ fn lint_kinds(lint: &str) -> &'static [&'static str] {
         | "dm-cache-not-redundant"
         | "cache-not-faster"
         | "plaintext-cache" => &["lv"],
-        "no-smart" => &["host"],
+        "no-smart" | "boots-from-one-disk" | "esp-on-md" | "esp-mount-stops-boot" => &["host"],
         "drive-reallocated" | "drive-worn" => &["disk"],
         "hdd-not-write-mostly"
         | "write-behind-without-write-mostly"

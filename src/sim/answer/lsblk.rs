@@ -26,7 +26,7 @@ fn node(
     let mut n = json!({
         "name": name, "kname": name, "path": format!("/dev/{name}"), "type": kind, "size": size, "rota": rota,
         "serial": null, "wwn": null, "model": null, "tran": null, "fstype": fstype, "uuid": null, "partuuid": null,
-        "partlabel": null, "pkname": null, "mountpoint": null, "pttype": null, "ptuuid": null, "log-sec": 512,
+        "partlabel": null, "parttype": null, "pkname": null, "mountpoint": null, "pttype": null, "ptuuid": null, "log-sec": 512,
         "phy-sec": 512, "maj:min": maj_min
     });
     if !children.is_empty() {
@@ -80,6 +80,8 @@ fn lv_node(w: &Observed, i: usize, l: &Lv) -> Value {
                 Value::Null,
                 vec![],
             );
+            // Its kernel name, as the LV's own node has (the real capture: `dm-0`).
+            n["kname"] = json!(format!("dm-{j}"));
             with_fs(w, top, &mut n);
             n
         })
@@ -262,6 +264,7 @@ pub fn lsblk(w: &Observed) -> String {
         n["tran"] = s(&d.tran);
         n["pttype"] = s(&d.pttype);
         n["partlabel"] = s(&d.partlabel);
+        n["parttype"] = s(&d.parttype);
         n["pkname"] = s(&d.parent);
         n["mountpoint"] = s(&d.mountpoint);
         if let Some(l) = w.luks.iter().find(|l| l.device == d.kname) {

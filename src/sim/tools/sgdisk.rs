@@ -34,6 +34,7 @@ pub(super) fn replay(parts: &[&BlockDevice]) -> Vec<TableEntry> {
                 start,
                 sectors: b.size / 512,
                 name: b.partlabel.clone(),
+                parttype: b.parttype.clone(),
             }
         })
         .collect()
@@ -106,10 +107,21 @@ pub fn sgdisk(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> 
     }
     let last = (disk.size / 512).saturating_sub(TAIL);
     let mut names: BTreeMap<u32, String> = BTreeMap::new();
+    let mut types: BTreeMap<u32, String> = BTreeMap::new();
     for o in opts {
         if let Some(v) = o.strip_prefix("--change-name=") {
             let (n, name) = v.split_once(':').unwrap_or(("0", ""));
             names.insert(n.parse().unwrap_or(0), name.to_string());
+        }
+        if let Some(v) = o.strip_prefix("--typecode=") {
+            let (n, code) = v.split_once(':').unwrap_or(("0", ""));
+            let Some(guid) = type_guid(code) else {
+                return fail(
+                    2,
+                    format!("sgdisk: the simulated host does not model type code {code}\n"),
+                );
+            };
+            types.insert(n.parse().unwrap_or(0), guid.to_string());
         }
     }
     let table = table_of(st, &k);
@@ -161,6 +173,8 @@ pub fn sgdisk(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> 
             start,
             sectors: stop + 1 - start,
             name: names.get(&n).cloned(),
+            // gdisk's default type for a new partition: Linux filesystem.
+            parttype: Some(types.get(&n).cloned().unwrap_or_else(|| LINUX_FS.into())),
         });
     }
     let mut table = table;
@@ -189,6 +203,20 @@ pub fn sgdisk(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> 
     out("The operation has completed successfully.\n")
 }
 
+const LINUX_FS: &str = "0fc63daf-8483-4772-8e79-3d69d8477de4";
+
+/// The GPT type GUID of one of gdisk's short type codes (lowercase, as lsblk prints it).
+fn type_guid(code: &str) -> Option<&'static str> {
+    Some(match code.to_ascii_lowercase().as_str() {
+        "8300" => LINUX_FS,
+        "fd00" => "a19d880f-05fc-4d3b-a006-743f0f84911e",
+        "8e00" => "e6d6d379-f507-44c2-a23c-238f2a3df928",
+        "ef00" => crate::observe::lsblk::ESP_GPT_TYPE,
+        "ef02" => "21686148-6449-6e6f-744e-656564454649",
+        _ => return None,
+    })
+}
+
 /// The kernel's block device for a table entry of `disk`.
 pub(super) fn partition_device(disk: &BlockDevice, e: &TableEntry) -> BlockDevice {
     let k = &disk.kname;
@@ -211,6 +239,7 @@ pub(super) fn partition_device(disk: &BlockDevice, e: &TableEntry) -> BlockDevic
     p.by_id = disk.by_id.iter().map(|i| format!("{i}-part{n}")).collect();
     p.parent = Some(k.clone());
     p.partlabel = e.name.clone();
+    p.parttype = e.parttype.clone();
     p.pttype = None;
     p.fstype = None;
     p.holders = vec![];
@@ -241,6 +270,7 @@ mod tests {
             by_id: vec![],
             parent: Some("sda".into()),
             partlabel: None,
+            parttype: None,
             pttype: None,
             fstype: None,
             holders: vec![],

@@ -68,6 +68,12 @@ pub fn base() -> Machine {
                 stdout,
                 stderr,
             } => {
+                // Captured before a column was added (PARTTYPE): the whole-tree lsblk answers the
+                // argv hyraid runs now; its JSON lacks the new column, as lsblk's does unasked.
+                let argv = match argv.first() {
+                    Some(p) if p == "lsblk" && argv.len() == lsblk_argv().len() => lsblk_argv(),
+                    _ => argv,
+                };
                 m.runs.entry(argv).or_insert(CmdOutput {
                     status,
                     stdout,
