@@ -21,17 +21,14 @@ impl<'a> Planner<'a> {
         // What needs md's sync thread or is refused with EBUSY while frozen; removing failed
         // members, sysfs writes and erasing a former member's superblock work.
         let needs_md = out.iter().any(|s| {
-            matches!(
-                s.step,
-                Step::AddMember(_)
-                    | Step::ReAddMember(_)
-                    | Step::ReplaceMember(_)
-                    | Step::GrowArray(_)
-                    | Step::RemoveBitmap(_)
-                    | Step::AddBitmap(_)
-                    | Step::WaitIdle(_)
-                    | Step::RemoveMember(_)
-            )
+            starts_rebuild(&s.step)
+                || matches!(
+                    s.step,
+                    Step::RemoveBitmap(_)
+                        | Step::AddBitmap(_)
+                        | Step::WaitIdle(_)
+                        | Step::RemoveMember(_)
+                )
         });
         if a.sync_action == "frozen" && needs_md {
             self.refuse(
@@ -115,15 +112,7 @@ impl<'a> Planner<'a> {
         if !a.auto_read_only() {
             return;
         }
-        let Some(at) = out.iter().position(|s| {
-            matches!(
-                s.step,
-                Step::AddMember(_)
-                    | Step::ReAddMember(_)
-                    | Step::ReplaceMember(_)
-                    | Step::GrowArray(_)
-            )
-        }) else {
+        let Some(at) = out.iter().position(|s| starts_rebuild(&s.step)) else {
             return;
         };
         out.insert(
@@ -328,4 +317,13 @@ impl<'a> Planner<'a> {
         }
         (set_on, set_off)
     }
+}
+
+/// A step after which md copies onto a member: one added, re-added or replacing another, or the
+/// width grown onto a spare.
+fn starts_rebuild(step: &Step) -> bool {
+    matches!(
+        step,
+        Step::AddMember(_) | Step::ReAddMember(_) | Step::ReplaceMember(_) | Step::GrowArray(_)
+    )
 }
