@@ -225,9 +225,17 @@ fn next_round(
 }
 
 /// After the last step: observe and plan again; anything left is an error.
-pub fn verify(host: &dyn Host, desired: &Desired, policy: Policy) -> Result<Plan, ApplyError> {
+pub fn verify(
+    host: &dyn Host,
+    desired: &Desired,
+    policy: Policy,
+    loaders_only: bool,
+) -> Result<Plan, ApplyError> {
     let obs = observe_for(host, Some(desired))?;
-    let residue = plan(desired, &obs, policy)?;
+    let mut residue = plan(desired, &obs, policy)?;
+    if loaders_only {
+        residue = crate::plan::loader::loaders_only(residue);
+    }
     if !residue.steps.is_empty() {
         return Err(ApplyError::Residue(Box::new(residue)));
     }
@@ -256,6 +264,8 @@ pub struct Options {
     pub exec: ExecOptions,
     /// Colour the plan's text (a terminal).
     pub color: bool,
+    /// Run only the plan's boot loader steps (`--loaders-only`: what the update hooks run).
+    pub loaders_only: bool,
     /// Install the SIGINT/SIGTERM handler once confirmed, so an interrupt stops at the next
     /// command boundary (the command line, whose `exec.stop` is [`Stop::interrupt`]; a library
     /// caller keeps its own signals and requests its own stop).
@@ -320,6 +330,10 @@ pub fn apply_started(
             (plan(&d, &obs, policy.clone())?, obs)
         }
     };
+    let p = match opts.loaders_only {
+        true => crate::plan::loader::loaders_only(p),
+        false => p,
+    };
     crate::timings::mark("planned");
     let _ = write!(out, "{}", crate::render::text(&p, opts.color));
     if !p.refused.is_empty() {
@@ -362,7 +376,7 @@ pub fn apply_started(
             waiting,
         });
     }
-    let after = verify(host, &p.desired, policy)?;
+    let after = verify(host, &p.desired, policy, opts.loaders_only)?;
     crate::timings::mark("verified: observed and planned again");
     Ok(Outcome {
         plan: p,

@@ -31,6 +31,11 @@ pub(super) struct ApplyArgs {
     /// Do not ask for confirmation.
     #[arg(long)]
     yes: bool,
+    /// Run only the steps that refresh the boot disks' loaders and firmware entries (`boot:`),
+    /// and only their refusals stop it: what the kernel, initramfs and apt hooks run after an
+    /// update. Not with a saved plan.
+    #[arg(long)]
+    loaders_only: bool,
     /// Where to append the journal of what ran (default /var/log/hyraid/journal.jsonl; with --sim, none unless given).
     #[arg(long)]
     journal: Option<PathBuf>,
@@ -111,6 +116,7 @@ pub(super) fn run(
             stop: Stop::interrupt(),
         },
         color: color(),
+        loaders_only: a.loaders_only,
         handle_interrupts: true,
     };
     // Whether the steps were let run: only then does --sim-write write the snapshot back.

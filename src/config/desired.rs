@@ -20,6 +20,10 @@ pub struct Desired {
     /// Where alerts go; None: the file has no `alerts:`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub alerts: Option<super::monitoring::AlertsSpec>,
+    /// The disks the machine boots from; None: the file has no `boot:` (hyraid leaves the boot
+    /// loader alone).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub boot: Option<super::boot::BootSpec>,
 }
 
 fn is_keep(d: &super::monitoring::Distribution) -> bool {
@@ -46,6 +50,9 @@ pub struct PartitionSpec {
     pub name: String,
     /// Bytes; None = the rest of the disk (last partition only).
     pub size: Option<u64>,
+    /// The file's data, or a boot partition hyraid lays out from `boot:`.
+    #[serde(default, skip_serializing_if = "super::boot::PartitionRole::is_data")]
+    pub role: super::boot::PartitionRole,
 }
 
 /// `disk:partition` → (disk, Some(partition)); `disk` → (disk, None).

@@ -1,6 +1,7 @@
 //! Desired state: load the YAML file, check it against the schema and the semantic rules,
 //! and resolve it into [`Desired`]. Every error names file:line:col, the field path and a fix.
 
+pub mod boot;
 pub mod desired;
 mod editor_rules;
 pub mod encryption;

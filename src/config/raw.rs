@@ -41,6 +41,11 @@ pub struct RawConfig {
     /// Where hyraid sends what it finds: md's events, drift, a check's mismatches, drive health.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub alerts: Option<super::monitoring::RawAlerts>,
+    /// The disks the machine boots from: each gets its own EFI system partition (and a BIOS boot
+    /// partition where `bios` is asked) in front of its `partitions:`, and the boot loader, so
+    /// the box boots with any one of them dead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub boot: Option<super::boot::RawBoot>,
 }
 
 /// `present` (default) or `absent` (remove; needs --allow-destroy).

@@ -115,6 +115,7 @@ fn build(o: &Observed, preassigned: &BTreeMap<String, String>) -> Built {
             accept,
             check: None,
             alerts: kept.as_ref().and_then(monitoring::alerts),
+            boot: None,
         },
         skipped: b.skipped,
         notes,

@@ -14,7 +14,7 @@ pub const EFI_FIRMWARE_PATH: &str = "/sys/firmware/efi";
 
 /// A filesystem (or any signature udev's blkid found) on an LV, or on an md array (`md`; its
 /// `vg` and `lv` are then empty).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Filesystem {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub vg: String,

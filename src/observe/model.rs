@@ -160,6 +160,9 @@ pub struct Boot {
     /// The TPM2 devices systemd can use; asked only when the file enrols one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tpm2: Option<super::tpm2::Tpm2>,
+    /// The boot loaders: grub, each EFI system partition, the firmware's boot entries.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub loaders: super::loader::Loaders,
 }
 
 fn is_default<T: Default + PartialEq>(v: &T) -> bool {

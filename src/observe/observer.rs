@@ -145,7 +145,8 @@ pub fn observe_started(
     let other_devices = other_devices(&nodes, &mdstat_arrays);
     let mut lvm = lvm_report(&lvm_text?, &nodes)?;
     lvm.nodes = super::filesystems::lv_nodes(&nodes, &lvm);
-    let boot = boot.expect("read when the devices were")?;
+    let mut boot = boot.expect("read when the devices were")?;
+    boot.loaders = super::loader::read(host, &block_devices, boot.uefi);
     let mut filesystems = super::filesystems::on_lvs(&nodes, &lvm);
     filesystems.extend(super::filesystems::on_arrays(&nodes));
     Ok(Observed {

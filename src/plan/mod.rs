@@ -21,6 +21,7 @@ mod fs_label;
 mod fs_left_alone;
 mod fs_remake;
 pub mod fstab;
+pub mod loader;
 mod lvm;
 mod mirror;
 mod monitoring;
@@ -254,6 +255,8 @@ pub fn plan(d: &Desired, o: &Observed, policy: Policy) -> Result<Plan, PlanError
     // hyraid's fstab block and the mounts, once every filesystem is made; labels set in place.
     p.filesystems();
     p.relabel_filesystems();
+    // The boot disks' ESPs, loaders (after their /boot copy is rebuilt), firmware entries, hooks.
+    p.boot_loaders();
     removals.extend(p.removed_mirrors());
     p.steps.extend(removals);
     // What the file names that the machine lacks and no step makes: refused, never "matches".

@@ -56,6 +56,8 @@ impl SimHost {
         let w = &mut st.world;
         w.block_devices
             .retain(|d| d.kname != kname && d.parent.as_deref() != Some(kname));
+        let present: Vec<String> = w.block_devices.iter().map(|d| d.kname.clone()).collect();
+        w.boot.loaders.esps.retain(|k, _| present.contains(k));
         failed
     }
 

@@ -142,6 +142,17 @@ impl Host for SimHost {
         if argv == crate::observe::lvm::argv() {
             return out(&answer::fullreport(&st.world));
         }
+        if let ["chmod", "0755", path] = args.as_slice()
+            && crate::observe::loader::HOOKS.iter().any(|(p, _)| p == path)
+        {
+            return match st.world.boot.loaders.hooks.contains_key(*path) {
+                true => out(""),
+                false => fail(
+                    1,
+                    format!("chmod: cannot access '{path}': No such file or directory\n"),
+                ),
+            };
+        }
         if let Some(r) = tools::crypt::file_tool(&mut st, &args) {
             return r;
         }
@@ -198,12 +209,31 @@ impl Host for SimHost {
             ["df", "--output=avail", "-B1", "--", mp] => tools::fio::df(&st, mp),
             ["stat", "-L", "--format=%F", path] => tools::fio::stat_kind(&st, path),
             ["mount", mp] => tools::mount(&mut st, mp),
+            ["mount", "-t", "vfat", "-o", _, dev, mp] => {
+                tools::loader::mount_vfat(&mut st, dev, mp)
+            }
+            ["mkfs.vfat", "-F", "32", "-n", _, dev] => tools::loader::mkfs_vfat(&mut st, dev),
+            ["grub-install", rest @ ..] => tools::loader::grub_install(&mut st, rest),
+            ["mtype", "-i", dev, file] if !st.world.missing_tools.iter().any(|t| t == "mtools") => {
+                tools::loader::mtype(&st, dev, file)
+            }
+            ["blkid", "-o", "value", "-s", "PARTUUID", dev] => {
+                tools::loader::blkid_partuuid(&st, dev)
+            }
+            ["efibootmgr", rest @ ..]
+                if !st.world.missing_tools.iter().any(|t| t == "efibootmgr") =>
+            {
+                tools::loader::efibootmgr(&mut st, rest)
+            }
             ["dumpe2fs", "-h", dev] => tools::fs_info(&mut st, "dumpe2fs", dev),
             ["xfs_info", dev] => tools::fs_info(&mut st, "xfs_info", dev),
             ["resize2fs", dev] => tools::grow_fs(&mut st, "resize2fs", dev),
             ["resize2fs", "-P", dev] => tools::resize2fs_min(&mut st, dev),
             ["resize2fs", dev, size] => tools::resize2fs_to(&mut st, dev, size),
-            ["umount", mp] => tools::umount(&mut st, mp),
+            ["umount", mp] => match tools::loader::umount_partition(&mut st, mp) {
+                Some(r) => r,
+                None => tools::umount(&mut st, mp),
+            },
             ["xfs_growfs", mp] => tools::grow_fs(&mut st, "xfs_growfs", mp),
             ["e2label", dev, label] => tools::e2label(&mut st, dev, label),
             ["xfs_admin", "-l", dev] => tools::xfs_admin(&mut st, None, dev),
@@ -283,6 +313,9 @@ impl Host for SimHost {
         }
         if let Some(t) = tools::systemd::read_file(&st.world, path) {
             return Ok(t);
+        }
+        if let Some(t) = b.loaders.hooks.get(path) {
+            return Ok(t.clone());
         }
         answer::sysfs_read(&st.world, path).ok_or(HostError::NotFound {
             path: path.to_string(),
@@ -407,6 +440,9 @@ impl Host for SimHost {
         if path == crate::observe::filesystems::EFI_FIRMWARE_PATH {
             return st.world.boot.uefi;
         }
+        if let Some(e) = tools::loader::exists(&st.world, path) {
+            return e;
+        }
         if let Some(e) = tools::systemd::exists(&st.world, path) {
             return e;
         }
@@ -449,8 +485,14 @@ impl Host for SimHost {
             b.fstab = Some(content.into());
         } else if path == crate::observe::luks::CRYPTTAB_PATH {
             b.crypttab = Some(content.into());
-        } else if tools::systemd::replace_file(&mut st.world, path, content) {
-        } else {
+        } else if crate::observe::loader::HOOKS
+            .iter()
+            .any(|(p, _)| *p == path)
+        {
+            b.loaders.hooks.insert(path.into(), content.into());
+        } else if !tools::loader::write_stamp(&mut st, path, content)
+            && !tools::systemd::replace_file(&mut st.world, path, content)
+        {
             return Err(HostError::Io {
                 path: path.into(),
                 detail: "the simulated host does not model this file".into(),

@@ -17,66 +17,7 @@ fn is_esp_type(t: Option<&str>) -> bool {
     matches!(t, Some(ESP_GPT_TYPE | ESP_MBR_TYPE))
 }
 
-/// The disks (kernel names) under the device `kname`: through LUKS mappings, md members and
-/// partitions. LVs are resolved by the caller (their PVs).
-fn disks_under(o: &Observed, kname: &str, out: &mut BTreeSet<String>, depth: u8) {
-    if depth > 8 {
-        return;
-    }
-    if let Some(d) = o.device(kname) {
-        match (&d.kind, &d.parent) {
-            (DevKind::Part, Some(p)) => out.insert(p.clone()),
-            _ => out.insert(d.kname.clone()),
-        };
-        return;
-    }
-    if let Some(a) = o.arrays.iter().find(|a| a.kname == kname) {
-        for m in &a.members {
-            disks_under(o, &m.kname, out, depth + 1);
-        }
-        return;
-    }
-    if let Some(l) = o
-        .luks
-        .iter()
-        .find(|l| l.mapping.as_ref().is_some_and(|m| m.kname == kname))
-    {
-        disks_under(o, &l.device, out, depth + 1);
-    }
-}
-
-/// The disks that carry what is mounted at `mountpoint`, if it is on an LV or an md array.
-fn disks_of_mount(o: &Observed, mountpoint: &str) -> Option<BTreeSet<String>> {
-    let fs = o
-        .filesystems
-        .iter()
-        .find(|f| f.mountpoint.as_deref() == Some(mountpoint))?;
-    let mut out = BTreeSet::new();
-    if fs.lv.is_empty() {
-        disks_under(o, &fs.kname, &mut out, 0);
-    } else {
-        // The LV and its hidden sub-LVs (`root_wcorig`, `root_cvol`): their extents' PVs.
-        let sub = format!("{}_", fs.lv);
-        for lv in
-            o.lvm.lvs.iter().filter(|l| {
-                l.vg == fs.vg && (l.name == fs.lv || l.hidden && l.name.starts_with(&sub))
-            })
-        {
-            for pv in lv.extents.keys() {
-                disks_under(o, pv, &mut out, 0);
-            }
-        }
-    }
-    Some(out)
-}
-
-/// The disks the system boots from: those under /boot when it is a mount of its own, else those
-/// under /.
-pub fn system_disks(o: &Observed) -> BTreeSet<String> {
-    disks_of_mount(o, "/boot")
-        .or_else(|| disks_of_mount(o, "/"))
-        .unwrap_or_default()
-}
+pub use crate::observe::system::system_disks;
 
 /// The findings: only on a machine booted through UEFI whose system is on more than one disk.
 pub(super) fn esp_redundancy(o: &Observed, desired: Option<&Desired>, f: &mut Findings) {

@@ -9,6 +9,7 @@ mod drives;
 mod encryption;
 mod esp;
 pub mod health;
+pub mod loaders;
 mod lvm;
 mod prometheus;
 mod render;
@@ -151,6 +152,7 @@ pub fn status(o: &Observed, desired: Option<&Desired>, mdadm_conf: Option<&str>)
         drives::named_disks(o, d, &mut f);
         lvm::declared_lvs(o, d, &mut f);
         encryption::encryption(o, d, &mut f);
+        loaders::boot_disks(o, d, &mut f);
     }
     let mut f = f.0;
     if let Some(d) = desired {

@@ -291,6 +291,18 @@ pub fn render_prometheus(
     fams.extend(checks(o, records));
     fams.extend(drives(health));
     fams.extend(caches(o));
+    if let Some(p) = plan
+        && p.desired.boot.is_some()
+    {
+        let mut ready = Family::new(
+            "hyraid_boot_disk_ready",
+            "1 when the boot disk can start the machine now (its loader current, its firmware entry made, its copy of /boot in sync), else 0.",
+        );
+        for (disk, problems) in super::loaders::readiness(o, &p.desired) {
+            ready.add(vec![("disk", disk)], problems.is_empty() as u8 as f64);
+        }
+        fams.push(ready);
+    }
     let mut by = Family::new(
         "hyraid_findings",
         "Findings of hyraid status by severity (lint: advice from the field's practice).",

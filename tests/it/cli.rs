@@ -409,7 +409,7 @@ fn ci_plan_all_comments_every_host_and_fails_on_errors() {
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{out}{err}");
     assert!(
-        out.starts_with("<!-- hyraid-plan-all -->\n## hyraid: 5 host file(s), 5 with changes\n"),
+        out.starts_with("<!-- hyraid-plan-all -->\n## hyraid: 6 host file(s), 6 with changes\n"),
         "{out}"
     );
     for host in ["microserver8", "pair"] {

@@ -11,6 +11,7 @@ mod common;
 
 mod alerts;
 mod boot_esp;
+mod boot_loaders;
 mod cache_media;
 mod caches;
 mod capacity;

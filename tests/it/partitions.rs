@@ -122,6 +122,7 @@ fn partitions_are_never_resized() {
     d.disks.get_mut("hdd0").unwrap().partitions = vec![PartitionSpec {
         name: "raid".into(),
         size: Some(950 << 30),
+        role: Default::default(),
     }];
     let p = plan_for(&h, &d, Policy::default());
     assert!(p.steps.is_empty(), "{:?}", p.steps);
@@ -145,6 +146,7 @@ fn not_enough_free_space_is_refused() {
     d.disks.get_mut("ssd").unwrap().partitions = vec![PartitionSpec {
         name: "big".into(),
         size: Some(600_000_000_000),
+        role: Default::default(),
     }];
     let p = plan_for(&h, &d, Policy::default());
     assert!(

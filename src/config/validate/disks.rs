@@ -189,6 +189,7 @@ fn partitions(c: &mut Ctx, p: &str, name: &str, d: &RawDisk) -> Vec<PartitionSpe
         partitions.push(PartitionSpec {
             name: part.name.clone(),
             size,
+            role: Default::default(),
         });
     }
     if d.partitions.as_ref().is_some_and(|v| v.is_empty()) {

@@ -1,6 +1,7 @@
 //! Semantic checks of a configuration, with positions and fixes, by object kind: disks,
 //! mirrors, LVM; names; and the schema errors.
 
+mod boot;
 mod disks;
 mod encryption;
 mod lvm;
@@ -71,7 +72,7 @@ pub(super) fn semantic(
         c.err("/host", false, format!("`{h}` is not a hostname"), None);
     }
 
-    let disks = disks::disks(&mut c, raw);
+    let mut disks = disks::disks(&mut c, raw);
     let refs = disks::Refs::new(&disks);
     let mut used_by: HashMap<String, String> = HashMap::new();
     let mut mirrors = mirrors::mirrors(&mut c, raw, &refs, &mut used_by);
@@ -82,6 +83,9 @@ pub(super) fn semantic(
     encryption::outside_own_volume(&mut c, &mirrors, &vgs);
     encryption::plaintext_caches(&mut c, raw, &mirrors, &vgs);
     accepted_lints(&mut c, raw);
+    // Last: the boot partitions are laid out on disks whose own are checked, and are never
+    // what a member or a PV may name.
+    let boot = boot::boot(&mut c, raw, &mut disks, &mirrors);
 
     if c.errors.is_empty() {
         Ok(Desired {
@@ -96,6 +100,7 @@ pub(super) fn semantic(
                 .and_then(|c| c.distribution)
                 .unwrap_or_default(),
             alerts,
+            boot,
         })
     } else {
         c.errors.sort_by_key(|e| (e.line, e.col));

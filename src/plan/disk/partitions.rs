@@ -1,6 +1,7 @@
 //! GPT partitions the file declares: a new table on a blank disk, or new partitions in free space.
 
 use super::*;
+use crate::config::boot::PartitionRole;
 use crate::plan::step::{CreatePartitions, RegisterPartitions, WipeSignatures};
 
 impl<'a> Planner<'a> {
@@ -168,7 +169,11 @@ impl<'a> Planner<'a> {
                     register.add.push(number);
                 }
                 (Some((number, true)), _) => {
-                    let typecode = if self.d.mirrors.values().any(|m| m.members.contains(&key)) {
+                    let typecode = if ps_.role == PartitionRole::Esp {
+                        "ef00"
+                    } else if ps_.role == PartitionRole::BiosBoot {
+                        "ef02"
+                    } else if self.d.mirrors.values().any(|m| m.members.contains(&key)) {
                         "fd00"
                     } else if self
                         .d

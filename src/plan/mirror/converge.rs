@@ -321,7 +321,7 @@ impl<'a> Planner<'a> {
 
 /// A step after which md copies onto a member: one added, re-added or replacing another, or the
 /// width grown onto a spare.
-fn starts_rebuild(step: &Step) -> bool {
+pub(in crate::plan) fn starts_rebuild(step: &Step) -> bool {
     matches!(
         step,
         Step::AddMember(_) | Step::ReAddMember(_) | Step::ReplaceMember(_) | Step::GrowArray(_)

@@ -219,8 +219,8 @@ impl<'a> Planner<'a> {
     }
 
     /// Bytes of partition `member` (`disk:partition`) when this plan creates it: its size, or
-    /// for one up to the end of its disk at least what the disk leaves after the others (less
-    /// 2 MiB for the GPT and alignment).
+    /// for one up to the end of its disk at least what the disk leaves after the others (on a
+    /// new table as sgdisk lays it out, else less 2 MiB for the GPT and alignment).
     fn planned_partition_size(&self, member: &str) -> Option<u64> {
         let (disk, part) = member.split_once(':')?;
         let c = self.steps.iter().find_map(|s| match &s.step {
@@ -234,6 +234,9 @@ impl<'a> Planner<'a> {
                 .filter(|b| b.parent.as_deref() == Some(dev.kname.as_str()))
                 .map(|b| b.size)
                 .sum();
+            if c.new_table {
+                return Some(rest_of_new_table(dev.size, &c.parts));
+            }
             let others: u64 = c.parts.iter().filter_map(|p| p.size).sum();
             Some(dev.size.saturating_sub(there + others + (2 << 20)))
         })
@@ -398,4 +401,20 @@ impl<'a> Planner<'a> {
             ));
         }
     }
+}
+
+/// The last partition of a new GPT (`--new=N:0:0` after `parts` in order), as sgdisk lays it out:
+/// each partition starts on a 1 MiB boundary, the first at 1 MiB, and the last ends where the
+/// backup GPT begins (33 sectors of 512 bytes from the end; 5 of 4096 on a 4Kn disk, so 20 KiB
+/// is taken for both), in whole 4 KiB. A blank disk the size of a member's gives what md needs
+/// for it again, to the sector.
+pub(in crate::plan) fn rest_of_new_table(
+    disk: u64,
+    parts: &[crate::plan::step::NewPartition],
+) -> u64 {
+    const MIB: u64 = 1 << 20;
+    let start = parts.iter().filter_map(|p| p.size).fold(MIB, |at, s| {
+        (at + s.div_ceil(1024) * 1024).div_ceil(MIB) * MIB
+    });
+    disk.saturating_sub(start + 20 * 1024) / 4096 * 4096
 }

@@ -5,7 +5,7 @@ use super::*;
 mod adopt;
 pub use adopt::array_for;
 mod bitmap;
-mod converge;
+pub(in crate::plan) mod converge;
 mod former;
 mod members;
 mod size;

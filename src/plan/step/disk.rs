@@ -40,7 +40,8 @@ pub struct NewPartition {
     pub name: String,
     /// Bytes; None = up to the end of the disk.
     pub size: Option<u64>,
-    /// sgdisk type code: fd00 (Linux RAID), 8e00 (Linux LVM), 8300 (Linux).
+    /// sgdisk type code: fd00 (Linux RAID), 8e00 (Linux LVM), 8300 (Linux), ef00 (EFI system),
+    /// ef02 (BIOS boot).
     pub typecode: String,
 }
 

@@ -9,6 +9,7 @@ mod command;
 mod disk;
 mod fs;
 mod fs_label;
+mod loader;
 mod luks;
 mod luks_keys;
 mod lvm;
@@ -25,6 +26,10 @@ pub use command::{Command, PASSPHRASE_FUNCTION, command_line, quote, wait_path};
 pub use disk::{CacheTool, CreatePartitions, NewPartition, SetWriteCache, WipeSignatures};
 pub use fs::{FS_BLOCK_SIZE, FsOn, GrowFilesystem, MakeFilesystem, MountFilesystem, ShrinkLv};
 pub use fs_label::RelabelFilesystem;
+pub use loader::{
+    CreateBootEntry, DeleteBootEntry, InstallBiosLoader, InstallEfiLoader, MakeEsp, WriteHook,
+    esp_mount,
+};
 pub use luks::{
     BackupLuksHeader, CreateKeyFile, CryptOn, FormatLuks, OpenLuks, RANDOM_KEY_PBKDF, ResizeLuks,
 };
@@ -158,6 +163,12 @@ pub enum Step {
     TestLuksKey(TestLuksKey),
     RemoveLuksKey(RemoveLuksKey),
     EnrollTpm2(EnrollTpm2),
+    MakeEsp(MakeEsp),
+    InstallEfiLoader(InstallEfiLoader),
+    InstallBiosLoader(InstallBiosLoader),
+    CreateBootEntry(CreateBootEntry),
+    DeleteBootEntry(DeleteBootEntry),
+    WriteHook(WriteHook),
 }
 
 impl Step {
@@ -232,6 +243,12 @@ impl Step {
             Step::TestLuksKey(s) => s,
             Step::RemoveLuksKey(s) => s,
             Step::EnrollTpm2(s) => s,
+            Step::MakeEsp(s) => s,
+            Step::InstallEfiLoader(s) => s,
+            Step::InstallBiosLoader(s) => s,
+            Step::CreateBootEntry(s) => s,
+            Step::DeleteBootEntry(s) => s,
+            Step::WriteHook(s) => s,
         }
     }
 

@@ -6,6 +6,7 @@ mod drive_cache;
 pub(super) mod fio;
 mod fs;
 mod fs_label;
+pub(super) mod loader;
 mod lvm;
 mod lvm_alloc;
 mod lvm_cache;

@@ -1,6 +1,7 @@
 //! The crash matrix's cases: every example built from scratch, and the changes to a machine
 //! holding data that each kind of step makes (tests/it/crash.rs kills apply after each command).
 
+mod boot;
 mod encryption;
 mod fs_change;
 mod inactive;
@@ -521,6 +522,7 @@ pub fn cases() -> Vec<Case> {
         }),
         policy: Policy::default(),
     });
+    v.extend(boot::cases());
     v.extend(encryption::cases());
     v.extend(fs_change::cases());
     v.extend(vocabulary::cases());
