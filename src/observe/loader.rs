@@ -33,6 +33,14 @@ pub struct Loaders {
     /// The grub platforms installed (`x86_64-efi`, `i386-pc`: /usr/lib/grub/PLATFORM).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub platforms: Vec<String>,
+    /// Debian's grub-pc package (grub for a BIOS, whose upgrades run grub-install on the disks
+    /// its debconf question `grub-pc/install_devices` lists), when installed: those disks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grub_pc: Option<Vec<String>>,
+    /// grub's configuration (/boot/grub/grub.cfg, what `update-grub` writes) exists: without
+    /// it every loader stops at grub's prompt.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub grub_cfg: bool,
     /// hyraid's update hooks ([`HOOKS`]) that exist, by path: their content.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub hooks: BTreeMap<String, String>,
@@ -96,6 +104,33 @@ pub fn partuuid_argv(dev: &str) -> Vec<String> {
         .map(|s| s.to_string())
         .collect()
 }
+pub fn grub_pc_devices_argv() -> Vec<String> {
+    vec!["debconf-show".into(), "grub-pc".into()]
+}
+/// Where hyraid writes the answer it gives debconf (`debconf-set-selections FILE`).
+pub const GRUB_PC_SELECTIONS: &str = "/var/lib/hyraid/grub-pc.debconf";
+pub const GRUB_CFG: &str = "/boot/grub/grub.cfg";
+pub const DPKG_QUERY_PATHS: [&str; 1] = ["/usr/bin/dpkg-query"];
+pub fn grub_pc_installed_argv() -> Vec<String> {
+    ["dpkg-query", "-W", "-f=${db:Status-Abbrev}", "grub-pc"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+}
+
+/// `debconf-show grub-pc`: the line `* grub-pc/install_devices: /dev/disk/by-id/a, /dev/…`.
+pub fn parse_grub_pc_devices(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| {
+            l.trim_start_matches(['*', ' '])
+                .strip_prefix("grub-pc/install_devices:")
+        })
+        .flat_map(|v| v.split(','))
+        .map(|d| d.trim().to_string())
+        .filter(|d| !d.is_empty())
+        .collect()
+}
+
 pub fn efibootmgr_argv() -> Vec<String> {
     vec!["efibootmgr".into(), "-v".into()]
 }
@@ -163,6 +198,19 @@ pub fn read(host: &dyn Host, devices: &[BlockDevice], uefi: bool) -> Loaders {
         .filter(|p| host.exists(&format!("{GRUB_LIB}/{p}")))
         .map(|p| p.to_string())
         .collect();
+    // grub-pc needs grub's BIOS platform (grub-pc-bin): asked only where that is installed.
+    if l.platforms.iter().any(|p| p == "i386-pc")
+        && installed(host, &DPKG_QUERY_PATHS)
+        && let Ok(o) = host.run(&grub_pc_installed_argv())
+        && o.status == 0
+        && o.stdout.starts_with("ii")
+    {
+        l.grub_pc = Some(match host.run(&grub_pc_devices_argv()) {
+            Ok(o) if o.status == 0 => parse_grub_pc_devices(&o.stdout),
+            _ => vec![],
+        });
+    }
+    l.grub_cfg = host.exists(GRUB_CFG);
     for (path, _) in HOOKS {
         if let Ok(text) = host.read_file(path) {
             l.hooks.insert(path.to_string(), text);
@@ -264,6 +312,16 @@ mod tests {
             e[0].partuuid.as_deref(),
             Some("6f0d8f4b-6a0b-4c57-9d6b-2e4b1b1b7a10")
         );
+    }
+
+    #[test]
+    fn grub_pcs_install_devices_as_debconf_shows_them() {
+        let t = "  grub-pc/timeout: 5\n* grub-pc/install_devices: /dev/disk/by-id/ata-A_1, /dev/disk/by-id/ata-B_2\n  grub-pc/install_devices_empty: false\n";
+        assert_eq!(
+            parse_grub_pc_devices(t),
+            vec!["/dev/disk/by-id/ata-A_1", "/dev/disk/by-id/ata-B_2"]
+        );
+        assert!(parse_grub_pc_devices("  grub-pc/install_devices:\n").is_empty());
     }
 
     #[test]

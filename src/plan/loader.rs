@@ -6,8 +6,8 @@ use super::*;
 use crate::config::boot::{BootSpec, ESP_PARTITION, entry_label, loader_id};
 use crate::observe::loader::{self as obs_loader, HOOKS};
 use crate::plan::step::{
-    CreateBootEntry, DeleteBootEntry, InstallBiosLoader, InstallEfiLoader, MakeEsp, WaitIdle,
-    WriteHook, esp_mount,
+    CreateBootEntry, DeleteBootEntry, InstallBiosLoader, InstallEfiLoader, MakeEsp,
+    SetGrubPcDevices, WaitIdle, WriteGrubConfig, WriteHook, esp_mount,
 };
 
 /// What the refusals and notes of the loaders are about.
@@ -22,6 +22,8 @@ pub fn is_loader_step(s: &Step) -> bool {
             | Step::InstallBiosLoader(_)
             | Step::CreateBootEntry(_)
             | Step::DeleteBootEntry(_)
+            | Step::SetGrubPcDevices(_)
+            | Step::WriteGrubConfig(_)
     )
 }
 
@@ -103,6 +105,14 @@ impl<'a> Planner<'a> {
         }
         if b.firmware.bios() {
             self.bios_loaders(b, &grub, &mut wait);
+            self.grub_pc_devices(b);
+        }
+        if !self.o.boot.loaders.grub_cfg {
+            self.steps.push(ps(
+                Step::WriteGrubConfig(WriteGrubConfig {}),
+                Risk::Safe,
+                "/boot/grub/grub.cfg does not exist: every loader would stop at grub's prompt",
+            ));
         }
         self.hooks();
     }
@@ -193,30 +203,6 @@ impl<'a> Planner<'a> {
     /// platforms installed, /boot on the file's mirror and readable by grub. Otherwise refused
     /// (or waiting, while the system is not yet on the mirror) and None.
     fn loader_ready(&mut self, b: &BootSpec) -> Option<String> {
-        let l = &self.o.boot.loaders;
-        let needed: Vec<&str> = [
-            (b.firmware.uefi(), "x86_64-efi", "grub-efi-amd64-bin"),
-            (b.firmware.bios(), "i386-pc", "grub-pc-bin"),
-        ]
-        .iter()
-        .filter(|(want, p, _)| *want && !l.platforms.iter().any(|x| x == p))
-        .map(|(_, _, pkg)| *pkg)
-        .collect();
-        let Some(grub) = l.grub.clone().filter(|_| needed.is_empty()) else {
-            let pkgs = match needed.is_empty() {
-                true => "grub2-common".to_string(),
-                false => needed.join(" "),
-            };
-            self.refuse(
-                OBJECT,
-                format!(
-                    "grub is not installed for `firmware: {}`",
-                    b.firmware.as_str()
-                ),
-                format!("`apt install {pkgs}`, then plan again"),
-            );
-            return None;
-        };
         let array = self
             .d
             .mirrors
@@ -252,6 +238,31 @@ impl<'a> Planner<'a> {
             );
             return None;
         }
+        let l = &self.o.boot.loaders;
+        let needed: Vec<&str> = [
+            (b.firmware.uefi(), "x86_64-efi", "grub-efi-amd64-bin"),
+            (b.firmware.bios(), "i386-pc", "grub-pc-bin"),
+        ]
+        .iter()
+        .filter(|(want, p, _)| *want && !l.platforms.iter().any(|x| x == p))
+        .map(|(_, _, pkg)| *pkg)
+        .collect();
+        let Some(grub) = l.grub.clone().filter(|_| needed.is_empty()) else {
+            let pkgs = match needed.is_empty() {
+                true => "grub2-common".to_string(),
+                false => needed.join(" "),
+            };
+            self.refuse(
+                OBJECT,
+                format!(
+                    "grub is not installed for `firmware: {}`",
+                    b.firmware.as_str()
+                ),
+                format!("`apt install {pkgs}`, then plan again"),
+            );
+            return None;
+        };
+
         Some(grub)
     }
 
@@ -271,7 +282,9 @@ impl<'a> Planner<'a> {
             return;
         };
         let mut kept: Vec<String> = Vec::new();
-        for (disk, esp) in esps {
+        // `efibootmgr --create` puts the new entry first: made last to first, the entries stand
+        // in BootOrder as the file lists the disks.
+        for (disk, esp) in esps.iter().rev() {
             let Some(esp) = esp else { continue };
             let label = entry_label(disk);
             let path = format!("\\EFI\\{}\\grubx64.efi", loader_id(disk));
@@ -382,6 +395,29 @@ impl<'a> Planner<'a> {
                 },
             ));
         }
+    }
+
+    /// Where Debian's grub-pc is installed, its upgrades install grub on the disks its debconf
+    /// answer lists: every boot disk, by id.
+    fn grub_pc_devices(&mut self, b: &BootSpec) {
+        let Some(had) = self.o.boot.loaders.grub_pc.clone() else {
+            return;
+        };
+        let devices: Vec<String> = b
+            .disks
+            .iter()
+            .filter_map(|d| self.disks.get(d))
+            .filter(|r| r.path.starts_with("/dev/disk/by-id/"))
+            .map(|r| r.path.clone())
+            .collect();
+        if devices == had {
+            return;
+        }
+        self.steps.push(ps(
+            Step::SetGrubPcDevices(SetGrubPcDevices { devices, had }),
+            Risk::Safe,
+            "grub-pc's upgrades run grub-install on the disks this answer lists: a boot disk left out keeps an old loader in its boot sector",
+        ));
     }
 
     /// The update hooks: each runs `hyraid apply --loaders-only` on the file.

@@ -214,6 +214,10 @@ impl Host for SimHost {
             }
             ["mkfs.vfat", "-F", "32", "-n", _, dev] => tools::loader::mkfs_vfat(&mut st, dev),
             ["grub-install", rest @ ..] => tools::loader::grub_install(&mut st, rest),
+            ["dpkg-query", ..]
+            | ["debconf-show", ..]
+            | ["debconf-set-selections", ..]
+            | ["update-grub"] => tools::loader::debconf(&mut st, &args),
             ["mtype", "-i", dev, file] if !st.world.missing_tools.iter().any(|t| t == "mtools") => {
                 tools::loader::mtype(&st, dev, file)
             }

@@ -186,6 +186,7 @@ fn on_the_mirror_every_disk_gets_grub_an_entry_and_the_hooks_then_nothing_is_lef
             "create_boot_entry",
             "install_bios_loader",
             "install_bios_loader",
+            "write_grub_config",
             "write_hook",
             "write_hook",
             "write_hook",
@@ -434,4 +435,41 @@ fn the_textfile_says_which_boot_disk_is_ready() {
         text.contains("hyraid_boot_disk_ready{disk=\"hdd\"} 1\n"),
         "{text}"
     );
+}
+
+#[test]
+fn grub_pcs_own_upgrades_are_told_every_boot_disk_and_grub_cfg_is_written_once() {
+    let (d, mut w) = system_on_the_mirror();
+    // Debian's grub-pc installed, its answer naming the first disk only (as the installer left it).
+    w.boot.loaders.grub_pc = Some(vec!["/dev/disk/by-id/ata-CT500MX500SSD1_2204E6000001".into()]);
+    let h = SimHost::new(w);
+    let p = plan_for(&h, &d, Policy::default());
+    let set = p
+        .steps
+        .iter()
+        .find_map(|s| match &s.step {
+            Step::SetGrubPcDevices(g) => Some(g.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(
+        set.devices,
+        vec![
+            "/dev/disk/by-id/ata-CT500MX500SSD1_2204E6000001",
+            "/dev/disk/by-id/ata-ST500DM009-2F110A_ZA4000001"
+        ]
+    );
+    let lines: Vec<String> = p
+        .steps
+        .iter()
+        .flat_map(|s| s.step.commands())
+        .map(|c| hyraid::render::command_line(&c))
+        .collect();
+    assert!(lines.iter().any(|l| l == "debconf-set-selections /var/lib/hyraid/grub-pc.debconf"));
+    assert!(lines.iter().any(|l| l == "update-grub"), "{lines:?}");
+    apply(&h, &d, Policy::default()).unwrap();
+    let w = h.world();
+    assert_eq!(w.boot.loaders.grub_pc.as_ref().unwrap().len(), 2);
+    assert!(w.boot.loaders.grub_cfg);
+    assert!(plan_for(&h, &d, Policy::default()).matches());
 }

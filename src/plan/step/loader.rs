@@ -265,3 +265,64 @@ impl StepKind for WriteHook {
         )
     }
 }
+
+/// Debian's grub-pc: the disks its upgrades install grub on (`grub-pc/install_devices`), all
+/// the boot disks by id, so that its own upgrades keep every boot sector current.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SetGrubPcDevices {
+    pub devices: Vec<String>,
+    pub had: Vec<String>,
+}
+
+impl StepKind for SetGrubPcDevices {
+    fn commands(&self) -> Vec<Command> {
+        let path = crate::observe::loader::GRUB_PC_SELECTIONS;
+        vec![
+            Command::ReplaceFile {
+                path: path.into(),
+                content: format!(
+                    "grub-pc grub-pc/install_devices multiselect {}\n",
+                    self.devices.join(", ")
+                ),
+            },
+            Command::run(&["debconf-set-selections", path]),
+        ]
+    }
+    fn symbol(&self) -> char {
+        '~'
+    }
+    fn object(&self) -> Address {
+        Address::File("debconf grub-pc/install_devices".into())
+    }
+    fn summary(&self) -> String {
+        format!(
+            "grub-pc installs on {} (was: {})",
+            self.devices.join(", "),
+            if self.had.is_empty() {
+                "none".to_string()
+            } else {
+                self.had.join(", ")
+            }
+        )
+    }
+}
+
+/// Write grub's configuration (`update-grub`: the kernels in /boot, root by UUID), which every
+/// boot disk's loader reads from /boot.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WriteGrubConfig {}
+
+impl StepKind for WriteGrubConfig {
+    fn commands(&self) -> Vec<Command> {
+        vec![Command::run(&["update-grub"])]
+    }
+    fn symbol(&self) -> char {
+        '+'
+    }
+    fn object(&self) -> Address {
+        Address::File(crate::observe::loader::GRUB_CFG.into())
+    }
+    fn summary(&self) -> String {
+        "grub's configuration, with update-grub".into()
+    }
+}

@@ -27,8 +27,8 @@ pub use disk::{CacheTool, CreatePartitions, NewPartition, SetWriteCache, WipeSig
 pub use fs::{FS_BLOCK_SIZE, FsOn, GrowFilesystem, MakeFilesystem, MountFilesystem, ShrinkLv};
 pub use fs_label::RelabelFilesystem;
 pub use loader::{
-    CreateBootEntry, DeleteBootEntry, InstallBiosLoader, InstallEfiLoader, MakeEsp, WriteHook,
-    esp_mount,
+    CreateBootEntry, DeleteBootEntry, InstallBiosLoader, InstallEfiLoader, MakeEsp,
+    SetGrubPcDevices, WriteGrubConfig, WriteHook, esp_mount,
 };
 pub use luks::{
     BackupLuksHeader, CreateKeyFile, CryptOn, FormatLuks, OpenLuks, RANDOM_KEY_PBKDF, ResizeLuks,
@@ -169,6 +169,8 @@ pub enum Step {
     CreateBootEntry(CreateBootEntry),
     DeleteBootEntry(DeleteBootEntry),
     WriteHook(WriteHook),
+    SetGrubPcDevices(SetGrubPcDevices),
+    WriteGrubConfig(WriteGrubConfig),
 }
 
 impl Step {
@@ -249,6 +251,8 @@ impl Step {
             Step::CreateBootEntry(s) => s,
             Step::DeleteBootEntry(s) => s,
             Step::WriteHook(s) => s,
+            Step::SetGrubPcDevices(s) => s,
+            Step::WriteGrubConfig(s) => s,
         }
     }
 

@@ -379,5 +379,62 @@ pub(in crate::sim) fn exists(w: &crate::observe::Observed, path: &str) -> Option
     if path == l::EFIBOOTMGR_PATHS[0] {
         return Some(!missing("efibootmgr"));
     }
+    if path == l::GRUB_CFG {
+        return Some(w.boot.loaders.grub_cfg);
+    }
+    if path == l::DPKG_QUERY_PATHS[0] {
+        return Some(!missing("dpkg"));
+    }
     None
+}
+
+/// `update-grub`, `debconf-show grub-pc` and
+/// `debconf-set-selections FILE` (of hyraid's answer, kept among its records).
+pub(in crate::sim) fn debconf(st: &mut SimState, args: &[&str]) -> Result<CmdOutput, HostError> {
+    use crate::observe::loader as l;
+    let installed = st.world.boot.loaders.grub_pc.is_some();
+    match args {
+        ["dpkg-query", "-W", _, "grub-pc"] if installed => out("ii "),
+        ["dpkg-query", "-W", _, "grub-pc"] => out("un "),
+        ["update-grub"] if st.world.boot.loaders.grub.is_some() => {
+            st.world.boot.loaders.grub_cfg = true;
+            out("Generating grub configuration file ...\ndone\n")
+        }
+        ["debconf-show", "grub-pc"] => {
+            let d = st.world.boot.loaders.grub_pc.clone().unwrap_or_default();
+            out(&format!(
+                "  grub-pc/timeout: 5\n* grub-pc/install_devices: {}\n",
+                d.join(", ")
+            ))
+        }
+        ["debconf-set-selections", path] if *path == l::GRUB_PC_SELECTIONS => {
+            let text = st
+                .world
+                .boot
+                .monitoring
+                .records
+                .get(*path)
+                .cloned()
+                .unwrap_or_default();
+            let Some(v) = text
+                .lines()
+                .find_map(|x| x.strip_prefix("grub-pc grub-pc/install_devices multiselect "))
+            else {
+                return fail(
+                    1,
+                    format!("debconf-set-selections: warning: Unknown type in {path}\n"),
+                );
+            };
+            if installed {
+                st.world.boot.loaders.grub_pc = Some(
+                    v.split(',')
+                        .map(|d| d.trim().to_string())
+                        .filter(|d| !d.is_empty())
+                        .collect(),
+                );
+            }
+            out("")
+        }
+        _ => crate::sim::unsupported(&args.iter().map(|s| s.to_string()).collect::<Vec<_>>()),
+    }
 }

@@ -142,7 +142,9 @@ pub fn changes_since(h: &SimHost, n: usize) -> Vec<String> {
             !(c[..] == ["grub-install", "--version"]
                 || c[0] == "mtype"
                 || c[0] == "blkid" && c.get(1).map(String::as_str) == Some("-o")
-                || c[..] == ["efibootmgr", "-v"])
+                || c[..] == ["efibootmgr", "-v"]
+                || c[0] == "dpkg-query"
+                || c[0] == "debconf-show")
         })
         .filter(|c| {
             !(c[0] == "cryptsetup"
