@@ -17,7 +17,10 @@
 #
 # A scenario's guest is stopped after 900 s, or the `# timeout: SECONDS` of its header.
 # A scenario whose header has `# tpm` boots with a TPM 2.0 (swtpm), the same one on every boot;
-# one whose header has `# firmware: uefi` boots through UEFI (OVMF).
+# one whose header has `# firmware: uefi` boots through UEFI (OVMF), its variable store kept
+# from one boot to the next. A line `# boot N: from-disks [uefi] [only=NAME,...]` makes boot N
+# start what the disks hold (their boot loader, through OVMF with `uefi`, else SeaBIOS; no image
+# kernel and no root image) with only the named disks attached.
 # A scenario whose header has `# host-driver: FILE` is driven from the host too: its guest boots
 # with sshd on a forwarded loopback port (run-vm.sh --ssh-port) and a key made for the run, and
 # tests/vm/host/FILE runs on the host beside it (env HYRAID_SSH_PORT, HYRAID_SSH_KEY,
@@ -181,10 +184,40 @@ run_scenario() {
                 args+=(--disk "$dname:$kind:$size:${bus:-sata}:file=$W/$dname.raw")
             done
         fi
+        # `# boot N: from-disks [uefi|bios] [only=NAME,...]`: boot N starts what the disks hold
+        # (grub from their ESP or boot sector), through UEFI or SeaBIOS, with only the named disks.
+        per=(); bootline=$(sed -n "s/^# boot $b: //p" "$script" | head -1)
+        for w in $bootline; do
+            case "$w" in
+                from-disks) per+=(--from-disks);;
+                uefi) per+=(--firmware uefi);;
+                bios) ;;
+                only=*)
+                    keep=",${w#only=},"; kept=()
+                    for ((k = 0; k < ${#args[@]}; k += 2)); do
+                        dn=${args[k+1]%%:*}
+                        case "$keep" in *",$dn,"*) kept+=("${args[k]}" "${args[k+1]}");; esac
+                    done
+                    args=("${kept[@]}");;
+                *) echo "unknown word $w in # boot $b: of $name"; exit 2;;
+            esac
+        done
+        if [ -n "$bootline" ]; then
+            # The firmware of this boot is the line's (no word: SeaBIOS), not the header's.
+            opts=(); for o in "${vm_opts[@]+"${vm_opts[@]}"}"; do opts+=("$o"); done
+            vm_run_opts=()
+            for ((k = 0; k < ${#opts[@]}; k++)); do
+                if [ "${opts[k]}" = --firmware ]; then k=$((k + 1)); continue; fi
+                vm_run_opts+=("${opts[k]}")
+            done
+        else
+            vm_run_opts=("${vm_opts[@]+"${vm_opts[@]}"}")
+        fi
+        [ -n "$fw$bootline" ] && per+=(--efivars "$W/efivars.fd")
         overlay=(); [ "$boots" -gt 1 ] && overlay=(--root-overlay "$W/root.qcow2")
         echo "=== boot $b of $boots" >> "$W/log"
         limit=$(sed -n 's/^# timeout: *\([0-9]*\).*/\1/p' "$script" | head -1)
-        vm=(env HYRAID_VM_SUITE="$SUITE" "$HERE/run-vm.sh" "${vm_opts[@]+"${vm_opts[@]}"}" --quiet --timeout "${limit:-900}" --out "$W/out" --env "HYRAID_BOOT=$b" --env "HYRAID_VM_PERF=${HYRAID_VM_PERF:-short}" "${net[@]+"${net[@]}"}" "${overlay[@]+"${overlay[@]}"}" "${files[@]}" "${args[@]+"${args[@]}"}" "$script")
+        vm=(env HYRAID_VM_SUITE="$SUITE" "$HERE/run-vm.sh" "${vm_run_opts[@]+"${vm_run_opts[@]}"}" "${per[@]+"${per[@]}"}" --quiet --timeout "${limit:-900}" --out "$W/out" --env "HYRAID_BOOT=$b" --env "HYRAID_VM_PERF=${HYRAID_VM_PERF:-short}" "${net[@]+"${net[@]}"}" "${overlay[@]+"${overlay[@]}"}" "${files[@]}" "${args[@]+"${args[@]}"}" "$script")
         if [ -z "$driver" ]; then
             "${vm[@]}" >> "$W/log" 2>&1
             rc=$?
