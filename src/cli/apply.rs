@@ -92,6 +92,13 @@ pub(super) fn run(
         false => early.or_else(|| early_reads(sim)),
     };
     let source = match super::input::read_input(&a.file)? {
+        // A saved plan runs as its reviewer saw it, whole: never a part of it.
+        super::input::Input::Plan(_) if a.loaders_only => {
+            return Err(Error::Msg(format!(
+                "{}: --loaders-only takes the configuration file, not a saved plan: a saved plan runs as it was reviewed, whole (give the file, as the update hooks do, or apply the plan without --loaders-only)",
+                a.file.display()
+            )));
+        }
         super::input::Input::Plan(p) => Source::Saved(p),
         super::input::Input::Config(d, _) => Source::Desired(d),
     };

@@ -441,7 +441,9 @@ fn the_textfile_says_which_boot_disk_is_ready() {
 fn grub_pcs_own_upgrades_are_told_every_boot_disk_and_grub_cfg_is_written_once() {
     let (d, mut w) = system_on_the_mirror();
     // Debian's grub-pc installed, its answer naming the first disk only (as the installer left it).
-    w.boot.loaders.grub_pc = Some(vec!["/dev/disk/by-id/ata-CT500MX500SSD1_2204E6000001".into()]);
+    w.boot.loaders.grub_pc = Some(vec![
+        "/dev/disk/by-id/ata-CT500MX500SSD1_2204E6000001".into(),
+    ]);
     let h = SimHost::new(w);
     let p = plan_for(&h, &d, Policy::default());
     let set = p
@@ -465,11 +467,52 @@ fn grub_pcs_own_upgrades_are_told_every_boot_disk_and_grub_cfg_is_written_once()
         .flat_map(|s| s.step.commands())
         .map(|c| hyraid::render::command_line(&c))
         .collect();
-    assert!(lines.iter().any(|l| l == "debconf-set-selections /var/lib/hyraid/grub-pc.debconf"));
+    assert!(
+        lines
+            .iter()
+            .any(|l| l == "debconf-set-selections /var/lib/hyraid/grub-pc.debconf")
+    );
     assert!(lines.iter().any(|l| l == "update-grub"), "{lines:?}");
     apply(&h, &d, Policy::default()).unwrap();
     let w = h.world();
     assert_eq!(w.boot.loaders.grub_pc.as_ref().unwrap().len(), 2);
     assert!(w.boot.loaders.grub_cfg);
     assert!(plan_for(&h, &d, Policy::default()).matches());
+}
+
+#[test]
+fn loaders_only_takes_the_file_never_a_saved_plan() {
+    let dir = tempfile::tempdir().unwrap();
+    let snap = dir.path().join("snap.json");
+    std::fs::copy("examples/snapshots/boot-mirror.json", &snap).unwrap();
+    let s = snap.to_str().unwrap();
+    let plan = dir.path().join("plan.json");
+    let o = hyraid(&[
+        "plan",
+        "examples/boot-mirror.yaml",
+        "--sim",
+        s,
+        "-o",
+        plan.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
+    let before = std::fs::read(&snap).unwrap();
+    let o = hyraid(&[
+        "apply",
+        plan.to_str().unwrap(),
+        "--loaders-only",
+        "--yes",
+        "--sim",
+        s,
+        "--sim-write",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o)
+            .1
+            .contains("--loaders-only takes the configuration file, not a saved plan"),
+        "{}",
+        text(&o).1
+    );
+    assert_eq!(std::fs::read(&snap).unwrap(), before, "nothing ran");
 }
