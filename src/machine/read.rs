@@ -73,6 +73,10 @@ pub fn observe_started_for(
     };
     let mut obs = crate::observe::observe_started(host, scope, early)?;
     if let Some(d) = desired {
+        if d.boot.is_some() {
+            obs.boot.loaders =
+                crate::observe::loader::read(host, &obs.block_devices, obs.boot.uefi);
+        }
         let knames: Vec<String> = d
             .disks
             .values()

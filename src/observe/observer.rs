@@ -131,6 +131,7 @@ pub fn observe_started(
     early: EarlyReads,
 ) -> Result<Observed, ObserveError> {
     let EarlyReads { lsblk, lvm } = early;
+    let all = matches!(scope, ProbeScope::All);
     let rest = observe_devices(host, scope, lsblk);
     // The boot files are read while the LVM report (the longest read) still runs; an error
     // reading them is reported after the devices' and the report's, as before.
@@ -146,7 +147,11 @@ pub fn observe_started(
     let mut lvm = lvm_report(&lvm_text?, &nodes)?;
     lvm.nodes = super::filesystems::lv_nodes(&nodes, &lvm);
     let mut boot = boot.expect("read when the devices were")?;
-    boot.loaders = super::loader::read(host, &block_devices, boot.uefi);
+    // The boot loaders matter only to a file with `boot:` (read then by `machine::read`); the
+    // whole machine's observation reads them too.
+    if all {
+        boot.loaders = super::loader::read(host, &block_devices, boot.uefi);
+    }
     let mut filesystems = super::filesystems::on_lvs(&nodes, &lvm);
     filesystems.extend(super::filesystems::on_arrays(&nodes));
     Ok(Observed {

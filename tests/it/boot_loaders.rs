@@ -516,3 +516,32 @@ fn loaders_only_takes_the_file_never_a_saved_plan() {
     );
     assert_eq!(std::fs::read(&snap).unwrap(), before, "nothing ran");
 }
+
+#[test]
+fn a_file_without_boot_reads_no_loader_and_one_with_it_does() {
+    let (d, w) = system_on_the_mirror();
+    let h = SimHost::new(w);
+    let asked = |h: &SimHost| -> Vec<String> {
+        h.commands()
+            .iter()
+            .map(|c| c.join(" "))
+            .filter(|c| {
+                c.starts_with("grub-install --version")
+                    || c.starts_with("efibootmgr")
+                    || c.starts_with("mtype")
+                    || c.starts_with("blkid -o value -s PARTUUID")
+            })
+            .collect()
+    };
+    let mut without = d.clone();
+    without.boot = None;
+    plan_for(&h, &without, Policy::default());
+    assert!(
+        asked(&h).is_empty(),
+        "a plan's hot path reads loaders it does not use: {:?}",
+        asked(&h)
+    );
+    h.clear_log();
+    plan_for(&h, &d, Policy::default());
+    assert_eq!(asked(&h).len(), 6, "{:?}", asked(&h));
+}
